@@ -1,0 +1,37 @@
+#include "cli/app.hpp"
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/version.hpp"
+
+namespace kk3::cli {
+
+int run(int argc, char** argv) {
+  CLI::App app{"kk3tune: autotuner and benchmarker for the Kimi-K3 decode-path CUDA kernels"};
+  app.set_version_flag("--version", tool_version_line());
+  app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 success, 1 regression or verification failure, 2 bad usage or input,\n"
+      "3 device or compile environment problem.");
+
+  global_options global;
+  app.add_option("--kernel-dir", global.kernel_dir, "folder of the NVRTC kernel sources (kernels/)");
+  app.add_option("--config-dir", global.config_dir, "folder of the family configs (configs/)");
+
+  int exit_code = k_exit_ok;
+  add_doctor_command(app, global, exit_code);
+  add_list_command(app, global, exit_code);
+  add_compile_command(app, global, exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int printed = app.exit(e);  // prints help, version or the error
+    return printed == 0 ? k_exit_ok : k_exit_usage;
+  }
+  return exit_code;
+}
+
+}  // namespace kk3::cli

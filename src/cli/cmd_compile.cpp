@@ -1,0 +1,141 @@
+// `kk3tune compile`: compiles every variant for the target archs (the GPU's, or --arch) in
+// parallel through the cache, and prints status, time, cache hit and resource use of each.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include <unistd.h>
+
+#include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "device/device_info.hpp"
+#include "device/driver_api.hpp"
+#include "families/registry.hpp"
+#include "jit/arch.hpp"
+#include "jit/batch.hpp"
+#include "jit/plan.hpp"
+#include "jit/toolkit.hpp"
+
+namespace kk3::cli {
+namespace {
+
+struct compile_options {
+  std::string family;                ///< only this family; empty = all, examples included
+  std::string mode;                  ///< only this mode
+  std::string arch;                  ///< comma-separated archs; empty = the GPU's
+  unsigned jobs = 0;                 ///< compile threads; 0 = one per hardware thread
+  std::filesystem::path cache_dir;   ///< --cache-dir
+  bool no_cache = false;             ///< --no-cache
+  bool show_logs = false;            ///< print the NVRTC log of every variant
+};
+
+std::string fmt(const char* format, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string num(int v) { return v < 0 ? "?" : std::to_string(v); }
+
+}  // namespace
+
+/// The archs to compile for: --arch, else the arch of GPU 0; throws error(device) with a hint
+/// when neither is available.
+std::vector<std::string> target_archs(const std::string& arch_flag) {
+  if (!arch_flag.empty()) return jit::parse_arch_list(arch_flag);
+  std::string why;
+  if (!device::driver_available(&why) || device::device_count() == 0) {
+    throw error(error_kind::device, (why.empty() ? std::string("no GPU") : why) +
+                                        "; to compile without a GPU give --arch, e.g. --arch sm_90a,sm_100a");
+  }
+  return {device::query_device(0).arch};
+}
+
+namespace {
+
+int run_compile(const global_options& global, const compile_options& options) {
+  const std::vector<std::string> archs = target_archs(options.arch);
+  const auto kernel_dir = find_kernel_dir(global.kernel_dir).dir;
+  const auto config_dir = find_config_dir(global.config_dir).dir;
+  const located_dir include = jit::require_cuda_include_dir();
+
+  std::vector<jit::compile_request> requests;
+  for (const families::family* f : families::select_families(options.family, true)) {
+    families::family_space s = families::load_family_space(*f, config_dir);
+    if (!options.mode.empty()) {
+      std::vector<space::mode> kept;
+      for (const auto& m : s.config.modes) if (m.name == options.mode) kept.push_back(m);
+      if (kept.empty()) {
+        if (!options.family.empty()) throw error(error_kind::usage, "--mode: family " + f->name() + " has no mode '" + options.mode + "'");
+        continue;
+      }
+      s.config.modes = kept;
+    }
+    auto r = jit::make_requests(s.config, s.variants, archs, kernel_dir);
+    requests.insert(requests.end(), r.begin(), r.end());
+  }
+  if (requests.empty()) throw error(error_kind::usage, "--mode: no family has mode '" + options.mode + "'");
+
+  jit::jit_options jo;
+  jo.jobs = options.jobs;
+  jo.use_cache = !options.no_cache;
+  jo.cache_dir = find_cache_dir(options.cache_dir).dir;
+  const jit::jit_engine engine(jit::nvrtc_compiler(kernel_dir, include.dir), jo);
+
+  const auto start = std::chrono::steady_clock::now();
+  // Progress on a terminal only: a log file gets the table and the summary.
+  const bool progress = ::isatty(STDERR_FILENO);
+  std::size_t finished = 0;
+  const auto results = engine.compile_all(requests, [&](const jit::compile_result& r) {
+    ++finished;
+    if (!progress) return;
+    std::fprintf(stderr, "\r\033[K[%zu/%zu] %.70s", finished, requests.size(), r.label.c_str());
+    if (finished == requests.size()) std::fprintf(stderr, "\r\033[K");
+  });
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  text_table table({"variant", "arch", "status", "compile_ms", "cache", "regs", "spill_st", "spill_ld", "smem_bytes"},
+                   {false, false, false, true, false, true, true, true, true});
+  std::size_t failed = 0, hits = 0;
+  for (const auto& r : results) {
+    const std::string label = r.label.substr(0, r.label.find(" @ "));
+    failed += !r.ok;
+    hits += r.cache_hit;
+    table.add_row({label, r.arch, r.ok ? "ok" : "compile_failed", fmt("%.1f", r.compile_s * 1e3),
+                   r.cache_hit ? "hit" : (options.no_cache ? "off" : "miss"), num(r.usage.registers),
+                   num(r.usage.spill_store_bytes), num(r.usage.spill_load_bytes), num(r.usage.shared_bytes)});
+  }
+  table.print(std::cout);
+  for (const auto& r : results) {
+    if (!r.ok || options.show_logs) {
+      std::cout << "\n--- " << r.label << (r.ok ? "" : ": compile_failed") << "\noptions:";
+      for (const auto& o : r.options) std::cout << " " << o;
+      std::cout << "\n" << r.log << "\n";
+    }
+  }
+  std::cout << "\n" << results.size() << " variant compiles for " << archs.size() << " arch(s): "
+            << results.size() - failed << " ok, " << failed << " failed, " << hits << " from the cache ("
+            << (options.no_cache ? "off" : jo.cache_dir.string()) << "); " << fmt("%.2f", wall_s) << " s on "
+            << (options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency())) << " threads\n";
+  return failed ? k_exit_failure : k_exit_ok;
+}
+
+}  // namespace
+
+void add_compile_command(CLI::App& app, const global_options& global, int& exit_code) {
+  auto options = std::make_shared<compile_options>();
+  CLI::App* cmd = app.add_subcommand("compile", "Compile every variant (through the cache) and report time, registers, spills and shared memory");
+  cmd->add_option("--family", options->family, "only this family (default: all, examples included)");
+  cmd->add_option("--mode", options->mode, "only this mode");
+  cmd->add_option("--arch", options->arch, "comma-separated archs, e.g. sm_90a,sm_100a (default: the GPU's)");
+  cmd->add_option("--jobs,-j", options->jobs, "compile threads (default: one per hardware thread)");
+  cmd->add_option("--cache-dir", options->cache_dir, "compile cache folder (default: $XDG_CACHE_HOME/kk3tune or ~/.cache/kk3tune)");
+  cmd->add_flag("--no-cache", options->no_cache, "compile everything; read and write no cache");
+  cmd->add_flag("--show-logs", options->show_logs, "print the NVRTC log and options of every variant");
+  cmd->callback([&global, &exit_code, options] { exit_code = run_compile(global, *options); });
+}
+
+}  // namespace kk3::cli

@@ -1,0 +1,20 @@
+#pragma once
+// Subcommand registration. Each cmd_<name>.cpp adds one subcommand to the app; the callback
+// stores its exit code in `exit_code`.
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+
+namespace kk3::cli {
+
+/// Options every subcommand shares.
+struct global_options {
+  std::filesystem::path kernel_dir;  ///< --kernel-dir; empty = search (see core/paths.hpp)
+  std::filesystem::path config_dir;  ///< --config-dir; empty = search
+};
+
+void add_doctor_command(CLI::App& app, const global_options& global, int& exit_code);
+void add_list_command(CLI::App& app, const global_options& global, int& exit_code);
+void add_compile_command(CLI::App& app, const global_options& global, int& exit_code);
+
+}  // namespace kk3::cli

@@ -1,0 +1,59 @@
+#include "core/paths.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <vector>
+
+namespace kk3 {
+namespace fs = std::filesystem;
+
+fs::path executable_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+namespace {
+
+located_dir find_data_dir(const fs::path& flag_value, const char* flag, const char* env_name,
+                          const char* subdir, const char* source_dir) {
+  if (!flag_value.empty()) return {flag_value, std::string("from ") + flag};
+  if (const char* env = std::getenv(env_name); env && *env) {
+    return {fs::path(env), std::string("from $") + env_name};
+  }
+  const fs::path exe = executable_dir();
+  const std::vector<fs::path> beside = {exe / ".." / subdir, exe / ".." / "share" / "kk3tune" / subdir};
+  for (const auto& candidate : beside) {
+    std::error_code ec;
+    if (!exe.empty() && fs::is_directory(candidate, ec)) {
+      return {fs::weakly_canonical(candidate, ec), "beside the executable"};
+    }
+  }
+  return {fs::path(source_dir), "the source tree kk3tune was built from"};
+}
+
+}  // namespace
+
+located_dir find_kernel_dir(const fs::path& flag_value) {
+  return find_data_dir(flag_value, "--kernel-dir", "KK3TUNE_KERNEL_DIR", "kernels",
+                       KK3_SOURCE_KERNEL_DIR);
+}
+
+located_dir find_config_dir(const fs::path& flag_value) {
+  return find_data_dir(flag_value, "--config-dir", "KK3TUNE_CONFIG_DIR", "configs",
+                       KK3_SOURCE_CONFIG_DIR);
+}
+
+located_dir find_cache_dir(const fs::path& flag_value) {
+  if (!flag_value.empty()) return {flag_value, "from --cache-dir"};
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    return {fs::path(xdg) / "kk3tune", "from $XDG_CACHE_HOME"};
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    return {fs::path(home) / ".cache" / "kk3tune", "from $HOME/.cache"};
+  }
+  return {fs::temp_directory_path() / "kk3tune-cache", "in the temporary folder (no $HOME)"};
+}
+
+}  // namespace kk3

@@ -1,0 +1,25 @@
+#pragma once
+// Where kk3tune finds its kernels and configs, and where it caches compiled images.
+#include <filesystem>
+#include <string>
+
+namespace kk3 {
+
+/// A folder and a sentence saying how it was found (for `doctor`).
+struct located_dir {
+  std::filesystem::path dir;  ///< the folder; empty when none was found
+  std::string how;            ///< e.g. "from $KK3TUNE_KERNEL_DIR"
+};
+
+/// kernels/: the --kernel-dir flag, else $KK3TUNE_KERNEL_DIR, else beside the executable
+/// (<exe>/../kernels, <exe>/../share/kk3tune/kernels), else the source tree it was built from.
+located_dir find_kernel_dir(const std::filesystem::path& flag_value = {});
+/// configs/: the same search with --config-dir, $KK3TUNE_CONFIG_DIR and configs/.
+located_dir find_config_dir(const std::filesystem::path& flag_value = {});
+/// The compile cache: --cache-dir, else $XDG_CACHE_HOME/kk3tune, else ~/.cache/kk3tune.
+located_dir find_cache_dir(const std::filesystem::path& flag_value = {});
+
+/// The folder holding the running executable.
+std::filesystem::path executable_dir();
+
+}  // namespace kk3

@@ -1,0 +1,34 @@
+#pragma once
+// What kk3tune knows about a GPU: for doctor, for choosing the arch, for result context.
+#include <optional>
+#include <string>
+
+#include "device/nvml.hpp"
+
+namespace kk3::device {
+
+/// Properties of one GPU.
+struct device_info {
+  int ordinal = 0;
+  std::string name;                ///< e.g. "NVIDIA H200"
+  std::string pci_bus_id;          ///< e.g. "0000:17:00.0"
+  int cc_major = 0, cc_minor = 0;  ///< compute capability
+  std::string arch;                ///< what kernels are compiled for, e.g. "sm_90a"
+  int sm_count = 0;                ///< streaming multiprocessors
+  long long l2_bytes = 0;          ///< L2 cache size
+  long long memory_bytes = 0;      ///< global memory size
+  int max_sm_clock_mhz = 0;        ///< the driver's maximum SM clock
+  int max_memory_clock_mhz = 0;    ///< the driver's peak memory clock
+  int memory_bus_bits = 0;         ///< memory bus width
+  int driver_version = 0;          ///< e.g. 13000
+  std::optional<gpu_clocks> clocks;  ///< current clocks, when NVML is there
+};
+
+/// How many GPUs the driver sees; throws error(device) when there is no driver.
+int device_count();
+/// Queries one GPU; throws error(device) naming the ordinal.
+device_info query_device(int ordinal);
+/// "13.0" from 13000.
+std::string version_string(int cuda_version);
+
+}  // namespace kk3::device

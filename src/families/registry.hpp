@@ -1,0 +1,33 @@
+#pragma once
+// Every kernel family kk3tune knows, and the loading of a family's config and variants.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "families/family.hpp"
+#include "space/config.hpp"
+#include "space/variant.hpp"
+
+namespace kk3::families {
+
+/// Every registered family (examples included), in registration order.
+const std::vector<const family*>& all_families();
+/// The family with this name; throws error(usage) listing the known ones.
+const family& find_family(const std::string& name);
+
+/// A family with its config and variants, as loaded from configs/<name>.json.
+struct family_space {
+  const family* impl = nullptr;
+  space::family_config config;
+  std::vector<space::variant> variants;
+};
+
+/// Loads configs/<name>.json for a family and enumerates its variants; throws error(config)
+/// when the config is missing or bad, or names another family.
+family_space load_family_space(const family& f, const std::filesystem::path& config_dir);
+
+/// The families a command acts on: the named one, or every non-example family (plus the
+/// examples when `with_examples`).
+std::vector<const family*> select_families(const std::string& name, bool with_examples);
+
+}  // namespace kk3::families

@@ -1,0 +1,172 @@
+#include "space/config.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace kk3::space {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Reports a problem at a JSON pointer inside the file, e.g. "configs/x.json: /knobs/SPLIT/2: ...".
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& pointer,
+                       const std::string& what) {
+  throw error(error_kind::config,
+              file.string() + ": " + (pointer.empty() ? "/" : pointer) + ": " + what);
+}
+
+const json& require(const std::filesystem::path& file, const json& object, const std::string& key,
+                    json::value_t type, const char* type_name) {
+  const auto it = object.find(key);
+  if (it == object.end()) fail(file, "/" + key, "missing (expected " + std::string(type_name) + ")");
+  if (it->type() != type) fail(file, "/" + key, std::string("expected ") + type_name);
+  return *it;
+}
+
+bool is_identifier(const std::string& name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+std::string define_value(const std::filesystem::path& file, const std::string& pointer,
+                         const json& value) {
+  if (value.is_number_integer()) return std::to_string(value.get<long long>());
+  if (value.is_boolean()) return value.get<bool>() ? "1" : "0";
+  if (value.is_string()) return value.get<std::string>();
+  fail(file, pointer, "expected an integer, a boolean or a string");
+}
+
+}  // namespace
+
+family_config load_family_config(const std::filesystem::path& file) {
+  const std::string text = read_file(file);
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw error(error_kind::config, file.string() + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!doc.is_object()) fail(file, "", "expected an object");
+
+  static const std::set<std::string> known = {"family",  "description", "source",
+                                              "entry",   "options",     "modes",
+                                              "knobs",   "constraints", "reference"};
+  for (const auto& [key, value] : doc.items()) {
+    if (!known.count(key)) fail(file, "/" + key, "unknown key");
+  }
+
+  family_config cfg;
+  cfg.file = file;
+  cfg.family = require(file, doc, "family", json::value_t::string, "a string").get<std::string>();
+  if (!is_identifier(cfg.family)) fail(file, "/family", "expected an identifier");
+  if (doc.contains("description")) {
+    if (!doc["description"].is_string()) fail(file, "/description", "expected a string");
+    cfg.description = doc["description"].get<std::string>();
+  }
+  cfg.source = require(file, doc, "source", json::value_t::string, "a string").get<std::string>();
+  cfg.entry = require(file, doc, "entry", json::value_t::string, "a string").get<std::string>();
+
+  if (doc.contains("options")) {
+    const json& options = doc["options"];
+    if (!options.is_array()) fail(file, "/options", "expected an array of strings");
+    for (std::size_t i = 0; i < options.size(); ++i) {
+      if (!options[i].is_string()) fail(file, "/options/" + std::to_string(i), "expected a string");
+      cfg.options.push_back(options[i].get<std::string>());
+    }
+  }
+
+  const json& modes = require(file, doc, "modes", json::value_t::object, "an object");
+  if (modes.empty()) fail(file, "/modes", "expected at least one mode");
+  for (const auto& [name, defines] : modes.items()) {
+    const std::string at = "/modes/" + name;
+    if (!is_identifier(name)) fail(file, at, "a mode name must be an identifier");
+    if (!defines.is_object()) fail(file, at, "expected an object of defines");
+    mode m{name, {}};
+    for (const auto& [key, value] : defines.items()) {
+      if (!is_identifier(key)) fail(file, at + "/" + key, "a define must be an identifier");
+      m.defines.emplace_back(key, define_value(file, at + "/" + key, value));
+    }
+    cfg.modes.push_back(std::move(m));
+  }
+
+  const json& knobs = require(file, doc, "knobs", json::value_t::object, "an object");
+  for (const auto& [name, values] : knobs.items()) {
+    const std::string at = "/knobs/" + name;
+    if (!is_identifier(name)) fail(file, at, "a knob name must be an identifier");
+    if (!values.is_array() || values.empty()) fail(file, at, "expected a non-empty array");
+    knob k{name, {}};
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!values[i].is_number_integer()) {
+        fail(file, at + "/" + std::to_string(i), "expected an integer");
+      }
+      const long long v = values[i].get<long long>();
+      if (std::find(k.values.begin(), k.values.end(), v) != k.values.end()) {
+        fail(file, at + "/" + std::to_string(i), "duplicate value " + std::to_string(v));
+      }
+      k.values.push_back(v);
+    }
+    cfg.knobs.push_back(std::move(k));
+  }
+  std::set<std::string> knob_names;
+  for (const knob& k : cfg.knobs) knob_names.insert(k.name);
+
+  if (doc.contains("constraints")) {
+    const json& constraints = doc["constraints"];
+    if (!constraints.is_array()) fail(file, "/constraints", "expected an array of strings");
+    for (std::size_t i = 0; i < constraints.size(); ++i) {
+      const std::string at = "/constraints/" + std::to_string(i);
+      if (!constraints[i].is_string()) fail(file, at, "expected a string");
+      try {
+        expression e = expression::parse(constraints[i].get<std::string>());
+        for (const std::string& name : e.names()) {
+          if (!knob_names.count(name)) fail(file, at, "unknown knob '" + name + "'");
+        }
+        cfg.constraints.push_back(std::move(e));
+      } catch (const std::invalid_argument& e) {
+        fail(file, at, e.what());
+      }
+    }
+  }
+
+  const json& reference = require(file, doc, "reference", json::value_t::object, "an object");
+  for (const knob& k : cfg.knobs) {
+    const std::string at = "/reference/" + k.name;
+    if (!reference.contains(k.name)) fail(file, at, "missing: the reference sets every knob");
+    const json& v = reference[k.name];
+    if (!v.is_number_integer()) fail(file, at, "expected an integer");
+    if (std::find(k.values.begin(), k.values.end(), v.get<long long>()) == k.values.end()) {
+      fail(file, at, "not one of the knob's values");
+    }
+    cfg.reference[k.name] = v.get<long long>();
+  }
+  for (const auto& [key, value] : reference.items()) {
+    if (!knob_names.count(key)) fail(file, "/reference/" + key, "unknown knob");
+  }
+  for (std::size_t i = 0; i < cfg.constraints.size(); ++i) {
+    if (!cfg.constraints[i].evaluate(cfg.reference)) {
+      fail(file, "/reference", "violates constraint " + std::to_string(i) + " (" +
+                                   cfg.constraints[i].text() + ")");
+    }
+  }
+
+  // Every {KNOB} placeholder in the entry must name a knob.
+  for (std::size_t open = cfg.entry.find('{'); open != std::string::npos;
+       open = cfg.entry.find('{', open + 1)) {
+    const std::size_t close = cfg.entry.find('}', open);
+    if (close == std::string::npos) fail(file, "/entry", "unclosed '{'");
+    const std::string name = cfg.entry.substr(open + 1, close - open - 1);
+    if (!knob_names.count(name)) fail(file, "/entry", "unknown knob '{" + name + "}'");
+  }
+  return cfg;
+}
+
+}  // namespace kk3::space

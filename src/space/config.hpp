@@ -1,0 +1,43 @@
+#pragma once
+// A kernel family's configuration file (configs/<family>.json): source, knobs, constraints,
+// modes and the reference variant. The only place besides src/report that knows JSON.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "space/expression.hpp"
+
+namespace kk3::space {
+
+/// One tuning knob and the values it takes, in the order the config lists them.
+struct knob {
+  std::string name;               ///< upper-case, as used in the kernel source (e.g. SPLIT)
+  std::vector<long long> values;  ///< candidate values
+};
+
+/// A compile-time mode of a family (e.g. bf16, fp8_rope): the -D defines it sets.
+struct mode {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> defines;  ///< name, value
+};
+
+/// Everything a family's config file says.
+struct family_config {
+  std::filesystem::path file;       ///< where it was read from, for messages
+  std::string family;               ///< family name, e.g. mla_decode_epilogue
+  std::string description;          ///< one line for `list`
+  std::string source;               ///< kernel source, relative to kernels/
+  std::string entry;                ///< name expression with {KNOB} placeholders
+  std::vector<std::string> options; ///< extra NVRTC options
+  std::vector<mode> modes;          ///< at least one
+  std::vector<knob> knobs;          ///< the search space
+  std::vector<expression> constraints;          ///< a variant must satisfy all
+  std::map<std::string, long long> reference;  ///< the reference variant's knob values
+};
+
+/// Reads and checks a family config; throws error(config) naming the file and JSON path.
+family_config load_family_config(const std::filesystem::path& file);
+
+}  // namespace kk3::space

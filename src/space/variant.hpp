@@ -1,0 +1,39 @@
+#pragma once
+// One point of a family's search space, and the enumeration of all of them.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "space/config.hpp"
+
+namespace kk3::space {
+
+/// A variant: one value for every knob. Knobs named in the entry become template arguments;
+/// the others become -D defines.
+struct variant {
+  std::string id;  ///< e.g. "vec_bytes16-unroll1-threads256"; no '/', so it is a valid NVTX name
+  std::vector<std::pair<std::string, long long>> knobs;  ///< in the config's knob order
+  bool is_reference = false;
+
+  long long value(const std::string& knob_name) const;
+};
+
+/// Every variant the knobs and constraints allow, in a stable order (the config's knob order,
+/// last knob fastest); the reference variant is marked. Throws error(config) when the
+/// constraints leave nothing.
+std::vector<variant> enumerate_variants(const family_config& config);
+
+/// The variant with the given id; throws error(usage) naming the family when there is none.
+const variant& find_variant(const std::vector<variant>& variants, const family_config& config,
+                            const std::string& id);
+
+/// The entry name expression with each {KNOB} replaced by the variant's value.
+std::string entry_expression(const family_config& config, const variant& v);
+
+/// The -D defines of a variant in a mode: the mode's defines, then each knob that is not a
+/// template argument.
+std::vector<std::string> variant_defines(const family_config& config, const mode& m,
+                                         const variant& v);
+
+}  // namespace kk3::space

@@ -1,0 +1,100 @@
+// Smoke tests of the kk3tune binary: each subcommand, its output and its exit code.
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+
+namespace kk3 {
+namespace {
+
+using test::run_kk3tune;
+
+// Hides the NVIDIA driver, so these tests behave the same with or without a GPU.
+const std::string k_no_driver = "KK3TUNE_LIBCUDA=/nonexistent/libcuda.so.1";
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(cli, version_and_help) {
+  auto r = run_kk3tune({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune 0.1.0 (git ")) << r.output;
+  r = run_kk3tune({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* sub : {"doctor", "list", "compile"}) {
+    EXPECT_TRUE(contains(r.output, sub)) << sub;
+    EXPECT_EQ(run_kk3tune({sub, "--help"}).exit_code, 0) << sub;
+  }
+}
+
+TEST(cli, bad_usage_exits_2) {
+  EXPECT_EQ(run_kk3tune({}).exit_code, 2);
+  EXPECT_EQ(run_kk3tune({"frobnicate"}).exit_code, 2);
+  EXPECT_EQ(run_kk3tune({"compile", "--jobs", "many"}).exit_code, 2);
+  auto r = run_kk3tune({"list", "--family", "nope"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "unknown family 'nope'")) << r.output;
+}
+
+TEST(cli, doctor_without_a_driver_reports_and_exits_3) {
+  const auto r = run_kk3tune({"doctor"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_TRUE(contains(r.output, "no NVIDIA driver")) << r.output;
+  EXPECT_TRUE(contains(r.output, "no GPU")) << r.output;
+  EXPECT_TRUE(contains(r.output, "NVRTC:")) << r.output;
+  EXPECT_TRUE(contains(r.output, "CUDA include:")) << r.output;
+  EXPECT_TRUE(contains(r.output, "compile cache:")) << r.output;
+}
+
+TEST(cli, list_hides_examples_unless_asked) {
+  auto r = run_kk3tune({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(contains(r.output, "copy_example")) << r.output;
+  r = run_kk3tune({"list", "--all", "--variants"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "copy_example (example)")) << r.output;
+  EXPECT_TRUE(contains(r.output, "27 per mode")) << r.output;
+  EXPECT_TRUE(contains(r.output, "vec_bytes16-unroll1-threads256  (reference)")) << r.output;
+}
+
+TEST(cli, compile_for_two_archs_then_from_the_cache) {
+  test::temp_dir cache;
+  const std::vector<std::string> args = {"compile", "--arch", "sm_90a,sm_100a", "--cache-dir", cache.path().string()};
+  auto r = run_kk3tune(args, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "54 variant compiles for 2 arch(s): 54 ok, 0 failed, 0 from the cache")) << r.output;
+  EXPECT_TRUE(contains(r.output, "sm_100a")) << r.output;
+  r = run_kk3tune(args, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "54 ok, 0 failed, 54 from the cache")) << r.output;
+}
+
+TEST(cli, compile_without_gpu_or_arch_exits_3) {
+  const auto r = run_kk3tune({"compile", "--no-cache"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_TRUE(contains(r.output, "--arch sm_90a,sm_100a")) << r.output;
+}
+
+TEST(cli, compile_with_an_unknown_arch_exits_2) {
+  const auto r = run_kk3tune({"compile", "--arch", "sm_91x", "--no-cache"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "sm_91x")) << r.output;
+}
+
+TEST(cli, compile_with_a_bad_config_exits_2_naming_file_and_field) {
+  const auto r = run_kk3tune({"--config-dir", std::string(KK3_FIXTURE_DIR) + "/bad_configs", "compile", "--arch",
+                              "sm_90a", "--no-cache"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "bad_configs/copy_example.json: /knobs/VEC_BYTES/2: expected an integer")) << r.output;
+}
+
+TEST(cli, compile_with_broken_variants_exits_1_and_prints_their_logs) {
+  const auto r = run_kk3tune({"--kernel-dir", std::string(KK3_FIXTURE_DIR) + "/broken_kernels", "compile", "--arch",
+                              "sm_90a", "--no-cache"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "18 ok, 9 failed")) << r.output;
+  EXPECT_TRUE(contains(r.output, "copy_example/default/vec_bytes4-unroll1-threads128 @ sm_90a: compile_failed")) << r.output;
+  EXPECT_TRUE(contains(r.output, "VEC_BYTES=4 is broken on purpose")) << r.output;
+  EXPECT_TRUE(contains(r.output, "options: -arch=sm_90a")) << r.output;
+}
+
+}  // namespace
+}  // namespace kk3
