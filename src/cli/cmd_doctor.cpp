@@ -23,7 +23,7 @@ std::string mib(long long bytes) {
 }
 
 void field(const std::string& name, const std::string& value) {
-  std::cout << "  " << std::left << std::setw(18) << (name + ":") << value << "\n";
+  std::cout << "  " << std::left << std::setw(20) << (name + ":") << value << "\n";
 }
 
 int run_doctor(const global_options& global) {

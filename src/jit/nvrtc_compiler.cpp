@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "jit/cubin_info.hpp"
 
 namespace kk3::jit {
 
@@ -82,7 +83,7 @@ std::vector<std::string> nvrtc_compiler::full_options(const compile_request& req
   std::vector<std::string> options = {
       "-arch=" + request.arch,           "-std=c++17",
       "-I" + m_kernel_dir.string(),      "-I" + m_cuda_include_dir.string(),
-      "-Xptxas=-v",
+      "-Xptxas=-v",  // spill counts, when NVRTC logs them; see cubin_info.hpp
   };
   options.insert(options.end(), request.options.begin(), request.options.end());
   return options;
@@ -127,7 +128,11 @@ compile_result nvrtc_compiler::compile(const compile_request& request) const {
   KK3_NVRTC_CALL(nvrtcGetCUBINSize(program.get(), &size));
   r.cubin.resize(size);
   KK3_NVRTC_CALL(nvrtcGetCUBIN(program.get(), r.cubin.data()));
-  r.usage = parse_ptxas_log(r.log, r.lowered_name);
+  // Registers, frame and shared memory from the cubin; spills only where the log has them.
+  r.usage = read_cubin_resources(r.cubin, r.lowered_name);
+  const resource_usage logged = parse_ptxas_log(r.log, r.lowered_name);
+  r.usage.spill_store_bytes = logged.spill_store_bytes;
+  r.usage.spill_load_bytes = logged.spill_load_bytes;
   r.ok = true;
   return r;
 }

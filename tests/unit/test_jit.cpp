@@ -6,6 +6,7 @@
 #include "core/text.hpp"
 #include "families/registry.hpp"
 #include "jit/arch.hpp"
+#include "jit/cubin_info.hpp"
 #include "jit/plan.hpp"
 #include "support/test_support.hpp"
 
@@ -26,9 +27,10 @@ TEST(jit, compiles_for_sm90a_and_sm100a_without_a_gpu) {
     ASSERT_TRUE(r.ok) << r.log;
     EXPECT_EQ(test::cubin_sm(r.cubin), arch_number(arch));
     EXPECT_NE(r.lowered_name.find("copy_kernel"), std::string::npos);
+    // From the cubin, whatever the NVRTC log holds.
     EXPECT_GT(r.usage.registers, 0);
-    EXPECT_EQ(r.usage.spill_store_bytes, 0);
-    EXPECT_GE(r.usage.shared_bytes, 0);
+    EXPECT_EQ(r.usage.stack_bytes, 0);
+    EXPECT_EQ(r.usage.shared_bytes, 0);
     EXPECT_FALSE(r.cache_hit);
     EXPECT_GT(r.compile_s, 0);
   }
@@ -82,6 +84,36 @@ TEST(jit, broken_variants_report_their_log_and_the_others_compile) {
     }
   }
   EXPECT_EQ(broken, 9u);
+}
+
+TEST(jit, cubin_resources_match_ptxas) {
+  // A kernel with static shared memory and a local array: the cubin's figures must agree with
+  // what ptxas printed (when the log has them, as on the build machine).
+  test::temp_dir dir;
+  test::write_text(dir.path() / "res.cuh",
+                   "template <int N> __global__ void res(float* p) {\n"
+                   "  __shared__ float s[N];\n  float local[512];\n"
+                   "  for (int i = 0; i < 512; ++i) local[i] = p[i * threadIdx.x];\n"
+                   "  s[threadIdx.x] = local[p[0] > 0 ? threadIdx.x & 511 : 7];\n  __syncthreads();\n"
+                   "  p[threadIdx.x] = s[(threadIdx.x + 1) % N];\n}\n");
+  const auto engine = test::make_engine({}, dir.path());
+  for (const std::string arch : {"sm_90a", "sm_100a", "sm_80"}) {
+  compile_request req{"res", dir.path() / "res.cuh", "res<256>", {}, arch};
+  const compile_result r = engine.compile(req);
+  ASSERT_TRUE(r.ok) << r.log;
+  const resource_usage elf = read_cubin_resources(r.cubin, r.lowered_name);
+  EXPECT_EQ(elf.shared_bytes, 1024);
+  EXPECT_GE(elf.stack_bytes, 2048);
+  EXPECT_GT(elf.registers, 0);
+  const resource_usage logged = parse_ptxas_log(r.log, r.lowered_name);
+  if (logged.registers >= 0) {
+    EXPECT_EQ(elf.registers, logged.registers);
+    EXPECT_EQ(elf.shared_bytes, logged.shared_bytes);
+    EXPECT_EQ(elf.stack_bytes, logged.stack_bytes);
+  }
+  EXPECT_EQ(read_cubin_resources("not an elf", r.lowered_name).registers, -1);
+  EXPECT_EQ(read_cubin_resources(r.cubin, "_Z7missingv").registers, -1);
+  }
 }
 
 TEST(jit, ptxas_log_parsing) {
