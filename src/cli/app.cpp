@@ -17,6 +17,7 @@ int run(int argc, char** argv) {
       "3 device or compile environment problem.");
 
   global_options global;
+  global.argv.assign(argv, argv + argc);
   app.add_option("--kernel-dir", global.kernel_dir, "folder of the NVRTC kernel sources (kernels/)");
   app.add_option("--config-dir", global.config_dir, "folder of the family configs (configs/)");
 
@@ -24,6 +25,8 @@ int run(int argc, char** argv) {
   add_doctor_command(app, global, exit_code);
   add_list_command(app, global, exit_code);
   add_compile_command(app, global, exit_code);
+  add_time_command(app, global, exit_code);
+  add_profile_command(app, global, exit_code);
 
   try {
     app.parse(argc, argv);

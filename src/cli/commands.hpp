@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace kk3::cli {
 
@@ -11,10 +13,13 @@ namespace kk3::cli {
 struct global_options {
   std::filesystem::path kernel_dir;  ///< --kernel-dir; empty = search (see core/paths.hpp)
   std::filesystem::path config_dir;  ///< --config-dir; empty = search
+  std::vector<std::string> argv;     ///< the whole command line, for the result context
 };
 
 void add_doctor_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_list_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_compile_command(CLI::App& app, const global_options& global, int& exit_code);
+void add_time_command(CLI::App& app, const global_options& global, int& exit_code);
+void add_profile_command(CLI::App& app, const global_options& global, int& exit_code);
 
 }  // namespace kk3::cli

@@ -25,7 +25,8 @@ namespace kk3::device {
   X(cuGraphExecDestroy) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                   \
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)      \
   X(cuMemcpyDtoH) X(cuMemcpyAsync) X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuLaunchKernelEx) \
-  X(cuProfilerStart) X(cuProfilerStop)
+  X(cuProfilerStart) X(cuProfilerStop) X(cuMemHostAlloc) X(cuMemFreeHost)           \
+  X(cuMemHostGetDevicePointer)
 
 /// Pointers to the driver's entry points, each typed as cuda.h declares it.
 struct driver_api {

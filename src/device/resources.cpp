@@ -104,4 +104,13 @@ void device_buffer::fill(unsigned char value, CUstream s) const {
   KK3_CU(cuMemsetD8Async, m_ptr.get(), value, m_bytes, s);
 }
 
+mapped_host_buffer::mapped_host_buffer(std::size_t bytes) {
+  KK3_CU(cuMemHostAlloc, &m_host, bytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+  KK3_CU(cuMemHostGetDevicePointer, &m_device, m_host, 0);
+}
+
+mapped_host_buffer::~mapped_host_buffer() {
+  if (m_host) driver().cuMemFreeHost(m_host);
+}
+
 }  // namespace kk3::device

@@ -143,4 +143,19 @@ class device_buffer {
   std::size_t m_bytes = 0;
 };
 
+/// Pinned host memory mapped into the device's address space (the gate's flag).
+class mapped_host_buffer {
+ public:
+  explicit mapped_host_buffer(std::size_t bytes);
+  ~mapped_host_buffer();
+  mapped_host_buffer(const mapped_host_buffer&) = delete;
+  mapped_host_buffer& operator=(const mapped_host_buffer&) = delete;
+  void* host() const { return m_host; }
+  CUdeviceptr device_ptr() const { return m_device; }
+
+ private:
+  void* m_host = nullptr;
+  CUdeviceptr m_device = 0;
+};
+
 }  // namespace kk3::device

@@ -1,6 +1,7 @@
 #pragma once
 // The interface through which a kernel family plugs into kk3tune. A family's folder under
 // src/families holds its implementation; it registers itself with one line in registry.cpp.
+#include <memory>
 #include <string>
 
 #include "device/launch.hpp"
@@ -16,6 +17,15 @@ struct shape {
   long long blocks = 0;  ///< NB for attn_res
 };
 
+/// The device buffers of one call at one shape, with the inputs filled, and the kernel's
+/// argument array. A family subclasses it; the measurement engine only launches.
+class workspace {
+ public:
+  virtual ~workspace() = default;
+  /// The parameter array for cuLaunchKernelEx: pointers into this object, valid while it lives.
+  virtual void** args() = 0;
+};
+
 /// One kernel family's host side.
 class family {
  public:
@@ -29,6 +39,9 @@ class family {
   virtual device::launch_config geometry(const space::variant& v, const shape& s) const = 0;
   /// Bytes a call reads and writes, each input read once and each output written once.
   virtual double bytes_moved(const shape& s) const = 0;
+  /// Allocates the buffers of one call at `s` on the current context and fills its inputs
+  /// with random values drawn from `seed`.
+  virtual std::unique_ptr<workspace> make_workspace(const shape& s, unsigned long long seed) const = 0;
 };
 
 }  // namespace kk3::families

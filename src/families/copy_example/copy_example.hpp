@@ -14,6 +14,7 @@ class copy_example final : public family {
   bool is_example() const override { return true; }
   device::launch_config geometry(const space::variant& v, const shape& s) const override;
   double bytes_moved(const shape& s) const override;
+  std::unique_ptr<workspace> make_workspace(const shape& s, unsigned long long seed) const override;
   /// Bytes copied at a shape.
   static long long copy_bytes(const shape& s) { return s.tokens * k_row_bytes; }
 };

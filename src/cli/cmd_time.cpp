@@ -1,0 +1,139 @@
+// `kk3tune time`: measures one variant at one shape and prints its statistics.
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/variant_setup.hpp"
+#include "core/error.hpp"
+#include "core/nvtx.hpp"
+#include "core/text.hpp"
+#include "report/measurement_json.hpp"
+#include "timing/timer.hpp"
+
+namespace kk3::cli {
+namespace {
+
+struct time_options {
+  variant_options target;
+  std::string timing_mode = "graph";
+  bool no_pdl = false;
+  double noise_percent = 0.5;
+  std::size_t min_samples = 10;
+  double min_time_s = 0.01;
+  double max_time_s = 0.4;
+  double ceiling_tb_s = 0;
+  std::string json;  ///< --json FILE, or "-" for stdout
+};
+
+std::string f(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+int run_time(const global_options& global, time_options o) {
+  // `--mode graph|isolated|cold|chain` names the timing mode (as in `kk3tune time ... --mode M`);
+  // any other --mode value is the family's mode. No family mode has a timing mode's name.
+  for (const char* name : {"graph", "isolated", "cold", "chain"}) {
+    if (o.target.mode == name) {
+      o.timing_mode = name;
+      o.target.mode.clear();
+    }
+  }
+  timing::timing_options to;
+  to.mode = timing::parse_timing_mode(o.timing_mode);
+  to.pdl = !o.no_pdl;
+  to.stop.noise_target = o.noise_percent / 100;
+  to.stop.min_samples = o.min_samples;
+  to.stop.min_time_s = o.min_time_s;
+  to.stop.max_time_s = o.max_time_s;
+
+  loaded_variant v = load_variant(global, o.target);
+  const timing::helper_kernels helpers(*v.engine, v.info.arch, v.kernel_dir);
+  const timing::timer timer(v.info, helpers);
+  if (to.mode == timing::timing_mode::cold) {
+    add_workspaces(v, timer.cold_rotation(v.space.impl->bytes_moved(v.shape)));
+  }
+
+  timing::candidate c;
+  c.label = v.variant->id;
+  c.tokens = v.shape.tokens;
+  c.function = v.function;
+  c.config = v.space.impl->geometry(*v.variant, v.shape);
+  for (auto& w : v.workspaces) c.workspaces.push_back(w.get());
+  c.bytes_moved = v.space.impl->bytes_moved(v.shape);
+
+  std::vector<timing::measurement> result;
+  {
+    nvtx::range family_range(v.space.config.family);
+    nvtx::range shape_range(v.shape_range_name(), v.shape.tokens);
+    result = timer.measure({c}, to);
+  }
+  const timing::measurement& m = result.front();
+  const auto& s = m.stats;
+  const double tb_s = s.median > 0 ? m.bytes_moved / (s.median * 1e-6) / 1e12 : 0;
+
+  std::size_t throttled = 0;
+  for (bool t : m.throttled) throttled += t;
+  std::vector<double> clocks;
+  for (std::size_t i = 0; i < m.clock_mhz.size(); ++i) {
+    if (!m.throttled[i]) clocks.push_back(m.clock_mhz[i]);
+  }
+  const double clock = timing::summarize(clocks).median;
+
+  std::ostream& out = o.json == "-" ? std::cerr : std::cout;
+  out << v.describe() << "  timing=" << timing::to_string(m.mode) << " pdl=" << (m.pdl ? "on" : "off") << " seed=" << v.seed
+      << "\n"
+      << "  samples    " << s.samples << " kept (" << throttled << " throttled dropped), " << m.launches_per_sample
+      << (m.mode == timing::timing_mode::chain ? " chains" : " launches") << " per sample, stopped: "
+      << timing::to_string(m.stopped) << ", " << f("%.3f", m.wall_s) << " s wall\n"
+      << "  SM clock   " << f("%.0f", clock) << " MHz (median of kept samples)\n"
+      << "  time us    median " << f("%.3f", s.median) << "  min " << f("%.3f", s.min) << "  mean " << f("%.3f", s.mean)
+      << "  p10 " << f("%.3f", s.p10) << "  p90 " << f("%.3f", s.p90) << "  stdev " << f("%.3f", s.stdev) << "  IQR "
+      << f("%.3f", s.iqr) << "\n"
+      << "  noise      " << f("%.3f", s.rel_stderr_median * 100) << "% relative standard error of the median (target "
+      << f("%.2f", o.noise_percent) << "%)\n";
+  if (m.mode == timing::timing_mode::chain) {
+    out << "  chain      " << f("%.3f", m.chain_total_us) << " us per chain with the variant, " << f("%.3f", m.chain_base_us)
+        << " us without: the variant adds " << f("%.3f", s.median) << " us\n";
+  } else {
+    out << "  bandwidth  " << f("%.1f", m.bytes_moved / 1e6) << " MB moved, " << f("%.3f", tb_s) << " TB/s";
+    if (o.ceiling_tb_s > 0) out << " (" << f("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of " << f("%.2f", o.ceiling_tb_s) << " TB/s)";
+    out << "; working set " << (m.fits_in_l2 ? "fits" : "does not fit") << " in L2 ("
+        << f("%.0f", static_cast<double>(v.info.l2_bytes) / 1048576) << " MiB)"
+        << (m.mode == timing::timing_mode::cold ? ", flushed before each sample, " + std::to_string(m.rotated_workspaces) + " input sets rotated" : "")
+        << "\n";
+  }
+
+  if (!o.json.empty()) {
+    report::measured_subject subject{v.space.config.family, v.mode->name, v.variant->id, v.shape.tokens,
+                                     v.shape.heads,         v.shape.blocks, v.seed,     o.ceiling_tb_s};
+    const std::string doc = report::measurement_json(report::capture_context(v.info, global.argv), subject, m);
+    if (o.json == "-") std::cout << doc;
+    else write_file_atomic(o.json, doc);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_time_command(CLI::App& app, const global_options& global, int& exit_code) {
+  auto o = std::make_shared<time_options>();
+  CLI::App* cmd = app.add_subcommand("time", "Measure one variant at one shape and print its statistics");
+  add_variant_options(cmd, o->target);
+  cmd->get_option("--mode")->description("the family's mode (default: its first), or a timing mode: graph, isolated, cold, chain");
+  cmd->add_option("--timing", o->timing_mode,
+                  "timing mode: graph (default), isolated, cold or chain (--mode takes these names too)")
+      ->check(CLI::IsMember({"graph", "isolated", "cold", "chain"}));
+  cmd->add_flag("--no-pdl", o->no_pdl, "launch without programmatic dependent launch");
+  cmd->add_option("--noise", o->noise_percent, "target relative standard error of the median, percent (default 0.5)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--min-samples", o->min_samples, "fewest samples (default 10)")->check(CLI::PositiveNumber);
+  cmd->add_option("--min-time", o->min_time_s, "least sampling time, seconds (default 0.01)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-time", o->max_time_s, "most sampling time, seconds (default 0.4)")->check(CLI::PositiveNumber);
+  cmd->add_option("--ceiling-tb-s", o->ceiling_tb_s, "bandwidth ceiling to report a fraction of, TB/s");
+  cmd->add_option("--json", o->json, "also write the result as JSON to FILE ('-': stdout, the table goes to stderr)");
+  cmd->callback([&global, &exit_code, o] { exit_code = run_time(global, *o); });
+}
+
+}  // namespace kk3::cli

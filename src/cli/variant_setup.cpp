@@ -1,0 +1,82 @@
+#include "cli/variant_setup.hpp"
+
+#include <iostream>
+#include <random>
+
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "device/driver_api.hpp"
+#include "jit/plan.hpp"
+#include "jit/toolkit.hpp"
+
+namespace kk3::cli {
+
+void add_variant_options(CLI::App* cmd, variant_options& o) {
+  cmd->add_option("--family", o.family, "kernel family (see `kk3tune list --all`)")->required();
+  cmd->add_option("--mode", o.mode, "the family's mode (default: its first)");
+  cmd->add_option("--variant", o.variant, "variant id, or 'reference' (default)");
+  cmd->add_option("--tokens,-T", o.tokens, "token count T")->check(CLI::PositiveNumber);
+  cmd->add_option("--heads", o.heads, "head count H, for families with heads")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--blocks", o.blocks, "block count NB, for families with blocks")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", o.seed, "seed of the random inputs (default: drawn and printed)");
+  cmd->add_option("--cache-dir", o.cache_dir, "compile cache folder");
+  cmd->add_flag("--no-cache", o.no_cache, "compile without the cache");
+}
+
+std::string loaded_variant::describe() const {
+  std::string d = space.config.family + "/" + mode->name + "/" + variant->id + " T=" + std::to_string(shape.tokens);
+  if (shape.heads) d += " H=" + std::to_string(shape.heads);
+  if (shape.blocks) d += " NB=" + std::to_string(shape.blocks);
+  return d;
+}
+
+std::string loaded_variant::shape_range_name() const {
+  std::string n = mode->name + "-T" + std::to_string(shape.tokens);
+  if (shape.heads) n += "-H" + std::to_string(shape.heads);
+  if (shape.blocks) n += "-NB" + std::to_string(shape.blocks);
+  return n;
+}
+
+loaded_variant load_variant(const global_options& global, const variant_options& o, unsigned workspaces) {
+  loaded_variant v;
+  v.kernel_dir = find_kernel_dir(global.kernel_dir).dir;
+  v.space = families::load_family_space(families::find_family(o.family), find_config_dir(global.config_dir).dir);
+  for (const auto& m : v.space.config.modes) {
+    if (o.mode.empty() || m.name == o.mode) {
+      v.mode = &m;
+      break;
+    }
+  }
+  if (!v.mode) throw error(error_kind::usage, "--mode: family " + o.family + " has no mode '" + o.mode + "'");
+  v.variant = &space::find_variant(v.space.variants, v.space.config, o.variant);
+  v.shape = families::shape{o.tokens, o.heads, o.blocks};
+  v.seed = o.seed ? o.seed : std::random_device{}() | 1ull;
+
+  (void)device::driver();  // throws error(device) with the reason when there is no driver
+  if (device::device_count() == 0) throw error(error_kind::device, "the driver sees no GPU");
+  v.info = device::query_device(0);
+  v.context = std::make_unique<device::context>(0);
+
+  jit::jit_options jo;
+  jo.use_cache = !o.no_cache;
+  jo.cache_dir = find_cache_dir(o.cache_dir).dir;
+  v.engine = std::make_unique<jit::jit_engine>(jit::nvrtc_compiler(v.kernel_dir, jit::require_cuda_include_dir().dir), jo);
+  v.compiled = v.engine->compile(jit::make_request(v.space.config, *v.mode, *v.variant, v.info.arch, v.kernel_dir));
+  if (!v.compiled.ok) {
+    std::string options;
+    for (const auto& opt : v.compiled.options) options += " " + opt;
+    throw error(error_kind::compile, v.compiled.label + " failed to compile\noptions:" + options + "\n" + v.compiled.log);
+  }
+  v.module = std::make_unique<device::module>(v.compiled.cubin, v.compiled.label);
+  v.function = v.module->function(v.compiled.lowered_name);
+  add_workspaces(v, workspaces);
+  return v;
+}
+
+void add_workspaces(loaded_variant& v, unsigned count) {
+  while (v.workspaces.size() < count) {
+    v.workspaces.push_back(v.space.impl->make_workspace(v.shape, v.seed + v.workspaces.size()));
+  }
+}
+
+}  // namespace kk3::cli

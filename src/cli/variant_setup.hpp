@@ -1,0 +1,63 @@
+#pragma once
+// What `time` and `profile` share: choose one variant at one shape, compile it for the GPU,
+// load it and allocate its workspace.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "device/device_info.hpp"
+#include "device/resources.hpp"
+#include "families/registry.hpp"
+#include "jit/batch.hpp"
+
+namespace kk3::cli {
+
+/// The flags that pick a variant and a shape.
+struct variant_options {
+  std::string family;                  ///< --family (required)
+  std::string mode;                    ///< --mode; empty = the family's first mode
+  std::string variant = "reference";   ///< --variant: an id, or "reference"
+  long long tokens = 1;                ///< --tokens T
+  long long heads = 0;                 ///< --heads H (families with heads)
+  long long blocks = 0;                ///< --blocks NB (families with blocks)
+  unsigned long long seed = 0;         ///< --seed; 0 = draw one (and print it)
+  std::filesystem::path cache_dir;     ///< --cache-dir
+  bool no_cache = false;               ///< --no-cache
+};
+
+/// Adds the flags above to a subcommand.
+void add_variant_options(CLI::App* cmd, variant_options& o);
+
+/// One compiled, loaded variant with a workspace on GPU 0.
+struct loaded_variant {
+  families::family_space space;
+  const space::mode* mode = nullptr;
+  const space::variant* variant = nullptr;
+  families::shape shape;
+  unsigned long long seed = 0;
+  device::device_info info;
+  std::unique_ptr<device::context> context;
+  std::unique_ptr<jit::jit_engine> engine;
+  std::filesystem::path kernel_dir;
+  jit::compile_result compiled;
+  std::unique_ptr<device::module> module;
+  CUfunction function = nullptr;
+  std::vector<std::unique_ptr<families::workspace>> workspaces;
+
+  /// "copy_example/default/vec_bytes16-... T=64" for messages.
+  std::string describe() const;
+  /// The NVTX name of the shape range, e.g. "default-T64" (no '/').
+  std::string shape_range_name() const;
+};
+
+/// Checks the flags, then compiles, loads and allocates (`workspaces` input sets). Throws
+/// error(usage) for a bad family, mode, variant or shape; error(device) without a GPU;
+/// error(compile) when the variant does not compile (with its log).
+loaded_variant load_variant(const global_options& global, const variant_options& o, unsigned workspaces = 1);
+
+/// Adds input sets to a loaded variant until it has `count` (seeds seed+1, seed+2, ...).
+void add_workspaces(loaded_variant& v, unsigned count);
+
+}  // namespace kk3::cli

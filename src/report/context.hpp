@@ -1,0 +1,26 @@
+#pragma once
+// The context block of every result: where, when and with what a measurement was made.
+#include <string>
+#include <vector>
+
+#include "device/device_info.hpp"
+
+namespace kk3::report {
+
+/// Facts about the run that produced a result.
+struct run_context {
+  device::device_info gpu;        ///< the GPU measured on
+  std::string nvrtc_version;      ///< e.g. "13.0"
+  std::string tool_version;       ///< e.g. "0.1.0"
+  std::string git_revision;       ///< the build's revision
+  std::vector<std::string> argv;  ///< the command line
+  std::string utc_time;           ///< ISO 8601, e.g. "2026-11-29T08:30:00Z"
+};
+
+/// Captures the context now (clocks read through NVML when present).
+run_context capture_context(const device::device_info& gpu, const std::vector<std::string>& argv);
+
+/// "2026-11-29T08:30:00Z"
+std::string utc_now_iso8601();
+
+}  // namespace kk3::report

@@ -1,0 +1,70 @@
+#include "report/measurement_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace kk3::report {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json context_json(const run_context& c) {
+  json gpu = {{"name", c.gpu.name},
+              {"pci_bus_id", c.gpu.pci_bus_id},
+              {"compute_capability", std::to_string(c.gpu.cc_major) + "." + std::to_string(c.gpu.cc_minor)},
+              {"arch", c.gpu.arch},
+              {"sm_count", c.gpu.sm_count},
+              {"l2_bytes", c.gpu.l2_bytes},
+              {"memory_bytes", c.gpu.memory_bytes},
+              {"max_sm_clock_mhz", c.gpu.max_sm_clock_mhz},
+              {"max_memory_clock_mhz", c.gpu.max_memory_clock_mhz},
+              {"driver_version", device::version_string(c.gpu.driver_version)}};
+  if (c.gpu.clocks) {
+    gpu["sm_clock_mhz"] = c.gpu.clocks->sm_mhz;
+    gpu["memory_clock_mhz"] = c.gpu.clocks->memory_mhz;
+  }
+  return {{"gpu", gpu},
+          {"nvrtc_version", c.nvrtc_version},
+          {"tool_version", c.tool_version},
+          {"git_revision", c.git_revision},
+          {"argv", c.argv},
+          {"utc_time", c.utc_time}};
+}
+
+}  // namespace
+
+std::string measurement_json(const run_context& context, const measured_subject& s, const timing::measurement& m) {
+  const auto& st = m.stats;
+  const double tb_s = st.median > 0 ? m.bytes_moved / (st.median * 1e-6) / 1e12 : 0;
+  json stats = {{"samples", st.samples},     {"min_us", st.min},       {"median_us", st.median},
+                {"mean_us", st.mean},        {"p10_us", st.p10},       {"p90_us", st.p90},
+                {"max_us", st.max},          {"stdev_us", st.stdev},   {"iqr_us", st.iqr},
+                {"rel_stderr_median", st.rel_stderr_median}};
+  json doc = {
+      {"schema_version", 1},
+      {"kind", "time"},
+      {"context", context_json(context)},
+      {"subject",
+       {{"family", s.family}, {"mode", s.mode}, {"variant", s.variant}, {"tokens", s.tokens}, {"heads", s.heads},
+        {"blocks", s.blocks}, {"seed", s.seed}}},
+      {"timing",
+       {{"mode", timing::to_string(m.mode)},
+        {"pdl", m.pdl},
+        {"launches_per_sample", m.launches_per_sample},
+        {"rotated_workspaces", m.rotated_workspaces},
+        {"stopped", timing::to_string(m.stopped)},
+        {"wall_s", m.wall_s}}},
+      {"statistics", stats},
+      {"bytes_moved", m.bytes_moved},
+      {"fits_in_l2", m.fits_in_l2},
+      {"achieved_tb_s", tb_s},
+      {"fraction_of_ceiling", s.copy_ceiling_tb_s > 0 ? tb_s / s.copy_ceiling_tb_s : 0},
+      {"samples_us", m.samples_us},
+      {"clock_mhz", m.clock_mhz},
+      {"throttled", m.throttled}};
+  if (m.mode == timing::timing_mode::chain) {
+    doc["chain"] = {{"total_us", m.chain_total_us}, {"base_us", m.chain_base_us}};
+  }
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace kk3::report

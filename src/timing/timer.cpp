@@ -1,0 +1,326 @@
+#include "timing/timer.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "core/error.hpp"
+#include "core/nvtx.hpp"
+#include "device/check.hpp"
+#include "device/resources.hpp"
+
+namespace kk3::timing {
+
+const char* to_string(timing_mode m) {
+  switch (m) {
+    case timing_mode::graph: return "graph";
+    case timing_mode::isolated: return "isolated";
+    case timing_mode::cold: return "cold";
+    case timing_mode::chain: return "chain";
+  }
+  return "unknown";
+}
+
+timing_mode parse_timing_mode(const std::string& name) {
+  for (timing_mode m : {timing_mode::graph, timing_mode::isolated, timing_mode::cold, timing_mode::chain}) {
+    if (name == to_string(m)) return m;
+  }
+  throw error(error_kind::usage, "--mode: unknown timing mode '" + name + "' (graph, isolated, cold, chain)");
+}
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+
+/// Takes samples of one candidate in one mode. Each sample is synchronous.
+class sampler {
+ public:
+  sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info)
+      : m_c(c), m_o(o), m_h(h), m_info(info), m_probe(16) {}
+  virtual ~sampler() = default;
+
+  /// Warm-up (module load, first launches) and any graph capture; outside the numbers.
+  virtual void prepare() = 0;
+  /// One sample in microseconds per launch (chain: added latency per chain).
+  virtual double sample(unsigned index) = 0;
+  unsigned launches_per_sample() const { return m_launches; }
+
+  /// The SM clock now, from the probe kernel, in MHz (0 if the probe read no time).
+  double probe_clock_mhz() {
+    CUdeviceptr out = m_probe.ptr();
+    unsigned slot = 0;
+    unsigned long long cycles = m_o.probe_cycles;
+    void* args[] = {&out, &slot, &cycles};
+    device::launch_config one;
+    one.block.x = 32;
+    device::launch(m_h.clock_probe(), m_stream.get(), one, args);
+    unsigned long long result[2] = {0, 0};
+    m_stream.synchronize();
+    m_probe.download(result, sizeof result);
+    return result[1] ? static_cast<double>(result[0]) * 1e3 / static_cast<double>(result[1]) : 0;
+  }
+
+  double chain_total_us = 0, chain_base_us = 0;  // last chain sample's parts
+
+ protected:
+  void launch_variant(unsigned workspace_index, bool pdl) {
+    device::launch_config config = m_c.config;
+    config.pdl = pdl;
+    families::workspace* w = m_c.workspaces[workspace_index % m_c.workspaces.size()];
+    device::launch(m_c.function, m_stream.get(), config, w->args());
+  }
+
+  /// Launches the variant a few times and returns the mean per-launch time in microseconds.
+  double warm_up_and_estimate() {
+    for (int i = 0; i < 3; ++i) launch_variant(0, m_o.pdl);
+    m_stream.synchronize();
+    m_start.record(m_stream.get());
+    for (int i = 0; i < 5; ++i) launch_variant(0, m_o.pdl);
+    m_end.record(m_stream.get());
+    m_end.synchronize();
+    return m_end.elapsed_ms_since(m_start) * 1e3 / 5;
+  }
+
+  double time_graph_us(const device::graph_exec& g) {
+    m_start.record(m_stream.get());
+    g.launch(m_stream.get());
+    m_end.record(m_stream.get());
+    m_end.synchronize();
+    return m_end.elapsed_ms_since(m_start) * 1e3;
+  }
+
+  const candidate& m_c;
+  const timing_options& m_o;
+  const helper_kernels& m_h;
+  const device::device_info& m_info;
+  device::stream m_stream;
+  device::event m_start, m_end;
+  device::device_buffer m_probe;
+  unsigned m_launches = 1;
+};
+
+/// N launches in one graph; per-launch time = replay time / N.
+class graph_sampler final : public sampler {
+ public:
+  using sampler::sampler;
+  void prepare() override {
+    const double estimate_us = std::max(warm_up_and_estimate(), 0.5);
+    m_launches = static_cast<unsigned>(std::clamp(std::ceil(m_o.graph_target_us / estimate_us), 4.0, 1000.0));
+    device::begin_capture(m_stream.get());
+    for (unsigned i = 0; i < m_launches; ++i) launch_variant(0, m_o.pdl);
+    m_graph = device::graph_exec::end_capture(m_stream.get());
+    for (int i = 0; i < 2; ++i) time_graph_us(m_graph);  // upload and warm
+  }
+  double sample(unsigned) override { return time_graph_us(m_graph) / m_launches; }
+
+ private:
+  device::graph_exec m_graph;
+};
+
+/// One launch between an event pair, queued behind a gate kernel that spins until the host
+/// has enqueued everything; cold mode also flushes L2 and rotates the inputs first.
+class gated_sampler final : public sampler {
+ public:
+  gated_sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info,
+                bool cold)
+      : sampler(c, o, h, info), m_cold(cold), m_flag(sizeof(unsigned)) {
+    if (m_cold) {
+      m_flush_words = static_cast<unsigned long long>(2 * m_info.l2_bytes / 16);
+      m_flush = device::device_buffer(m_flush_words * 16);
+      m_sink = device::device_buffer(16);
+      m_flush.fill(0x3c, m_stream.get());
+    }
+  }
+  void prepare() override { warm_up_and_estimate(); }
+
+  double sample(unsigned index) override {
+    if (m_cold) {
+      CUdeviceptr buf = m_flush.ptr(), sink = m_sink.ptr();
+      unsigned long long words = m_flush_words;
+      void* args[] = {&buf, &words, &sink};
+      device::launch_config flush;
+      flush.grid.x = static_cast<unsigned>(m_info.sm_count * 4);
+      flush.block.x = 512;
+      device::launch(m_h.l2_flush(), m_stream.get(), flush, args);
+    }
+    volatile unsigned* flag = static_cast<volatile unsigned*>(m_flag.host());
+    *flag = 0;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    CUdeviceptr flag_ptr = m_flag.device_ptr();
+    unsigned long long timeout_ns = 1000000000ull;
+    void* gate_args[] = {&flag_ptr, &timeout_ns};
+    device::launch_config gate;
+    gate.block.x = 32;
+    device::launch(m_h.gate(), m_stream.get(), gate, gate_args);
+    m_start.record(m_stream.get());
+    launch_variant(m_cold ? index : 0, m_o.pdl);
+    m_end.record(m_stream.get());
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    *flag = 1;
+    m_end.synchronize();
+    return m_end.elapsed_ms_since(m_start) * 1e3;
+  }
+
+ private:
+  bool m_cold;
+  device::mapped_host_buffer m_flag;
+  unsigned long long m_flush_words = 0;
+  device::device_buffer m_flush, m_sink;
+};
+
+/// A graph of M chains producer -> variant -> consumer (all with PDL), against a graph of M
+/// chains producer -> consumer; the difference per chain is the latency the variant adds.
+class chain_sampler final : public sampler {
+ public:
+  chain_sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info)
+      : sampler(c, o, h, info), m_sink(16) {}
+
+  void prepare() override {
+    warm_up_and_estimate();
+    m_launches = std::max(1u, m_o.chain_length);
+    m_base = capture(false);
+    m_chain = capture(true);
+    for (int i = 0; i < 2; ++i) {
+      time_graph_us(m_base);
+      time_graph_us(m_chain);
+    }
+  }
+
+  double sample(unsigned) override {
+    chain_base_us = time_graph_us(m_base) / m_launches;
+    chain_total_us = time_graph_us(m_chain) / m_launches;
+    return chain_total_us - chain_base_us;
+  }
+
+ private:
+  device::graph_exec capture(bool with_variant) {
+    unsigned long long producer_ns = static_cast<unsigned long long>(m_o.chain_producer_us * 1e3);
+    CUdeviceptr sink = m_sink.ptr();
+    void* producer_args[] = {&producer_ns};
+    void* consumer_args[] = {&sink};
+    device::launch_config producer;
+    producer.grid.x = static_cast<unsigned>(m_info.sm_count);
+    producer.block.x = 128;
+    producer.pdl = true;
+    device::launch_config consumer;
+    consumer.block.x = 32;
+    consumer.pdl = true;
+    device::begin_capture(m_stream.get());
+    for (unsigned i = 0; i < m_launches; ++i) {
+      device::launch(m_h.producer(), m_stream.get(), producer, producer_args);
+      if (with_variant) launch_variant(0, m_o.pdl);
+      device::launch(m_h.consumer(), m_stream.get(), consumer, consumer_args);
+    }
+    return device::graph_exec::end_capture(m_stream.get());
+  }
+
+  device::device_buffer m_sink;
+  device::graph_exec m_base, m_chain;
+};
+
+std::unique_ptr<sampler> make_sampler(const candidate& c, const timing_options& o, const helper_kernels& h,
+                                      const device::device_info& info) {
+  switch (o.mode) {
+    case timing_mode::graph: return std::make_unique<graph_sampler>(c, o, h, info);
+    case timing_mode::isolated: return std::make_unique<gated_sampler>(c, o, h, info, false);
+    case timing_mode::cold: return std::make_unique<gated_sampler>(c, o, h, info, true);
+    case timing_mode::chain: return std::make_unique<chain_sampler>(c, o, h, info);
+  }
+  throw error(error_kind::usage, "unknown timing mode");
+}
+
+std::vector<double> kept_samples(const measurement& m) {
+  std::vector<double> kept;
+  for (std::size_t i = 0; i < m.samples_us.size(); ++i) {
+    if (!m.throttled[i]) kept.push_back(m.samples_us[i]);
+  }
+  return kept;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return quantile_sorted(v, 0.5);
+}
+
+}  // namespace
+
+timer::timer(const device::device_info& info, const helper_kernels& helpers) : m_info(info), m_helpers(helpers) {}
+
+unsigned timer::cold_rotation(double working_set_bytes) const {
+  if (working_set_bytes <= 0) return 1;
+  return static_cast<unsigned>(std::clamp(std::ceil(1.5 * static_cast<double>(m_info.l2_bytes) / working_set_bytes), 1.0, 8.0));
+}
+
+std::vector<measurement> timer::measure(const std::vector<candidate>& candidates, const timing_options& options) const {
+  const std::size_t n = candidates.size();
+  std::vector<std::unique_ptr<sampler>> samplers;
+  std::vector<measurement> out(n);
+  std::vector<double> elapsed(n, 0);
+  std::vector<std::vector<double>> base_us(n), total_us(n);
+  std::vector<clock_type::time_point> started(n);
+  std::vector<double> clock_threshold(n, 0);
+
+  for (std::size_t i = 0; i < n; ++i) {
+    const candidate& c = candidates[i];
+    if (c.workspaces.empty()) throw error(error_kind::usage, c.label + ": no workspace to launch on");
+    nvtx::range variant_range(c.label, c.tokens);
+    nvtx::range measure_range("measure", c.tokens);
+    started[i] = clock_type::now();
+    samplers.push_back(make_sampler(c, options, m_helpers, m_info));
+    samplers.back()->prepare();
+    measurement& m = out[i];
+    m.label = c.label;
+    m.mode = options.mode;
+    m.pdl = options.pdl;
+    m.launches_per_sample = samplers.back()->launches_per_sample();
+    m.rotated_workspaces = options.mode == timing_mode::cold ? static_cast<unsigned>(c.workspaces.size()) : 1;
+    m.bytes_moved = c.bytes_moved;
+    m.fits_in_l2 = c.bytes_moved <= static_cast<double>(m_info.l2_bytes);
+  }
+
+  // Interleave: one sample of each unfinished candidate per round.
+  std::vector<bool> done(n, false);
+  for (unsigned round = 0; std::find(done.begin(), done.end(), false) != done.end(); ++round) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (done[i]) continue;
+      nvtx::range variant_range(candidates[i].label, candidates[i].tokens);
+      nvtx::range measure_range("measure", candidates[i].tokens);
+      measurement& m = out[i];
+      const auto t0 = clock_type::now();
+      m.clock_mhz.push_back(samplers[i]->probe_clock_mhz());
+      m.samples_us.push_back(samplers[i]->sample(round));
+      elapsed[i] += seconds_since(t0);
+      if (options.mode == timing_mode::chain) {
+        base_us[i].push_back(samplers[i]->chain_base_us);
+        total_us[i].push_back(samplers[i]->chain_total_us);
+      }
+      // Re-flag throttled samples against the median clock so far (every sample early on,
+      // then every 16th: the flags only move when the median does).
+      if (m.samples_us.size() < 64 || m.samples_us.size() % 16 == 0) {
+        m.throttled = flag_throttled(m.clock_mhz, options.throttle_ratio);
+        clock_threshold[i] = options.throttle_ratio * median_of(m.clock_mhz);
+      } else {
+        m.throttled.push_back(m.clock_mhz.back() > 0 && m.clock_mhz.back() < clock_threshold[i]);
+      }
+      m.stopped = check_stop(options.stop, kept_samples(m), elapsed[i]);
+      done[i] = m.stopped != stop_reason::running;
+    }
+  }
+
+  for (std::size_t i = 0; i < n; ++i) {
+    measurement& m = out[i];
+    m.throttled = flag_throttled(m.clock_mhz, options.throttle_ratio);
+    m.stats = summarize(kept_samples(m));
+    m.wall_s = seconds_since(started[i]);
+    if (options.mode == timing_mode::chain) {
+      m.chain_base_us = median_of(base_us[i]);
+      m.chain_total_us = median_of(total_us[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace kk3::timing

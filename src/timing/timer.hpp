@@ -1,0 +1,84 @@
+#pragma once
+// The measurement engine: per-launch GPU time of kernel variants in four modes, adaptive
+// sampling, SM clock per sample, throttled samples dropped, candidates interleaved.
+#include <string>
+#include <vector>
+
+#include "device/device_info.hpp"
+#include "device/launch.hpp"
+#include "families/family.hpp"
+#include "timing/helper_kernels.hpp"
+#include "timing/statistics.hpp"
+
+namespace kk3::timing {
+
+/// How a sample is taken.
+enum class timing_mode {
+  graph,     ///< N launches captured in one CUDA graph; per-launch = replay time / N (as served)
+  isolated,  ///< one launch between an event pair, queued behind a gate so host latency stays out
+  cold,      ///< isolated, with L2 flushed before each sample and inputs rotated
+  chain,     ///< PDL chain producer -> variant -> consumer; reports the latency the variant adds
+};
+const char* to_string(timing_mode m);
+/// Parses "graph", "isolated", "cold" or "chain"; throws error(usage).
+timing_mode parse_timing_mode(const std::string& name);
+
+/// Settings of the measurement engine.
+struct timing_options {
+  timing_mode mode = timing_mode::graph;
+  bool pdl = true;                  ///< launch the variant with the PDL attribute, as served
+  stopping_rule stop;               ///< when a candidate has enough samples
+  double throttle_ratio = 0.9;      ///< a sample below this x the median SM clock is dropped
+  double graph_target_us = 200;     ///< graph mode: launches per graph to fill this long
+  double chain_producer_us = 5;     ///< chain mode: how long the upstream producer runs
+  unsigned chain_length = 10;       ///< chain mode: chains per graph
+  unsigned long long probe_cycles = 40000;  ///< SM cycles the clock probe counts
+};
+
+/// One kernel to measure.
+struct candidate {
+  std::string label;                  ///< names it in messages and NVTX ranges (no '/')
+  long long tokens = 0;               ///< T, carried by NVTX ranges
+  CUfunction function = nullptr;
+  device::launch_config config;       ///< geometry; `pdl` is set from timing_options
+  std::vector<families::workspace*> workspaces;  ///< one, or several to rotate in cold mode
+  double bytes_moved = 0;             ///< per launch, for bandwidth
+};
+
+/// The outcome of measuring one candidate.
+struct measurement {
+  std::string label;
+  timing_mode mode = timing_mode::graph;
+  bool pdl = true;
+  std::vector<double> samples_us;    ///< every sample: per-launch time (chain: added latency)
+  std::vector<double> clock_mhz;     ///< SM clock probed before each sample (0 = unknown)
+  std::vector<bool> throttled;       ///< samples dropped for a low clock
+  sample_stats stats;                ///< over the kept samples, microseconds
+  stop_reason stopped = stop_reason::running;
+  unsigned launches_per_sample = 1;  ///< graph: launches per replay; chain: chains per replay
+  unsigned rotated_workspaces = 1;   ///< cold: input sets cycled through
+  double bytes_moved = 0;            ///< per launch
+  bool fits_in_l2 = false;           ///< whether bytes_moved fits in L2 (hot numbers may beat HBM)
+  double wall_s = 0;                 ///< wall time of warm-up and sampling
+  double chain_total_us = 0;         ///< chain: median time per chain with the variant
+  double chain_base_us = 0;          ///< chain: median time per chain without it
+};
+
+/// Measures candidates of one shape on one GPU.
+class timer {
+ public:
+  timer(const device::device_info& info, const helper_kernels& helpers);
+
+  /// Measures all candidates, interleaved (A, B, C, A, B, C, ...) until each one's stopping
+  /// rule holds, so drift hits them alike. Throws error(launch) if a kernel faults.
+  std::vector<measurement> measure(const std::vector<candidate>& candidates, const timing_options& options) const;
+
+  /// How many input sets cold mode rotates through for a working set of this size.
+  unsigned cold_rotation(double working_set_bytes) const;
+
+ private:
+  const device::device_info& m_info;
+  const helper_kernels& m_helpers;
+};
+
+}  // namespace kk3::timing

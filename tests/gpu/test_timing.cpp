@@ -1,0 +1,160 @@
+// GPU tests of the measurement engine, one per timing mode, on the example copy kernel. They
+// check that each mode produces sane, complete measurements; they assert no performance target
+// (those come from benchmarks that write JSON, under results/).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+
+#include "device/device_info.hpp"
+#include "families/registry.hpp"
+#include "jit/plan.hpp"
+#include "support/test_support.hpp"
+#include "timing/timer.hpp"
+
+namespace kk3::timing {
+namespace {
+
+class timing_gpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!device::driver_available(&why)) GTEST_SKIP() << "no GPU: " << why;
+    if (device::device_count() == 0) GTEST_SKIP() << "no GPU: the driver sees none";
+    info = device::query_device(0);
+    if (info.cc_major < 9) GTEST_SKIP() << info.name << " is older than sm_90 (PDL needs Hopper)";
+    ctx.emplace(0);
+    engine.emplace(test::make_engine({}));
+    helpers.emplace(*engine, info.arch, KK3_KERNEL_DIR);
+    space = families::load_family_space(families::find_family("copy_example"), KK3_CONFIG_DIR);
+    const auto& v = space::find_variant(space.variants, space.config, "reference");
+    compiled = engine->compile(jit::make_request(space.config, space.config.modes[0], v, info.arch, KK3_KERNEL_DIR));
+    ASSERT_TRUE(compiled.ok) << compiled.log;
+    module.emplace(compiled.cubin, compiled.label);
+  }
+
+  candidate make_candidate(long long tokens, unsigned workspaces) {
+    const families::shape shape{tokens, 0, 0};
+    const auto& v = space::find_variant(space.variants, space.config, "reference");
+    candidate c;
+    c.label = v.id;
+    c.tokens = tokens;
+    c.function = module->function(compiled.lowered_name);
+    c.config = space.impl->geometry(v, shape);
+    for (unsigned i = 0; i < workspaces; ++i) {
+      owned.push_back(space.impl->make_workspace(shape, 1000 + i));
+      c.workspaces.push_back(owned.back().get());
+    }
+    c.bytes_moved = space.impl->bytes_moved(shape);
+    return c;
+  }
+
+  // Checks what every measurement must satisfy, whatever the mode.
+  static void expect_complete(const measurement& m, const timing_options& o) {
+    EXPECT_NE(m.stopped, stop_reason::running);
+    EXPECT_GE(m.stats.samples, o.stop.min_samples);
+    EXPECT_EQ(m.samples_us.size(), m.clock_mhz.size());
+    EXPECT_EQ(m.samples_us.size(), m.throttled.size());
+    EXPECT_GT(m.stats.median, 0);
+    EXPECT_TRUE(std::isfinite(m.stats.median));
+    EXPECT_LE(m.stats.min, m.stats.median);
+    EXPECT_LE(m.stats.median, m.stats.max);
+    for (double mhz : m.clock_mhz) {
+      EXPECT_GT(mhz, 100);  // the probe read a real clock
+      EXPECT_LT(mhz, 5000);
+    }
+  }
+
+  device::device_info info;
+  std::optional<device::context> ctx;
+  std::optional<jit::jit_engine> engine;
+  std::optional<helper_kernels> helpers;
+  families::family_space space;
+  jit::compile_result compiled;
+  std::optional<device::module> module;
+  std::vector<std::unique_ptr<families::workspace>> owned;
+};
+
+TEST_F(timing_gpu, graph_mode_gives_per_launch_times) {
+  timer t(info, *helpers);
+  timing_options o;
+  o.mode = timing_mode::graph;
+  const auto m = t.measure({make_candidate(64, 1)}, o).front();
+  expect_complete(m, o);
+  EXPECT_GE(m.launches_per_sample, 4u);
+  EXPECT_TRUE(m.fits_in_l2);
+  // 1.8 MB copied: more than an empty launch, far less than a millisecond.
+  EXPECT_GT(m.stats.median, 0.3);
+  EXPECT_LT(m.stats.median, 1000);
+}
+
+TEST_F(timing_gpu, isolated_mode_agrees_with_graph_mode_on_a_long_kernel) {
+  timer t(info, *helpers);
+  timing_options o;
+  const candidate c = make_candidate(4096, 1);  // 117 MB copied: tens of microseconds
+  o.mode = timing_mode::isolated;
+  const auto iso = t.measure({c}, o).front();
+  o.mode = timing_mode::graph;
+  const auto graph = t.measure({c}, o).front();
+  expect_complete(iso, o);
+  expect_complete(graph, o);
+  EXPECT_FALSE(iso.fits_in_l2);
+  EXPECT_EQ(iso.launches_per_sample, 1u);
+  // Launch overhead is small against tens of microseconds: the modes agree within 25%.
+  EXPECT_NEAR(iso.stats.median / graph.stats.median, 1.0, 0.25)
+      << "isolated " << iso.stats.median << " us, graph " << graph.stats.median << " us";
+}
+
+TEST_F(timing_gpu, cold_mode_rotates_inputs_and_is_not_faster_than_hot) {
+  timer t(info, *helpers);
+  const long long tokens = 256;  // 7.3 MB: fits in L2 when hot
+  const unsigned rotation = t.cold_rotation(space.impl->bytes_moved(families::shape{tokens, 0, 0}));
+  EXPECT_GT(rotation, 1u);
+  const candidate c = make_candidate(tokens, rotation);
+  timing_options o;
+  o.mode = timing_mode::cold;
+  const auto cold = t.measure({c}, o).front();
+  o.mode = timing_mode::isolated;
+  const auto hot = t.measure({c}, o).front();
+  expect_complete(cold, o);
+  EXPECT_EQ(cold.rotated_workspaces, rotation);
+  EXPECT_GE(cold.stats.median, 0.95 * hot.stats.median)
+      << "cold " << cold.stats.median << " us, hot " << hot.stats.median << " us";
+}
+
+TEST_F(timing_gpu, chain_mode_reports_the_latency_the_variant_adds) {
+  timer t(info, *helpers);
+  timing_options o;
+  o.mode = timing_mode::chain;
+  const auto m = t.measure({make_candidate(2048, 1)}, o).front();
+  EXPECT_NE(m.stopped, stop_reason::running);
+  EXPECT_GE(m.stats.samples, o.stop.min_samples);
+  EXPECT_GT(m.chain_base_us, o.chain_producer_us);  // the producer alone runs 5 us
+  EXPECT_GT(m.chain_total_us, m.chain_base_us);
+  EXPECT_GT(m.stats.median, 1.0);  // a 59 MB copy adds microseconds
+  EXPECT_NEAR(m.stats.median, m.chain_total_us - m.chain_base_us, 0.2 * m.stats.median);
+}
+
+TEST_F(timing_gpu, candidates_are_interleaved_and_each_converges) {
+  timer t(info, *helpers);
+  timing_options o;
+  const auto ms = t.measure({make_candidate(16, 1), make_candidate(512, 1)}, o);
+  ASSERT_EQ(ms.size(), 2u);
+  for (const auto& m : ms) expect_complete(m, o);
+  EXPECT_LT(ms[0].stats.median, ms[1].stats.median);  // 16 rows copy faster than 512
+}
+
+TEST_F(timing_gpu, time_command_writes_json_and_exits_0) {
+  test::temp_dir dir;
+  const auto json = (dir.path() / "t.json").string();
+  const auto r = test::run_kk3tune({"time", "--family", "copy_example", "--tokens", "64", "--mode", "isolated", "--json", json});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("timing=isolated"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(json));
+  const auto p = test::run_kk3tune({"profile", "--family", "copy_example", "--tokens", "64", "-n", "5"});
+  EXPECT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("profiled 5 launches"), std::string::npos) << p.output;
+}
+
+}  // namespace
+}  // namespace kk3::timing
