@@ -66,3 +66,13 @@ extern "C" __global__ void kk3_consumer(unsigned int* sink) {
   if (threadIdx.x == 0 && blockIdx.x == 0) *sink = 1u;
   kk3_pdl_trigger();
 }
+
+/// Times itself: spins for `duration_ns` and stores the %globaltimer time from its first to
+/// its last instruction in *out. The gated modes launch it like a variant to measure what an
+/// event pair adds around a kernel (launch and drain), which they subtract from each sample.
+extern "C" __global__ void kk3_self_timed(unsigned long long duration_ns, unsigned long long* out) {
+  const unsigned long long start = kk3_globaltimer_ns();
+  unsigned long long now = start;
+  while (now - start < duration_ns) now = kk3_globaltimer_ns();
+  if (threadIdx.x == 0) *out = kk3_globaltimer_ns() - start;
+}

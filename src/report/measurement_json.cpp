@@ -51,6 +51,7 @@ std::string measurement_json(const run_context& context, const measured_subject&
         {"pdl", m.pdl},
         {"launches_per_sample", m.launches_per_sample},
         {"rotated_workspaces", m.rotated_workspaces},
+        {"event_overhead_us", m.event_overhead_us},
         {"stopped", timing::to_string(m.stopped)},
         {"wall_s", m.wall_s}}},
       {"statistics", stats},

@@ -26,6 +26,7 @@ helper_kernels::helper_kernels(const jit::jit_engine& engine, const std::string&
       m_clock(m_module.function("kk3_clock_probe")),
       m_flush(m_module.function("kk3_l2_flush")),
       m_producer(m_module.function("kk3_producer")),
-      m_consumer(m_module.function("kk3_consumer")) {}
+      m_consumer(m_module.function("kk3_consumer")),
+      m_self_timed(m_module.function("kk3_self_timed")) {}
 
 }  // namespace kk3::timing

@@ -18,10 +18,11 @@ class helper_kernels {
   CUfunction l2_flush() const { return m_flush; }       ///< reads a buffer larger than L2
   CUfunction producer() const { return m_producer; }    ///< fixed-duration upstream kernel
   CUfunction consumer() const { return m_consumer; }    ///< downstream kernel that waits
+  CUfunction self_timed() const { return m_self_timed; }  ///< spins and reports its own duration
 
  private:
   device::module m_module;
-  CUfunction m_gate, m_clock, m_flush, m_producer, m_consumer;
+  CUfunction m_gate, m_clock, m_flush, m_producer, m_consumer, m_self_timed;
 };
 
 }  // namespace kk3::timing

@@ -64,6 +64,7 @@ class sampler {
   }
 
   double chain_total_us = 0, chain_base_us = 0;  // last chain sample's parts
+  double event_overhead_us = 0;                   // gated modes: subtracted from each sample
 
  protected:
   void launch_variant(unsigned workspace_index, bool pdl) {
@@ -134,7 +135,26 @@ class gated_sampler final : public sampler {
       m_flush.fill(0x3c, m_stream.get());
     }
   }
-  void prepare() override { warm_up_and_estimate(); }
+  void prepare() override {
+    warm_up_and_estimate();
+    // What the event pair adds around a kernel: the interval around a kernel that times
+    // itself with %globaltimer, minus its own time. Median of 31, each gated like a sample.
+    device::device_buffer own(8);
+    std::vector<double> overhead;
+    for (int i = 0; i < 31; ++i) {
+      CUdeviceptr out = own.ptr();
+      unsigned long long spin_ns = 5000;
+      void* args[] = {&spin_ns, &out};
+      device::launch_config one;
+      one.block.x = 32;
+      const double interval_us = gated_interval_us([&] { device::launch(m_h.self_timed(), m_stream.get(), one, args); });
+      unsigned long long own_ns = 0;
+      own.download(&own_ns, sizeof own_ns);
+      overhead.push_back(interval_us - static_cast<double>(own_ns) * 1e-3);
+    }
+    std::sort(overhead.begin(), overhead.end());
+    event_overhead_us = quantile_sorted(overhead, 0.5);
+  }
 
   double sample(unsigned index) override {
     if (m_cold) {
@@ -146,6 +166,13 @@ class gated_sampler final : public sampler {
       flush.block.x = 512;
       device::launch(m_h.l2_flush(), m_stream.get(), flush, args);
     }
+    return gated_interval_us([&] { launch_variant(m_cold ? index : 0, m_o.pdl); }) - event_overhead_us;
+  }
+
+ private:
+  /// The event interval around what `enqueue` launches, queued behind the gate, in us.
+  template <class F>
+  double gated_interval_us(F enqueue) {
     volatile unsigned* flag = static_cast<volatile unsigned*>(m_flag.host());
     *flag = 0;
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -156,7 +183,7 @@ class gated_sampler final : public sampler {
     gate.block.x = 32;
     device::launch(m_h.gate(), m_stream.get(), gate, gate_args);
     m_start.record(m_stream.get());
-    launch_variant(m_cold ? index : 0, m_o.pdl);
+    enqueue();
     m_end.record(m_stream.get());
     std::atomic_thread_fence(std::memory_order_seq_cst);
     *flag = 1;
@@ -276,6 +303,7 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
     m.mode = options.mode;
     m.pdl = options.pdl;
     m.launches_per_sample = samplers.back()->launches_per_sample();
+    m.event_overhead_us = samplers.back()->event_overhead_us;
     m.rotated_workspaces = options.mode == timing_mode::cold ? static_cast<unsigned>(c.workspaces.size()) : 1;
     m.bytes_moved = c.bytes_moved;
     m.fits_in_l2 = c.bytes_moved <= static_cast<double>(m_info.l2_bytes);

@@ -50,7 +50,11 @@ struct measurement {
   std::string label;
   timing_mode mode = timing_mode::graph;
   bool pdl = true;
-  std::vector<double> samples_us;    ///< every sample: per-launch time (chain: added latency)
+  std::vector<double> samples_us;    ///< every sample: per-launch time (chain: added latency);
+                                     ///< isolated and cold: event interval minus event_overhead_us
+  double event_overhead_us = 0;      ///< isolated and cold: what an event pair adds around a
+                                     ///< kernel (launch and drain), measured this run with a
+                                     ///< kernel that times itself; subtracted from each sample
   std::vector<double> clock_mhz;     ///< SM clock probed before each sample (0 = unknown)
   std::vector<bool> throttled;       ///< samples dropped for a low clock
   sample_stats stats;                ///< over the kept samples, microseconds

@@ -105,6 +105,37 @@ TEST_F(timing_gpu, isolated_mode_agrees_with_graph_mode_on_a_long_kernel) {
       << "isolated " << iso.stats.median << " us, graph " << graph.stats.median << " us";
 }
 
+// A kernel that spins for a known time by %globaltimer: isolated mode must give that time back.
+class spin_workspace final : public families::workspace {
+ public:
+  explicit spin_workspace(unsigned long long ns) : m_ns(ns), m_out(8), m_ptr(m_out.ptr()) {}
+  void** args() override { return m_args; }
+
+ private:
+  unsigned long long m_ns;
+  device::device_buffer m_out;
+  CUdeviceptr m_ptr;
+  void* m_args[2] = {&m_ns, &m_ptr};
+};
+
+TEST_F(timing_gpu, isolated_mode_returns_a_self_timed_kernels_duration) {
+  timer t(info, *helpers);
+  timing_options o;
+  o.mode = timing_mode::isolated;
+  for (unsigned long long us : {3ull, 20ull, 60ull}) {
+    spin_workspace w(us * 1000);
+    candidate c;
+    c.label = "spin" + std::to_string(us);
+    c.function = helpers->self_timed();
+    c.config.block.x = 32;
+    c.workspaces = {&w};
+    const auto m = t.measure({c}, o).front();
+    EXPECT_GT(m.event_overhead_us, 0.0);
+    EXPECT_LT(m.event_overhead_us, 10.0);
+    EXPECT_NEAR(m.stats.median, static_cast<double>(us), 0.5) << "overhead " << m.event_overhead_us << " us";
+  }
+}
+
 TEST_F(timing_gpu, cold_mode_rotates_inputs_and_is_not_faster_than_hot) {
   timer t(info, *helpers);
   const long long tokens = 256;  // 7.3 MB: fits in L2 when hot
