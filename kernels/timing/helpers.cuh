@@ -68,8 +68,8 @@ extern "C" __global__ void kk3_consumer(unsigned int* sink) {
 }
 
 /// Times itself: spins for `duration_ns` and stores the %globaltimer time from its first to
-/// its last instruction in *out. The gated modes launch it like a variant to measure what an
-/// event pair adds around a kernel (launch and drain), which they subtract from each sample.
+/// its last instruction in *out: a kernel of known duration for checking the timing modes
+/// (tests, bench/event_probe.cpp).
 extern "C" __global__ void kk3_self_timed(unsigned long long duration_ns, unsigned long long* out) {
   const unsigned long long start = kk3_globaltimer_ns();
   unsigned long long now = start;

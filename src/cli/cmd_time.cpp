@@ -88,7 +88,7 @@ int run_time(const global_options& global, time_options o) {
       << (m.mode == timing::timing_mode::chain ? " chains" : " launches") << " per sample, stopped: "
       << timing::to_string(m.stopped) << ", " << f("%.3f", m.wall_s) << " s wall\n"
       << "  SM clock   " << f("%.0f", clock) << " MHz (median of kept samples)\n"
-      << (m.event_overhead_us != 0 ? "  events     " + f("%.3f", m.event_overhead_us) + " us of launch and drain around a kernel, measured this run and subtracted\n" : "")
+      << (m.event_overhead_us != 0 ? "  events     " + f("%.3f", m.event_overhead_us) + " us for an empty event pair, measured this run and subtracted\n" : "")
       << "  time us    median " << f("%.3f", s.median) << "  min " << f("%.3f", s.min) << "  mean " << f("%.3f", s.mean)
       << "  p10 " << f("%.3f", s.p10) << "  p90 " << f("%.3f", s.p90) << "  stdev " << f("%.3f", s.stdev) << "  IQR "
       << f("%.3f", s.iqr) << "\n"

@@ -52,9 +52,9 @@ struct measurement {
   bool pdl = true;
   std::vector<double> samples_us;    ///< every sample: per-launch time (chain: added latency);
                                      ///< isolated and cold: event interval minus event_overhead_us
-  double event_overhead_us = 0;      ///< isolated and cold: what an event pair adds around a
-                                     ///< kernel (launch and drain), measured this run with a
-                                     ///< kernel that times itself; subtracted from each sample
+  double event_overhead_us = 0;      ///< isolated and cold: the interval of an event pair with
+                                     ///< nothing between, measured this run; subtracted from
+                                     ///< each sample so the time matches the kernel's own duration
   std::vector<double> clock_mhz;     ///< SM clock probed before each sample (0 = unknown)
   std::vector<bool> throttled;       ///< samples dropped for a low clock
   sample_stats stats;                ///< over the kept samples, microseconds

@@ -105,7 +105,8 @@ TEST_F(timing_gpu, isolated_mode_agrees_with_graph_mode_on_a_long_kernel) {
       << "isolated " << iso.stats.median << " us, graph " << graph.stats.median << " us";
 }
 
-// A kernel that spins for a known time by %globaltimer: isolated mode must give that time back.
+// A kernel that spins for a known time by %globaltimer: isolated mode must give that time back,
+// plus the kernel's launch and exit (ncu measured 1.35 us for those on the H200).
 class spin_workspace final : public families::workspace {
  public:
   explicit spin_workspace(unsigned long long ns) : m_ns(ns), m_out(8), m_ptr(m_out.ptr()) {}
@@ -131,8 +132,9 @@ TEST_F(timing_gpu, isolated_mode_returns_a_self_timed_kernels_duration) {
     c.workspaces = {&w};
     const auto m = t.measure({c}, o).front();
     EXPECT_GT(m.event_overhead_us, 0.0);
-    EXPECT_LT(m.event_overhead_us, 10.0);
-    EXPECT_NEAR(m.stats.median, static_cast<double>(us), 0.5) << "overhead " << m.event_overhead_us << " us";
+    EXPECT_LT(m.event_overhead_us, 5.0);
+    EXPECT_GT(m.stats.median, static_cast<double>(us) - 0.3) << "event pair " << m.event_overhead_us << " us";
+    EXPECT_LT(m.stats.median, static_cast<double>(us) + 2.5) << "event pair " << m.event_overhead_us << " us";
   }
 }
 
