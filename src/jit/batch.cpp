@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "core/error.hpp"
+#include "core/nvtx.hpp"
 #include "core/thread_pool.hpp"
 #include "jit/cache_key.hpp"
 #include "jit/toolkit.hpp"
@@ -15,6 +16,7 @@ jit_engine::jit_engine(nvrtc_compiler compiler, const jit_options& options)
 }
 
 compile_result jit_engine::compile(const compile_request& request) const {
+  const nvtx::range range("compile");
   std::string key;
   try {
     key = cache_key(request, m_compiler.full_options(request), m_compiler.sources(request),

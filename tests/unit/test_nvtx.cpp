@@ -249,3 +249,36 @@ TEST(nvtx, without_an_injection_library_ranges_are_no_ops) {
 
 }  // namespace
 }  // namespace kk3
+
+namespace kk3 {
+namespace {
+
+// The tool itself, not only the emitter: every variant compile is a "compile" range in the
+// kk3tune domain, pushed and popped on its worker thread.
+TEST(nvtx, kk3tune_compile_emits_one_compile_range_per_variant) {
+  test::temp_dir dir;
+  const auto log = dir.path() / "nvtx.log";
+  const auto r = test::run_kk3tune({"compile", "--arch", "sm_90a", "--family", "copy_example", "--no-cache"},
+                                   {std::string("NVTX_INJECTION64_PATH=") + KK3_NVTX_RECORDER, "KK3_NVTX_LOG=" + log.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(log);
+  std::string line;
+  std::map<std::string, int> depth;  // per thread
+  int compile_ranges = 0;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind, tid, domain, type, message;
+    words >> kind >> tid >> domain >> type >> message;
+    if (kind == "push") {
+      ++depth[tid];
+      if (domain == "kk3tune" && message == "compile") ++compile_ranges;
+    } else if (kind == "pop") {
+      EXPECT_GT(depth[tid]--, 0) << "pop without push on thread " << tid;
+    }
+  }
+  EXPECT_EQ(compile_ranges, 27);
+  for (const auto& [tid, d] : depth) EXPECT_EQ(d, 0) << "thread " << tid << " left ranges open";
+}
+
+}  // namespace
+}  // namespace kk3
