@@ -5,7 +5,6 @@
 //   ncu --metrics gpu__time_duration.sum --kernel-name kk3_self_timed
 // to compare ncu's duration with the kernel's own time.
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "device/resources.hpp"
 #include "jit/batch.hpp"
 #include "jit/toolkit.hpp"
+#include "timing/gate.hpp"
 #include "timing/helper_kernels.hpp"
 #include "timing/statistics.hpp"
 
@@ -27,36 +27,16 @@ int main() {
   jo.use_cache = false;
   const jit::jit_engine engine(jit::nvrtc_compiler(find_kernel_dir().dir, jit::require_cuda_include_dir().dir), jo);
   const timing::helper_kernels h(engine, info.arch, find_kernel_dir().dir);
-  device::stream s;
-  device::event start, end;
-  device::mapped_host_buffer flag(4);
+  timing::gated_stream gated(h);
   device::device_buffer own(8);
-
-  auto gated = [&](auto enqueue) {
-    volatile unsigned* f = static_cast<volatile unsigned*>(flag.host());
-    *f = 0;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    CUdeviceptr fp = flag.device_ptr();
-    unsigned long long timeout = 1000000000ull;
-    void* ga[] = {&fp, &timeout};
-    device::launch_config g;
-    g.block.x = 32;
-    device::launch(h.gate(), s.get(), g, ga);
-    start.record(s.get());
-    enqueue();
-    end.record(s.get());
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    *f = 1;
-    end.synchronize();
-    return end.elapsed_ms_since(start) * 1e3;
-  };
+  auto gated_interval = [&](auto enqueue) { return gated.interval_us(enqueue); };
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return timing::quantile_sorted(v, 0.5);
   };
 
   std::vector<double> e0;
-  for (int i = 0; i < 51; ++i) e0.push_back(gated([] {}));
+  for (int i = 0; i < 51; ++i) e0.push_back(gated_interval([] {}));
   std::printf("event pair, nothing between: %.3f us\n", median(e0));
   for (unsigned long long spin_us : {0ull, 5ull, 20ull}) {
     std::vector<double> interval, self;
@@ -66,7 +46,7 @@ int main() {
       void* a[] = {&ns, &out};
       device::launch_config one;
       one.block.x = 32;
-      interval.push_back(gated([&] { device::launch(h.self_timed(), s.get(), one, a); }));
+      interval.push_back(gated_interval([&] { device::launch(h.self_timed(), gated.get(), one, a); }));
       unsigned long long t = 0;
       own.download(&t, 8);
       self.push_back(t * 1e-3);

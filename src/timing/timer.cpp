@@ -1,7 +1,6 @@
 #include "timing/timer.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -10,6 +9,7 @@
 #include "core/nvtx.hpp"
 #include "device/check.hpp"
 #include "device/resources.hpp"
+#include "timing/gate.hpp"
 
 namespace kk3::timing {
 
@@ -67,11 +67,11 @@ class sampler {
   double event_overhead_us = 0;                   // gated modes: subtracted from each sample
 
  protected:
-  void launch_variant(unsigned workspace_index, bool pdl) {
+  void launch_variant(unsigned workspace_index, bool pdl, CUstream s = nullptr) {
     device::launch_config config = m_c.config;
     config.pdl = pdl;
     families::workspace* w = m_c.workspaces[workspace_index % m_c.workspaces.size()];
-    device::launch(m_c.function, m_stream.get(), config, w->args());
+    device::launch(m_c.function, s ? s : m_stream.get(), config, w->args());
   }
 
   /// Launches the variant a few times and returns the mean per-launch time in microseconds.
@@ -127,7 +127,7 @@ class gated_sampler final : public sampler {
  public:
   gated_sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info,
                 bool cold)
-      : sampler(c, o, h, info), m_cold(cold), m_flag(sizeof(unsigned)) {
+      : sampler(c, o, h, info), m_cold(cold), m_gated(h) {
     if (m_cold) {
       m_flush_words = static_cast<unsigned long long>(2 * m_info.l2_bytes / 16);
       m_flush = device::device_buffer(m_flush_words * 16);
@@ -141,7 +141,7 @@ class gated_sampler final : public sampler {
     // (median of 31). Measured on the H200 (bench/event_probe.cpp): an event interval around a
     // kernel exceeds ncu's gpu__time_duration of that kernel by this much, within 0.1 us.
     std::vector<double> overhead;
-    for (int i = 0; i < 31; ++i) overhead.push_back(gated_interval_us([] {}));
+    for (int i = 0; i < 31; ++i) overhead.push_back(m_gated.interval_us([] {}));
     std::sort(overhead.begin(), overhead.end());
     event_overhead_us = quantile_sorted(overhead, 0.5);
   }
@@ -154,36 +154,14 @@ class gated_sampler final : public sampler {
       device::launch_config flush;
       flush.grid.x = static_cast<unsigned>(m_info.sm_count * 4);
       flush.block.x = 512;
-      device::launch(m_h.l2_flush(), m_stream.get(), flush, args);
+      device::launch(m_h.l2_flush(), m_gated.get(), flush, args);
     }
-    return gated_interval_us([&] { launch_variant(m_cold ? index : 0, m_o.pdl); }) - event_overhead_us;
-  }
-
- private:
-  /// The event interval around what `enqueue` launches, queued behind the gate, in us.
-  template <class F>
-  double gated_interval_us(F enqueue) {
-    volatile unsigned* flag = static_cast<volatile unsigned*>(m_flag.host());
-    *flag = 0;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    CUdeviceptr flag_ptr = m_flag.device_ptr();
-    unsigned long long timeout_ns = 1000000000ull;
-    void* gate_args[] = {&flag_ptr, &timeout_ns};
-    device::launch_config gate;
-    gate.block.x = 32;
-    device::launch(m_h.gate(), m_stream.get(), gate, gate_args);
-    m_start.record(m_stream.get());
-    enqueue();
-    m_end.record(m_stream.get());
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    *flag = 1;
-    m_end.synchronize();
-    return m_end.elapsed_ms_since(m_start) * 1e3;
+    return m_gated.interval_us([&] { launch_variant(m_cold ? index : 0, m_o.pdl, m_gated.get()); }) - event_overhead_us;
   }
 
  private:
   bool m_cold;
-  device::mapped_host_buffer m_flag;
+  gated_stream m_gated;
   unsigned long long m_flush_words = 0;
   device::device_buffer m_flush, m_sink;
 };

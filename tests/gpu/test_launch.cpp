@@ -20,10 +20,9 @@ class gpu : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (!device::driver_available(&why)) GTEST_SKIP() << "no GPU: " << why;
-    if (device::device_count() == 0) GTEST_SKIP() << "no GPU: the driver sees none";
-    info = device::query_device(0);
-    if (info.cc_major < 9) GTEST_SKIP() << info.name << " is older than sm_90 (PDL needs Hopper)";
+    const auto gpu = test::hopper_or_newer(why);
+    if (!gpu) GTEST_SKIP() << why;
+    info = *gpu;
     ctx.emplace(0);
     space = families::load_family_space(families::find_family("copy_example"), KK3_CONFIG_DIR);
   }

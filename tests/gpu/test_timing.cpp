@@ -19,10 +19,9 @@ class timing_gpu : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (!device::driver_available(&why)) GTEST_SKIP() << "no GPU: " << why;
-    if (device::device_count() == 0) GTEST_SKIP() << "no GPU: the driver sees none";
-    info = device::query_device(0);
-    if (info.cc_major < 9) GTEST_SKIP() << info.name << " is older than sm_90 (PDL needs Hopper)";
+    const auto gpu = test::hopper_or_newer(why);
+    if (!gpu) GTEST_SKIP() << why;
+    info = *gpu;
     ctx.emplace(0);
     engine.emplace(test::make_engine({}));
     helpers.emplace(*engine, info.arch, KK3_KERNEL_DIR);

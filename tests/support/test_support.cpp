@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "device/driver_api.hpp"
 #include "jit/toolkit.hpp"
 
 namespace kk3::test {
@@ -22,20 +23,39 @@ temp_dir::~temp_dir() {
   std::filesystem::remove_all(m_path, ec);
 }
 
-namespace {
-std::string quote(const std::string& s) {
+std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
-}  // namespace
 
 command_result run_kk3tune(const std::vector<std::string>& args, const std::vector<std::string>& env) {
   std::string cmd = "env";
-  for (const auto& e : env) cmd += " " + quote(e);
-  cmd += " " + quote(KK3_BINARY);
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " 2>&1";
+  for (const auto& e : env) cmd += " " + shell_quote(e);
+  cmd += " " + shell_quote(KK3_BINARY);
+  for (const auto& a : args) cmd += " " + shell_quote(a);
+  return run_command(cmd);
+}
+
+std::optional<device::device_info> hopper_or_newer(std::string& why) {
+  if (!device::driver_available(&why)) {
+    why = "no GPU: " + why;
+    return std::nullopt;
+  }
+  if (device::device_count() == 0) {
+    why = "no GPU: the driver sees none";
+    return std::nullopt;
+  }
+  device::device_info info = device::query_device(0);
+  if (info.cc_major < 9) {
+    why = info.name + " is older than sm_90 (PDL needs Hopper)";
+    return std::nullopt;
+  }
+  return info;
+}
+
+command_result run_command(const std::string& command_line) {
+  const std::string cmd = command_line + " 2>&1";
   command_result r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return r;

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "device/device_info.hpp"
 #include "jit/batch.hpp"
 
 namespace kk3::test {
@@ -28,6 +31,16 @@ struct command_result {
   int exit_code = -1;
   std::string output;
 };
+
+/// Runs a shell command line (stdout and stderr together) and returns what it printed.
+command_result run_command(const std::string& command_line);
+
+/// Shell-quotes one word.
+std::string shell_quote(const std::string& word);
+
+/// GPU 0 if it can run the GPU tests (a driver, a GPU, sm_90 or newer for PDL); otherwise
+/// nothing, with `why` saying what is missing (for GTEST_SKIP).
+std::optional<device::device_info> hopper_or_newer(std::string& why);
 
 /// Runs the kk3tune binary with `args` (shell-quoted here) and extra VAR=value settings.
 command_result run_kk3tune(const std::vector<std::string>& args, const std::vector<std::string>& env = {});

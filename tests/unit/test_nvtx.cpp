@@ -18,32 +18,14 @@
 namespace kk3 {
 namespace {
 
-struct run_result {
-  int exit_code = -1;
-  std::string output;
-};
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using run_result = test::command_result;
 
 /// Runs the emitter with `env` settings; any injection inherited from the test's own
 /// environment (say, ctest under nsys) is removed first, so only `env` decides.
 run_result run_emitter(const std::vector<std::string>& env) {
   std::string cmd = "env -u NVTX_INJECTION64_PATH -u NVTX_INJECTION32_PATH";
-  for (const auto& e : env) cmd += " " + quote(e);
-  cmd += " " + quote(KK3_NVTX_EMITTER) + " 2>&1";
-  run_result r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  for (const auto& e : env) cmd += " " + test::shell_quote(e);
+  return test::run_command(cmd + " " + test::shell_quote(KK3_NVTX_EMITTER));
 }
 
 /// One line of the recorder's log (format in tests/nvtx/recorder.cpp).
