@@ -11,8 +11,9 @@ out, expected_launches = sys.argv[1], int(sys.argv[2])
 
 
 def load(path):
+    """The first (only) result of a `kk3tune time --json` file."""
     with open(path) as f:
-        return json.load(f)
+        return json.load(f)["results"][0]
 
 
 def ncu_durations_us(path):

@@ -76,3 +76,29 @@ extern "C" __global__ void kk3_self_timed(unsigned long long duration_ns, unsign
   while (now - start < duration_ns) now = kk3_globaltimer_ns();
   if (threadIdx.x == 0) *out = kk3_globaltimer_ns() - start;
 }
+
+/// One copy of the delayed producer: `bytes` from src to dst.
+struct kk3_copy_job {
+  unsigned long long dst, src, bytes;
+};
+
+/// The verifier's stand-in for the upstream kernel (PDL hazard check): triggers its dependents
+/// at once, so the variant launches and runs whatever it does before griddepcontrol.wait
+/// while this kernel waits `delay_ns`, and only then writes the upstream-produced inputs
+/// (copies them from staging buffers over their poisoned device copies). A variant that
+/// reads them before its wait reads poison.
+extern "C" __global__ void kk3_delayed_producer(const kk3_copy_job* jobs, int count, unsigned long long delay_ns) {
+  kk3_pdl_trigger();
+  const unsigned long long start = kk3_globaltimer_ns();
+  while (kk3_globaltimer_ns() - start < delay_ns) {
+  }
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (int j = 0; j < count; ++j) {
+    unsigned char* dst = reinterpret_cast<unsigned char*>(jobs[j].dst);
+    const unsigned char* src = reinterpret_cast<const unsigned char*>(jobs[j].src);
+    for (unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; i < jobs[j].bytes;
+         i += stride) {
+      dst[i] = src[i];
+    }
+  }
+}

@@ -25,6 +25,7 @@ int run(int argc, char** argv) {
   add_doctor_command(app, global, exit_code);
   add_list_command(app, global, exit_code);
   add_compile_command(app, global, exit_code);
+  add_verify_command(app, global, exit_code);
   add_time_command(app, global, exit_code);
   add_profile_command(app, global, exit_code);
 

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/variant_setup.hpp"
+#include "core/error.hpp"
 #include "core/nvtx.hpp"
 #include "device/check.hpp"
 #include "device/launch.hpp"
@@ -23,11 +24,13 @@ struct profile_options {
 
 int run_profile(const global_options& global, const profile_options& o) {
   loaded_variant v = load_variant(global, o.target);
+  if (v.kernels.size() != 1) throw error(error_kind::usage, "--variant: profile runs one variant");
+  const loaded_kernel& k = v.kernels.front();
   device::launch_config config = v.space.impl->geometry(*v.variant, v.shape);
   config.pdl = !o.no_pdl;
   const device::stream s;
   void** args = v.workspaces.front()->args();
-  for (unsigned i = 0; i < o.warmup; ++i) device::launch(v.function, s.get(), config, args);
+  for (unsigned i = 0; i < o.warmup; ++i) device::launch(k.function, s.get(), config, args);
   s.synchronize();
 
   KK3_CU(cuProfilerStart);
@@ -36,11 +39,11 @@ int run_profile(const global_options& global, const profile_options& o) {
     nvtx::range family_range(v.space.config.family, v.shape.tokens);
     nvtx::range shape_range(v.shape_range_name(), v.shape.tokens);
     nvtx::range variant_range(v.variant->id, v.shape.tokens);
-    for (unsigned i = 0; i < o.iterations; ++i) device::launch(v.function, s.get(), config, args);
+    for (unsigned i = 0; i < o.iterations; ++i) device::launch(k.function, s.get(), config, args);
     s.synchronize();
   }
   KK3_CU(cuProfilerStop);
-  std::cout << "profiled " << o.iterations << " launches of " << v.describe() << " (kernel " << v.compiled.lowered_name
+  std::cout << "profiled " << o.iterations << " launches of " << v.describe() << " (kernel " << k.compiled.lowered_name
             << ", grid " << config.grid.x << "x" << config.grid.y << "x" << config.grid.z << ", block " << config.block.x
             << ", pdl " << (config.pdl ? "on" : "off") << ", seed " << v.seed << ")\n"
             << "NVTX: domain kk3tune, ranges profile/" << v.space.config.family << "/" << v.shape_range_name() << "/"

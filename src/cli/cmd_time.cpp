@@ -2,7 +2,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include <algorithm>
+
 #include "cli/commands.hpp"
+#include "cli/table.hpp"
 #include "cli/variant_setup.hpp"
 #include "core/error.hpp"
 #include "core/nvtx.hpp"
@@ -31,6 +34,58 @@ std::string f(const char* fmt, double v) {
   return buf;
 }
 
+double tb_per_s(const timing::measurement& m) { return m.stats.median > 0 ? m.bytes_moved / (m.stats.median * 1e-6) / 1e12 : 0; }
+
+void print_one(std::ostream& out, const loaded_variant& v, const timing::measurement& m, const time_options& o) {
+  const auto& s = m.stats;
+  std::size_t throttled = 0;
+  std::vector<double> clocks;
+  for (std::size_t i = 0; i < m.clock_mhz.size(); ++i) {
+    throttled += m.throttled[i];
+    if (!m.throttled[i]) clocks.push_back(m.clock_mhz[i]);
+  }
+  const double clock = timing::summarize(clocks).median;
+  const double tb_s = tb_per_s(m);
+  out << v.describe() << "  timing=" << timing::to_string(m.mode) << " pdl=" << (m.pdl ? "on" : "off") << " seed=" << v.seed
+      << "\n"
+      << "  samples    " << s.samples << " kept (" << throttled << " throttled dropped), " << m.launches_per_sample
+      << (m.mode == timing::timing_mode::chain ? " chains" : " launches") << " per sample, stopped: "
+      << timing::to_string(m.stopped) << ", " << f("%.3f", m.wall_s) << " s wall\n"
+      << "  SM clock   " << f("%.0f", clock) << " MHz (median of kept samples)\n"
+      << (m.event_overhead_us != 0 ? "  events     " + f("%.3f", m.event_overhead_us) + " us for an empty event pair, measured this run and subtracted\n" : "")
+      << "  time us    median " << f("%.3f", s.median) << "  min " << f("%.3f", s.min) << "  mean " << f("%.3f", s.mean)
+      << "  p10 " << f("%.3f", s.p10) << "  p90 " << f("%.3f", s.p90) << "  stdev " << f("%.3f", s.stdev) << "  IQR "
+      << f("%.3f", s.iqr) << "\n"
+      << "  noise      " << f("%.3f", s.rel_stderr_median * 100) << "% relative standard error of the median (target "
+      << f("%.2f", o.noise_percent) << "%)\n";
+  if (m.mode == timing::timing_mode::chain) {
+    out << "  chain      " << f("%.3f", m.chain_total_us) << " us per chain with the variant, " << f("%.3f", m.chain_base_us)
+        << " us without: the variant adds " << f("%.3f", s.median) << " us\n";
+  } else {
+    out << "  bandwidth  " << f("%.3f", m.bytes_moved / 1e6) << " MB moved, " << f("%.3f", tb_s) << " TB/s";
+    if (o.ceiling_tb_s > 0) out << " (" << f("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of " << f("%.2f", o.ceiling_tb_s) << " TB/s)";
+    out << "; working set " << (m.fits_in_l2 ? "fits" : "does not fit") << " in L2 ("
+        << f("%.0f", static_cast<double>(v.info.l2_bytes) / 1048576) << " MiB)"
+        << (m.mode == timing::timing_mode::cold ? ", flushed before each sample, " + std::to_string(m.rotated_workspaces) + " input sets rotated" : "")
+        << "\n";
+  }
+}
+
+void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing::measurement> ms, const time_options& o) {
+  std::sort(ms.begin(), ms.end(), [](const auto& a, const auto& b) { return a.stats.median < b.stats.median; });
+  out << v.describe() << "  timing=" << timing::to_string(ms.front().mode) << " pdl=" << (ms.front().pdl ? "on" : "off")
+      << " seed=" << v.seed << ", interleaved, fastest first\n";
+  text_table table({"variant", "median_us", "p10_us", "p90_us", "noise_%", "samples", "TB/s"}, {false, true, true, true, true, true, true});
+  for (const auto& m : ms) {
+    const bool reference = m.label == space::find_variant(v.space.variants, v.space.config, "reference").id;
+    table.add_row({m.label + (reference ? " (reference)" : ""), f("%.3f", m.stats.median), f("%.3f", m.stats.p10),
+                   f("%.3f", m.stats.p90), f("%.2f", 100 * m.stats.rel_stderr_median), std::to_string(m.stats.samples),
+                   f("%.3f", tb_per_s(m))});
+  }
+  table.print(out);
+  if (o.ceiling_tb_s > 0) out << "(TB/s against a ceiling of " << f("%.2f", o.ceiling_tb_s) << ")\n";
+}
+
 int run_time(const global_options& global, time_options o) {
   // `--mode graph|isolated|cold|chain` names the timing mode (as in `kk3tune time ... --mode M`);
   // any other --mode value is the family's mode. No family mode has a timing mode's name.
@@ -52,64 +107,39 @@ int run_time(const global_options& global, time_options o) {
   const timing::helper_kernels helpers(*v.engine, v.info.arch, v.kernel_dir);
   const timing::timer timer(v.info, helpers);
   if (to.mode == timing::timing_mode::cold) {
-    add_workspaces(v, timer.cold_rotation(v.space.impl->bytes_moved(v.shape)));
+    add_workspaces(v, timer.cold_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
   }
 
-  timing::candidate c;
-  c.label = v.variant->id;
-  c.tokens = v.shape.tokens;
-  c.function = v.function;
-  c.config = v.space.impl->geometry(*v.variant, v.shape);
-  for (auto& w : v.workspaces) c.workspaces.push_back(w.get());
-  c.bytes_moved = v.space.impl->bytes_moved(v.shape);
+  std::vector<timing::candidate> candidates;
+  const double bytes = v.space.impl->bytes_moved(v.shape, *v.mode);
+  for (const loaded_kernel& k : v.kernels) {
+    timing::candidate c;
+    c.label = k.variant->id;
+    c.tokens = v.shape.tokens;
+    c.function = k.function;
+    c.config = v.space.impl->geometry(*k.variant, v.shape);
+    for (auto& w : v.workspaces) c.workspaces.push_back(w.get());
+    c.bytes_moved = bytes;
+    candidates.push_back(std::move(c));
+  }
 
   std::vector<timing::measurement> result;
   {
     nvtx::range family_range(v.space.config.family);
     nvtx::range shape_range(v.shape_range_name(), v.shape.tokens);
-    result = timer.measure({c}, to);
+    result = timer.measure(candidates, to);
   }
-  const timing::measurement& m = result.front();
-  const auto& s = m.stats;
-  const double tb_s = s.median > 0 ? m.bytes_moved / (s.median * 1e-6) / 1e12 : 0;
-
-  std::size_t throttled = 0;
-  for (bool t : m.throttled) throttled += t;
-  std::vector<double> clocks;
-  for (std::size_t i = 0; i < m.clock_mhz.size(); ++i) {
-    if (!m.throttled[i]) clocks.push_back(m.clock_mhz[i]);
-  }
-  const double clock = timing::summarize(clocks).median;
-
   std::ostream& out = o.json == "-" ? std::cerr : std::cout;
-  out << v.describe() << "  timing=" << timing::to_string(m.mode) << " pdl=" << (m.pdl ? "on" : "off") << " seed=" << v.seed
-      << "\n"
-      << "  samples    " << s.samples << " kept (" << throttled << " throttled dropped), " << m.launches_per_sample
-      << (m.mode == timing::timing_mode::chain ? " chains" : " launches") << " per sample, stopped: "
-      << timing::to_string(m.stopped) << ", " << f("%.3f", m.wall_s) << " s wall\n"
-      << "  SM clock   " << f("%.0f", clock) << " MHz (median of kept samples)\n"
-      << (m.event_overhead_us != 0 ? "  events     " + f("%.3f", m.event_overhead_us) + " us for an empty event pair, measured this run and subtracted\n" : "")
-      << "  time us    median " << f("%.3f", s.median) << "  min " << f("%.3f", s.min) << "  mean " << f("%.3f", s.mean)
-      << "  p10 " << f("%.3f", s.p10) << "  p90 " << f("%.3f", s.p90) << "  stdev " << f("%.3f", s.stdev) << "  IQR "
-      << f("%.3f", s.iqr) << "\n"
-      << "  noise      " << f("%.3f", s.rel_stderr_median * 100) << "% relative standard error of the median (target "
-      << f("%.2f", o.noise_percent) << "%)\n";
-  if (m.mode == timing::timing_mode::chain) {
-    out << "  chain      " << f("%.3f", m.chain_total_us) << " us per chain with the variant, " << f("%.3f", m.chain_base_us)
-        << " us without: the variant adds " << f("%.3f", s.median) << " us\n";
+  if (result.size() == 1) {
+    print_one(out, v, result.front(), o);
   } else {
-    out << "  bandwidth  " << f("%.1f", m.bytes_moved / 1e6) << " MB moved, " << f("%.3f", tb_s) << " TB/s";
-    if (o.ceiling_tb_s > 0) out << " (" << f("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of " << f("%.2f", o.ceiling_tb_s) << " TB/s)";
-    out << "; working set " << (m.fits_in_l2 ? "fits" : "does not fit") << " in L2 ("
-        << f("%.0f", static_cast<double>(v.info.l2_bytes) / 1048576) << " MiB)"
-        << (m.mode == timing::timing_mode::cold ? ", flushed before each sample, " + std::to_string(m.rotated_workspaces) + " input sets rotated" : "")
-        << "\n";
+    print_table(out, v, result, o);
   }
 
   if (!o.json.empty()) {
-    report::measured_subject subject{v.space.config.family, v.mode->name, v.variant->id, v.shape.tokens,
-                                     v.shape.heads,         v.shape.blocks, v.seed,     o.ceiling_tb_s};
-    const std::string doc = report::measurement_json(report::capture_context(v.info, global.argv), subject, m);
+    report::measured_subject subject{v.space.config.family, v.mode->name, v.shape.tokens, v.shape.heads, v.shape.blocks,
+                                     v.seed, o.ceiling_tb_s};
+    const std::string doc = report::measurement_json(report::capture_context(v.info, global.argv), subject, result);
     if (o.json == "-") std::cout << doc;
     else write_file_atomic(o.json, doc);
   }

@@ -19,6 +19,7 @@ struct global_options {
 void add_doctor_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_list_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_compile_command(CLI::App& app, const global_options& global, int& exit_code);
+void add_verify_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_time_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_profile_command(CLI::App& app, const global_options& global, int& exit_code);
 

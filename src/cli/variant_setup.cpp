@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/text.hpp"
 #include "device/driver_api.hpp"
 #include "jit/plan.hpp"
 #include "jit/toolkit.hpp"
@@ -24,7 +25,8 @@ void add_variant_options(CLI::App* cmd, variant_options& o) {
 }
 
 std::string loaded_variant::describe() const {
-  std::string d = space.config.family + "/" + mode->name + "/" + variant->id + " T=" + std::to_string(shape.tokens);
+  std::string d = space.config.family + "/" + mode->name + "/" + (kernels.size() == 1 ? variant->id : std::to_string(kernels.size()) + " variants") +
+                  " T=" + std::to_string(shape.tokens);
   if (shape.heads) d += " H=" + std::to_string(shape.heads);
   if (shape.blocks) d += " NB=" + std::to_string(shape.blocks);
   return d;
@@ -48,8 +50,14 @@ loaded_variant load_variant(const global_options& global, const variant_options&
     }
   }
   if (!v.mode) throw error(error_kind::usage, "--mode: family " + o.family + " has no mode '" + o.mode + "'");
-  v.variant = &space::find_variant(v.space.variants, v.space.config, o.variant);
-  v.shape = families::shape{o.tokens, o.heads, o.blocks};
+  std::vector<const space::variant*> chosen;
+  if (o.variant == "all") {
+    for (const auto& var : v.space.variants) chosen.push_back(&var);
+  } else {
+    for (const std::string& id : split(o.variant, ',')) chosen.push_back(&space::find_variant(v.space.variants, v.space.config, id));
+  }
+  if (chosen.empty()) throw error(error_kind::usage, "--variant: expected an id, a comma list or 'all'");
+  v.shape = v.space.impl->model_shape(o.tokens, o.heads, o.blocks);
   v.seed = o.seed ? o.seed : std::random_device{}() | 1ull;
 
   (void)device::driver();  // throws error(device) with the reason when there is no driver
@@ -61,21 +69,32 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   jo.use_cache = !o.no_cache;
   jo.cache_dir = find_cache_dir(o.cache_dir).dir;
   v.engine = std::make_unique<jit::jit_engine>(jit::nvrtc_compiler(v.kernel_dir, jit::require_cuda_include_dir().dir), jo);
-  v.compiled = v.engine->compile(jit::make_request(v.space.config, *v.mode, *v.variant, v.info.arch, v.kernel_dir));
-  if (!v.compiled.ok) {
-    std::string options;
-    for (const auto& opt : v.compiled.options) options += " " + opt;
-    throw error(error_kind::compile, v.compiled.label + " failed to compile\noptions:" + options + "\n" + v.compiled.log);
+  std::vector<jit::compile_request> requests;
+  for (const space::variant* var : chosen) {
+    requests.push_back(jit::make_request(v.space.config, *v.mode, *var, v.info.arch, v.kernel_dir));
   }
-  v.module = std::make_unique<device::module>(v.compiled.cubin, v.compiled.label);
-  v.function = v.module->function(v.compiled.lowered_name);
+  std::vector<jit::compile_result> compiled = v.engine->compile_all(requests);
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    loaded_kernel k;
+    k.variant = chosen[i];
+    k.compiled = std::move(compiled[i]);
+    if (!k.compiled.ok) {
+      std::string options;
+      for (const auto& opt : k.compiled.options) options += " " + opt;
+      throw error(error_kind::compile, k.compiled.label + " failed to compile\noptions:" + options + "\n" + k.compiled.log);
+    }
+    k.module = std::make_unique<device::module>(k.compiled.cubin, k.compiled.label);
+    k.function = k.module->function(k.compiled.lowered_name);
+    v.kernels.push_back(std::move(k));
+  }
+  v.variant = v.kernels.front().variant;
   add_workspaces(v, workspaces);
   return v;
 }
 
 void add_workspaces(loaded_variant& v, unsigned count) {
   while (v.workspaces.size() < count) {
-    v.workspaces.push_back(v.space.impl->make_workspace(v.shape, v.seed + v.workspaces.size()));
+    v.workspaces.push_back(v.space.impl->make_workspace(v.shape, *v.mode, v.seed + v.workspaces.size()));
   }
 }
 

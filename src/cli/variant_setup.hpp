@@ -18,7 +18,7 @@ namespace kk3::cli {
 struct variant_options {
   std::string family;                  ///< --family (required)
   std::string mode;                    ///< --mode; empty = the family's first mode
-  std::string variant = "reference";   ///< --variant: an id, or "reference"
+  std::string variant = "reference";   ///< --variant: an id, "reference", a comma list, or "all"
   long long tokens = 1;                ///< --tokens T
   long long heads = 0;                 ///< --heads H (families with heads)
   long long blocks = 0;                ///< --blocks NB (families with blocks)
@@ -30,20 +30,27 @@ struct variant_options {
 /// Adds the flags above to a subcommand.
 void add_variant_options(CLI::App* cmd, variant_options& o);
 
-/// One compiled, loaded variant with a workspace on GPU 0.
+/// One compiled and loaded variant.
+struct loaded_kernel {
+  const space::variant* variant = nullptr;
+  jit::compile_result compiled;
+  std::unique_ptr<device::module> module;
+  CUfunction function = nullptr;
+};
+
+/// The chosen variants of one mode, compiled and loaded, with workspaces of one shape on GPU 0
+/// (every variant of a mode takes the same arguments, so they share the workspaces).
 struct loaded_variant {
   families::family_space space;
   const space::mode* mode = nullptr;
-  const space::variant* variant = nullptr;
+  std::vector<loaded_kernel> kernels;  ///< in the order asked (all: the config's order)
+  const space::variant* variant = nullptr;  ///< kernels[0]'s
   families::shape shape;
   unsigned long long seed = 0;
   device::device_info info;
   std::unique_ptr<device::context> context;
   std::unique_ptr<jit::jit_engine> engine;
   std::filesystem::path kernel_dir;
-  jit::compile_result compiled;
-  std::unique_ptr<device::module> module;
-  CUfunction function = nullptr;
   std::vector<std::unique_ptr<families::workspace>> workspaces;
 
   /// "copy_example/default/vec_bytes16-... T=64" for messages.
@@ -54,7 +61,7 @@ struct loaded_variant {
 
 /// Checks the flags, then compiles, loads and allocates (`workspaces` input sets). Throws
 /// error(usage) for a bad family, mode, variant or shape; error(device) without a GPU;
-/// error(compile) when the variant does not compile (with its log).
+/// error(compile) when a variant does not compile (with its log).
 loaded_variant load_variant(const global_options& global, const variant_options& o, unsigned workspaces = 1);
 
 /// Adds input sets to a loaded variant until it has `count` (seeds seed+1, seed+2, ...).

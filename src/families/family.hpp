@@ -3,8 +3,10 @@
 // src/families holds its implementation; it registers itself with one line in registry.cpp.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "device/launch.hpp"
+#include "families/problem.hpp"
 #include "space/variant.hpp"
 
 namespace kk3::families {
@@ -12,9 +14,11 @@ namespace kk3::families {
 /// A problem size of a family. Every family is swept over token counts; `heads` and `blocks`
 /// are the model shape where the family has one (0 where it has none).
 struct shape {
-  long long tokens = 1;  ///< T: tokens in the decode batch
-  long long heads = 0;   ///< H for mla_decode_epilogue
-  long long blocks = 0;  ///< NB for attn_res
+  long long tokens = 1;       ///< T: tokens in the decode batch
+  long long heads = 0;        ///< H for mla_decode_epilogue
+  long long blocks = 0;       ///< NB for attn_res
+  long long block_size = 64;  ///< KV-cache block size (mla_decode_epilogue)
+  bool strided = false;       ///< inputs laid out with padded token / head / row strides
 };
 
 /// The device buffers of one call at one shape, with the inputs filled, and the kernel's
@@ -38,10 +42,25 @@ class family {
   /// Launch geometry of a variant at a shape.
   virtual device::launch_config geometry(const space::variant& v, const shape& s) const = 0;
   /// Bytes a call reads and writes, each input read once and each output written once.
-  virtual double bytes_moved(const shape& s) const = 0;
-  /// Allocates the buffers of one call at `s` on the current context and fills its inputs
-  /// with random values drawn from `seed`.
-  virtual std::unique_ptr<workspace> make_workspace(const shape& s, unsigned long long seed) const = 0;
+  virtual double bytes_moved(const shape& s, const space::mode& m) const = 0;
+  /// The shape of a call with T tokens, the model's other dimensions at their defaults, and
+  /// `heads` / `blocks` where the caller gives them (> 0).
+  virtual shape model_shape(long long tokens, long long heads, long long blocks) const = 0;
+  /// Shapes the verifier always covers besides the requested ones (T = 1, thresholds, odd
+  /// sizes, strided inputs), built around a model shape.
+  virtual std::vector<shape> edge_shapes(const shape& model) const = 0;
+
+  /// The host tensors of one call: inputs random from `seed`, outputs zero.
+  virtual problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const = 0;
+  /// The CPU reference: computes the output and in-place tensors of `p` from its inputs.
+  virtual void reference(const shape& s, const space::mode& m, problem& p) const = 0;
+  /// Device buffers holding `p`'s tensors, and the kernel's arguments over them.
+  virtual std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, const problem& p) const = 0;
+
+  /// A workspace with fresh random inputs (for timing).
+  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, unsigned long long seed) const {
+    return make_workspace(s, m, make_problem(s, m, seed));
+  }
 };
 
 }  // namespace kk3::families

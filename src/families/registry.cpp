@@ -3,13 +3,17 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "families/copy_example/copy_example.hpp"
+#include "families/empty_example/empty_example.hpp"
+#include "families/mla_decode_epilogue/mla_decode_epilogue.hpp"
 
 namespace kk3::families {
 
 const std::vector<const family*>& all_families() {
   // One line per family.
+  static const mla_decode_epilogue k_mla_decode_epilogue;
   static const copy_example k_copy_example;
-  static const std::vector<const family*> k_all = {&k_copy_example};
+  static const empty_example k_empty_example;
+  static const std::vector<const family*> k_all = {&k_mla_decode_epilogue, &k_copy_example, &k_empty_example};
   return k_all;
 }
 
@@ -22,7 +26,7 @@ const family& find_family(const std::string& name) {
   throw error(error_kind::usage, "unknown family '" + name + "' (known: " + join(known, ", ") + ")");
 }
 
-family_space load_family_space(const family& f, const std::filesystem::path& config_dir) {
+family_space load_family_space(const family& f, const std::filesystem::path& config_dir, bool with_test_knobs) {
   const std::filesystem::path file = config_dir / (f.name() + ".json");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) {
@@ -34,7 +38,7 @@ family_space load_family_space(const family& f, const std::filesystem::path& con
   if (s.config.family != f.name()) {
     throw error(error_kind::config, file.string() + ": /family: expected \"" + f.name() + "\"");
   }
-  s.variants = space::enumerate_variants(s.config);
+  s.variants = space::enumerate_variants(s.config, with_test_knobs);
   return s;
 }
 

@@ -24,7 +24,7 @@ struct family_space {
 
 /// Loads configs/<name>.json for a family and enumerates its variants; throws error(config)
 /// when the config is missing or bad, or names another family.
-family_space load_family_space(const family& f, const std::filesystem::path& config_dir);
+family_space load_family_space(const family& f, const std::filesystem::path& config_dir, bool with_test_knobs = false);
 
 /// The families a command acts on: the named one, or every non-example family (plus the
 /// examples when `with_examples`).

@@ -32,39 +32,43 @@ json context_json(const run_context& c) {
 
 }  // namespace
 
-std::string measurement_json(const run_context& context, const measured_subject& s, const timing::measurement& m) {
-  const auto& st = m.stats;
-  const double tb_s = st.median > 0 ? m.bytes_moved / (st.median * 1e-6) / 1e12 : 0;
-  json stats = {{"samples", st.samples},     {"min_us", st.min},       {"median_us", st.median},
-                {"mean_us", st.mean},        {"p10_us", st.p10},       {"p90_us", st.p90},
-                {"max_us", st.max},          {"stdev_us", st.stdev},   {"iqr_us", st.iqr},
-                {"rel_stderr_median", st.rel_stderr_median}};
-  json doc = {
-      {"schema_version", 1},
-      {"kind", "time"},
-      {"context", context_json(context)},
-      {"subject",
-       {{"family", s.family}, {"mode", s.mode}, {"variant", s.variant}, {"tokens", s.tokens}, {"heads", s.heads},
-        {"blocks", s.blocks}, {"seed", s.seed}}},
-      {"timing",
-       {{"mode", timing::to_string(m.mode)},
-        {"pdl", m.pdl},
-        {"launches_per_sample", m.launches_per_sample},
-        {"rotated_workspaces", m.rotated_workspaces},
-        {"event_overhead_us", m.event_overhead_us},
-        {"stopped", timing::to_string(m.stopped)},
-        {"wall_s", m.wall_s}}},
-      {"statistics", stats},
-      {"bytes_moved", m.bytes_moved},
-      {"fits_in_l2", m.fits_in_l2},
-      {"achieved_tb_s", tb_s},
-      {"fraction_of_ceiling", s.copy_ceiling_tb_s > 0 ? tb_s / s.copy_ceiling_tb_s : 0},
-      {"samples_us", m.samples_us},
-      {"clock_mhz", m.clock_mhz},
-      {"throttled", m.throttled}};
-  if (m.mode == timing::timing_mode::chain) {
-    doc["chain"] = {{"total_us", m.chain_total_us}, {"base_us", m.chain_base_us}};
+std::string measurement_json(const run_context& context, const measured_subject& s,
+                             const std::vector<timing::measurement>& results) {
+  json entries = json::array();
+  for (const timing::measurement& m : results) {
+    const auto& st = m.stats;
+    const double tb_s = st.median > 0 ? m.bytes_moved / (st.median * 1e-6) / 1e12 : 0;
+    json e = {
+        {"variant", m.label},
+        {"timing",
+         {{"mode", timing::to_string(m.mode)},
+          {"pdl", m.pdl},
+          {"launches_per_sample", m.launches_per_sample},
+          {"rotated_workspaces", m.rotated_workspaces},
+          {"event_overhead_us", m.event_overhead_us},
+          {"stopped", timing::to_string(m.stopped)},
+          {"wall_s", m.wall_s}}},
+        {"statistics",
+         {{"samples", st.samples}, {"min_us", st.min}, {"median_us", st.median}, {"mean_us", st.mean},
+          {"p10_us", st.p10}, {"p90_us", st.p90}, {"max_us", st.max}, {"stdev_us", st.stdev}, {"iqr_us", st.iqr},
+          {"rel_stderr_median", st.rel_stderr_median}}},
+        {"bytes_moved", m.bytes_moved},
+        {"fits_in_l2", m.fits_in_l2},
+        {"achieved_tb_s", tb_s},
+        {"fraction_of_ceiling", s.copy_ceiling_tb_s > 0 ? tb_s / s.copy_ceiling_tb_s : 0},
+        {"samples_us", m.samples_us},
+        {"clock_mhz", m.clock_mhz},
+        {"throttled", m.throttled}};
+    if (m.mode == timing::timing_mode::chain) e["chain"] = {{"total_us", m.chain_total_us}, {"base_us", m.chain_base_us}};
+    entries.push_back(std::move(e));
   }
+  json doc = {{"schema_version", 1},
+              {"kind", "time"},
+              {"context", context_json(context)},
+              {"subject",
+               {{"family", s.family}, {"mode", s.mode}, {"tokens", s.tokens}, {"heads", s.heads}, {"blocks", s.blocks},
+                {"seed", s.seed}}},
+              {"results", entries}};
   return doc.dump(2) + "\n";
 }
 

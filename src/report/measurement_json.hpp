@@ -1,6 +1,7 @@
 #pragma once
 // JSON for `kk3tune time --json`: the context and one measurement with its raw samples.
 #include <string>
+#include <vector>
 
 #include "report/context.hpp"
 #include "timing/timer.hpp"
@@ -9,14 +10,15 @@ namespace kk3::report {
 
 /// What was measured, beside the measurement itself.
 struct measured_subject {
-  std::string family, mode, variant;
+  std::string family, mode;
   long long tokens = 0, heads = 0, blocks = 0;
   unsigned long long seed = 0;
   double copy_ceiling_tb_s = 0;  ///< the bandwidth ceiling the fraction is taken of
 };
 
-/// The JSON document (pretty-printed, 2-space indent).
+/// The JSON document (pretty-printed, 2-space indent): the context, the subject, and one
+/// entry in "results" per measured variant.
 std::string measurement_json(const run_context& context, const measured_subject& subject,
-                             const timing::measurement& m);
+                             const std::vector<timing::measurement>& results);
 
 }  // namespace kk3::report

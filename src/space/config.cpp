@@ -59,7 +59,7 @@ family_config load_family_config(const std::filesystem::path& file) {
 
   static const std::set<std::string> known = {"family",  "description", "source",
                                               "entry",   "options",     "modes",
-                                              "knobs",   "constraints", "reference"};
+                                              "knobs",   "constraints", "reference", "test_knobs"};
   for (const auto& [key, value] : doc.items()) {
     if (!known.count(key)) fail(file, "/" + key, "unknown key");
   }
@@ -98,9 +98,9 @@ family_config load_family_config(const std::filesystem::path& file) {
     cfg.modes.push_back(std::move(m));
   }
 
-  const json& knobs = require(file, doc, "knobs", json::value_t::object, "an object");
+  auto read_knobs = [&](const json& knobs, const std::string& where, std::vector<knob>& into) {
   for (const auto& [name, values] : knobs.items()) {
-    const std::string at = "/knobs/" + name;
+    const std::string at = where + name;
     if (!is_identifier(name)) fail(file, at, "a knob name must be an identifier");
     if (!values.is_array() || values.empty()) fail(file, at, "expected a non-empty array");
     knob k{name, {}};
@@ -114,10 +114,19 @@ family_config load_family_config(const std::filesystem::path& file) {
       }
       k.values.push_back(v);
     }
-    cfg.knobs.push_back(std::move(k));
+    into.push_back(std::move(k));
+  }
+  };
+  read_knobs(require(file, doc, "knobs", json::value_t::object, "an object"), "/knobs/", cfg.knobs);
+  if (doc.contains("test_knobs")) {
+    if (!doc["test_knobs"].is_object()) fail(file, "/test_knobs", "expected an object");
+    read_knobs(doc["test_knobs"], "/test_knobs/", cfg.test_knobs);
   }
   std::set<std::string> knob_names;
   for (const knob& k : cfg.knobs) knob_names.insert(k.name);
+  for (const knob& k : cfg.test_knobs) {
+    if (knob_names.count(k.name)) fail(file, "/test_knobs/" + k.name, "also a tuning knob");
+  }
 
   if (doc.contains("constraints")) {
     const json& constraints = doc["constraints"];

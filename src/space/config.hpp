@@ -33,6 +33,7 @@ struct family_config {
   std::vector<std::string> options; ///< extra NVRTC options
   std::vector<mode> modes;          ///< at least one
   std::vector<knob> knobs;          ///< the search space
+  std::vector<knob> test_knobs;     ///< test-only knobs (first value = what shipped variants use)
   std::vector<expression> constraints;          ///< a variant must satisfy all
   std::map<std::string, long long> reference;  ///< the reference variant's knob values
 };

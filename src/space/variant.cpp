@@ -37,7 +37,7 @@ bool advance(std::vector<std::size_t>& index, const std::vector<knob>& knobs) {
 
 }  // namespace
 
-std::vector<variant> enumerate_variants(const family_config& config) {
+std::vector<variant> enumerate_variants(const family_config& config, bool with_test_knobs) {
   std::vector<variant> out;
   std::vector<std::size_t> index(config.knobs.size(), 0);
   for (;;) {
@@ -60,6 +60,19 @@ std::vector<variant> enumerate_variants(const family_config& config) {
   if (out.empty()) {
     throw error(error_kind::config,
                 config.file.string() + ": /constraints: the constraints leave no variant");
+  }
+  if (with_test_knobs) {
+    const variant reference = *std::find_if(out.begin(), out.end(), [](const variant& v) { return v.is_reference; });
+    for (const knob& k : config.test_knobs) {
+      for (std::size_t i = 1; i < k.values.size(); ++i) {
+        variant t = reference;
+        t.knobs.emplace_back(k.name, k.values[i]);
+        t.id = make_id(t.knobs);
+        t.is_reference = false;
+        t.test_only = true;
+        out.push_back(std::move(t));
+      }
+    }
   }
   return out;
 }

@@ -15,14 +15,16 @@ struct variant {
   std::string id;  ///< e.g. "vec_bytes16-unroll1-threads256"; no '/', so it is a valid NVTX name
   std::vector<std::pair<std::string, long long>> knobs;  ///< in the config's knob order
   bool is_reference = false;
+  bool test_only = false;  ///< made with a test-only knob: never shipped, never selected
 
   long long value(const std::string& knob_name) const;
 };
 
 /// Every variant the knobs and constraints allow, in a stable order (the config's knob order,
-/// last knob fastest); the reference variant is marked. Throws error(config) when the
-/// constraints leave nothing.
-std::vector<variant> enumerate_variants(const family_config& config);
+/// last knob fastest); the reference variant is marked. With `with_test_knobs`, one more
+/// variant per non-default test-knob value: the reference with that value (test_only).
+/// Throws error(config) when the constraints leave nothing.
+std::vector<variant> enumerate_variants(const family_config& config, bool with_test_knobs = false);
 
 /// The variant with the given id; throws error(usage) naming the family when there is none.
 const variant& find_variant(const std::vector<variant>& variants, const family_config& config,

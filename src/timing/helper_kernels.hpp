@@ -19,10 +19,11 @@ class helper_kernels {
   CUfunction producer() const { return m_producer; }    ///< fixed-duration upstream kernel
   CUfunction consumer() const { return m_consumer; }    ///< downstream kernel that waits
   CUfunction self_timed() const { return m_self_timed; }  ///< spins and reports its own duration
+  CUfunction delayed_producer() const { return m_producer_delayed; }  ///< the PDL hazard check's upstream
 
  private:
   device::module m_module;
-  CUfunction m_gate, m_clock, m_flush, m_producer, m_consumer, m_self_timed;
+  CUfunction m_gate, m_clock, m_flush, m_producer, m_consumer, m_self_timed, m_producer_delayed;
 };
 
 }  // namespace kk3::timing

@@ -41,10 +41,10 @@ class timing_gpu : public ::testing::Test {
     c.function = module->function(compiled.lowered_name);
     c.config = space.impl->geometry(v, shape);
     for (unsigned i = 0; i < workspaces; ++i) {
-      owned.push_back(space.impl->make_workspace(shape, 1000 + i));
+      owned.push_back(space.impl->make_workspace(shape, space.config.modes[0], 1000 + i));
       c.workspaces.push_back(owned.back().get());
     }
-    c.bytes_moved = space.impl->bytes_moved(shape);
+    c.bytes_moved = space.impl->bytes_moved(shape, space.config.modes[0]);
     return c;
   }
 
@@ -140,7 +140,7 @@ TEST_F(timing_gpu, isolated_mode_returns_a_self_timed_kernels_duration) {
 TEST_F(timing_gpu, cold_mode_rotates_inputs_and_is_not_faster_than_hot) {
   timer t(info, *helpers);
   const long long tokens = 256;  // 7.3 MB: fits in L2 when hot
-  const unsigned rotation = t.cold_rotation(space.impl->bytes_moved(families::shape{tokens, 0, 0}));
+  const unsigned rotation = t.cold_rotation(space.impl->bytes_moved(families::shape{tokens}, space.config.modes[0]));
   EXPECT_GT(rotation, 1u);
   const candidate c = make_candidate(tokens, rotation);
   timing_options o;

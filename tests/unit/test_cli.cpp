@@ -48,6 +48,8 @@ TEST(cli, list_hides_examples_unless_asked) {
   auto r = run_kk3tune({"list"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_FALSE(contains(r.output, "copy_example")) << r.output;
+  EXPECT_TRUE(contains(r.output, "mla_decode_epilogue: ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "modes:     bf16, bf16_rope, fp8, fp8_rope")) << r.output;
   r = run_kk3tune({"list", "--all", "--variants"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "copy_example (example)")) << r.output;
@@ -57,7 +59,8 @@ TEST(cli, list_hides_examples_unless_asked) {
 
 TEST(cli, compile_for_two_archs_then_from_the_cache) {
   test::temp_dir cache;
-  const std::vector<std::string> args = {"compile", "--arch", "sm_90a,sm_100a", "--cache-dir", cache.path().string()};
+  const std::vector<std::string> args = {"compile", "--family", "copy_example", "--arch", "sm_90a,sm_100a",
+                                         "--cache-dir", cache.path().string()};
   auto r = run_kk3tune(args, {k_no_driver});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "54 variant compiles for 2 arch(s): 54 ok, 0 failed, 0 from the cache")) << r.output;
@@ -80,15 +83,15 @@ TEST(cli, compile_with_an_unknown_arch_exits_2) {
 }
 
 TEST(cli, compile_with_a_bad_config_exits_2_naming_file_and_field) {
-  const auto r = run_kk3tune({"--config-dir", std::string(KK3_FIXTURE_DIR) + "/bad_configs", "compile", "--arch",
-                              "sm_90a", "--no-cache"});
+  const auto r = run_kk3tune({"--config-dir", std::string(KK3_FIXTURE_DIR) + "/bad_configs", "compile", "--family",
+                              "copy_example", "--arch", "sm_90a", "--no-cache"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "bad_configs/copy_example.json: /knobs/VEC_BYTES/2: expected an integer")) << r.output;
 }
 
 TEST(cli, compile_with_broken_variants_exits_1_and_prints_their_logs) {
-  const auto r = run_kk3tune({"--kernel-dir", std::string(KK3_FIXTURE_DIR) + "/broken_kernels", "compile", "--arch",
-                              "sm_90a", "--no-cache"});
+  const auto r = run_kk3tune({"--kernel-dir", std::string(KK3_FIXTURE_DIR) + "/broken_kernels", "compile", "--family",
+                              "copy_example", "--arch", "sm_90a", "--no-cache"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "18 ok, 9 failed")) << r.output;
   EXPECT_TRUE(contains(r.output, "copy_example/default/vec_bytes4-unroll1-threads128 @ sm_90a: compile_failed")) << r.output;

@@ -1,10 +1,9 @@
 #include "families/copy_example/copy_example.hpp"
 
-#include <cstdint>
+#include <cstring>
 #include <random>
-#include <vector>
 
-#include "device/resources.hpp"
+#include "families/tensor_workspace.hpp"
 
 namespace kk3::families {
 
@@ -18,38 +17,45 @@ device::launch_config copy_example::geometry(const space::variant& v, const shap
   return c;
 }
 
-double copy_example::bytes_moved(const shape& s) const { return 2.0 * static_cast<double>(copy_bytes(s)); }
+double copy_example::bytes_moved(const shape& s, const space::mode&) const { return 2.0 * static_cast<double>(copy_bytes(s)); }
 
-}  // namespace kk3::families
+shape copy_example::model_shape(long long tokens, long long, long long) const { return shape{tokens}; }
 
-namespace kk3::families {
+std::vector<shape> copy_example::edge_shapes(const shape&) const { return {shape{1}, shape{3}}; }
+
+problem copy_example::make_problem(const shape& s, const space::mode&, unsigned long long seed) const {
+  problem p;
+  tensor& src = p.add("src", dtype::u8, {copy_bytes(s)}, role::input, true);
+  p.add("dst", dtype::u8, {copy_bytes(s)}, role::output);
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = 0; i < src.bytes.size(); i += 8) {
+    const std::uint64_t w = rng();
+    std::memcpy(src.bytes.data() + i, &w, std::min<std::size_t>(8, src.bytes.size() - i));
+  }
+  return p;
+}
+
+void copy_example::reference(const shape&, const space::mode&, problem& p) const { p.at("dst").bytes = p.at("src").bytes; }
+
 namespace {
 
-/// src (random bytes) and dst of one copy.
-class copy_workspace final : public workspace {
+/// src and dst of one copy, and the kernel's three arguments.
+class copy_workspace final : public tensor_workspace {
  public:
-  copy_workspace(long long bytes, unsigned long long seed)
-      : m_src(static_cast<std::size_t>(bytes)), m_dst(static_cast<std::size_t>(bytes)), m_bytes(static_cast<unsigned long long>(bytes)) {
-    std::vector<std::uint64_t> host((m_bytes + 7) / 8);
-    std::mt19937_64 rng(seed);
-    for (auto& w : host) w = rng();
-    m_src.upload(host.data(), m_bytes);
-    m_src_ptr = m_src.ptr();
-    m_dst_ptr = m_dst.ptr();
-  }
+  explicit copy_workspace(const problem& p)
+      : tensor_workspace(p), m_src(ptr("src")), m_dst(ptr("dst")), m_bytes(p.at("src").bytes.size()) {}
   void** args() override { return m_args; }
 
  private:
-  device::device_buffer m_src, m_dst;
+  CUdeviceptr m_src, m_dst;
   unsigned long long m_bytes;
-  CUdeviceptr m_src_ptr = 0, m_dst_ptr = 0;
-  void* m_args[3] = {&m_src_ptr, &m_dst_ptr, &m_bytes};
+  void* m_args[3] = {&m_src, &m_dst, &m_bytes};
 };
 
 }  // namespace
 
-std::unique_ptr<workspace> copy_example::make_workspace(const shape& s, unsigned long long seed) const {
-  return std::make_unique<copy_workspace>(copy_bytes(s), seed);
+std::unique_ptr<workspace> copy_example::make_workspace(const shape&, const space::mode&, const problem& p) const {
+  return std::make_unique<copy_workspace>(p);
 }
 
 }  // namespace kk3::families

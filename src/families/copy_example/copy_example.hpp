@@ -13,8 +13,13 @@ class copy_example final : public family {
   std::string name() const override { return "copy_example"; }
   bool is_example() const override { return true; }
   device::launch_config geometry(const space::variant& v, const shape& s) const override;
-  double bytes_moved(const shape& s) const override;
-  std::unique_ptr<workspace> make_workspace(const shape& s, unsigned long long seed) const override;
+  double bytes_moved(const shape& s, const space::mode& m) const override;
+  shape model_shape(long long tokens, long long heads, long long blocks) const override;
+  std::vector<shape> edge_shapes(const shape& model) const override;
+  problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const override;
+  void reference(const shape& s, const space::mode& m, problem& p) const override;
+  using family::make_workspace;
+  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, const problem& p) const override;
   /// Bytes copied at a shape.
   static long long copy_bytes(const shape& s) { return s.tokens * k_row_bytes; }
 };

@@ -1,0 +1,117 @@
+// `kk3tune verify`: every variant of a family, every mode (or one), bit for bit against the
+// CPU reference and the reference variant, at the edge shapes and the requested ones, with the
+// PDL hazard check. Exit 1 if a shipped variant fails.
+#include <iostream>
+#include <random>
+
+#include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "core/error.hpp"
+#include "core/paths.hpp"
+#include "device/device_info.hpp"
+#include "device/driver_api.hpp"
+#include "device/resources.hpp"
+#include "families/registry.hpp"
+#include "jit/toolkit.hpp"
+#include "timing/helper_kernels.hpp"
+#include "verify/verifier.hpp"
+
+namespace kk3::cli {
+namespace {
+
+struct verify_cli_options {
+  std::string family, mode, variant;
+  std::vector<long long> tokens, heads, blocks;
+  unsigned long long seed = 0;
+  std::filesystem::path save_dir;
+  bool save_all = false;
+  bool with_test_knobs = false;
+  bool no_edge_shapes = false;
+  unsigned hazard_runs = 1;
+  std::filesystem::path cache_dir;
+  bool no_cache = false;
+};
+
+int run_verify(const global_options& global, const verify_cli_options& o) {
+  const families::family& fam = families::find_family(o.family);
+  const families::family_space space =
+      families::load_family_space(fam, find_config_dir(global.config_dir).dir, o.with_test_knobs);
+  std::vector<space::variant> variants;
+  for (const auto& v : space.variants) {
+    if (o.variant.empty() || v.id == o.variant || v.is_reference) variants.push_back(v);
+  }
+  if (!o.variant.empty() && variants.size() == 1 && variants[0].id != o.variant) {
+    space::find_variant(space.variants, space.config, o.variant);  // throws error(usage) naming it
+  }
+  std::vector<const space::mode*> modes;
+  for (const auto& m : space.config.modes) {
+    if (o.mode.empty() || m.name == o.mode) modes.push_back(&m);
+  }
+  if (modes.empty()) throw error(error_kind::usage, "--mode: family " + o.family + " has no mode '" + o.mode + "'");
+
+  (void)device::driver();
+  if (device::device_count() == 0) throw error(error_kind::device, "the driver sees no GPU");
+  const device::device_info info = device::query_device(0);
+  const device::context ctx(0);
+  const auto kernel_dir = find_kernel_dir(global.kernel_dir).dir;
+  jit::jit_options jo;
+  jo.use_cache = !o.no_cache;
+  jo.cache_dir = find_cache_dir(o.cache_dir).dir;
+  const jit::jit_engine engine(jit::nvrtc_compiler(kernel_dir, jit::require_cuda_include_dir().dir), jo);
+  const timing::helper_kernels helpers(engine, info.arch, kernel_dir);
+  const verify::verifier verifier(info, engine, kernel_dir, helpers);
+
+  verify::verify_options vo;
+  vo.seed = o.seed ? o.seed : (std::random_device{}() | 1ull);
+  vo.tokens = o.tokens;
+  vo.heads = o.heads;
+  vo.blocks = o.blocks;
+  vo.edge_shapes = !o.no_edge_shapes;
+  vo.hazard_runs = o.hazard_runs;
+  vo.save_dir = o.save_dir;
+  vo.save_all = o.save_all;
+  std::cout << "verifying " << o.family << " on " << info.name << " (" << info.arch << "), seed " << vo.seed << "\n";
+
+  text_table table({"mode", "variant", "status", "shapes", "checks", "first mismatch / reason"},
+                   {false, false, false, true, true, false});
+  std::size_t failed = 0, ok = 0, test_flagged = 0;
+  for (const space::mode* m : modes) {
+    for (const verify::verify_record& r : verifier.verify_mode(space, *m, variants, vo)) {
+      const bool good = r.outcome == verify::status::ok;
+      if (r.test_only) test_flagged += !good;
+      else (good ? ok : failed) += 1;
+      std::string reason = r.reason.substr(0, r.reason.find('\n'));
+      table.add_row({r.mode, r.variant + (r.test_only ? " (test-only)" : ""), verify::to_string(r.outcome),
+                     std::to_string(r.shapes.size()), std::to_string(r.checks), reason});
+    }
+  }
+  table.print(std::cout);
+  std::cout << "\n" << ok << " variant-modes ok, " << failed << " failed";
+  if (o.with_test_knobs) std::cout << ", " << test_flagged << " test-only variant-modes flagged (expected: all)";
+  std::cout << "; seed " << vo.seed << "\n";
+  return failed ? k_exit_failure : k_exit_ok;
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& app, const global_options& global, int& exit_code) {
+  auto o = std::make_shared<verify_cli_options>();
+  CLI::App* cmd = app.add_subcommand("verify", "Check every variant bit for bit against the CPU reference and the reference variant, with the PDL hazard check");
+  cmd->add_option("--family", o->family, "kernel family")->required();
+  cmd->add_option("--mode", o->mode, "only this mode (default: all)");
+  cmd->add_option("--variant", o->variant, "only this variant (and the reference)");
+  cmd->add_option("--tokens,-T", o->tokens, "token counts besides the edge shapes")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("--heads", o->heads, "head counts (default: the model's)")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("--blocks", o->blocks, "block counts (attn_res)")->delimiter(',')->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and printed)");
+  cmd->add_option("--save-workspace", o->save_dir, "write the inputs, expected and actual outputs of failing variants as .npy files here");
+  cmd->add_flag("--save-all", o->save_all, "with --save-workspace: save every variant, not only failures");
+  cmd->add_flag("--include-test-knobs", o->with_test_knobs, "also verify the test-only variants (they should be flagged)");
+  cmd->add_flag("--no-edge-shapes", o->no_edge_shapes, "only the requested shapes");
+  cmd->add_option("--hazard-runs", o->hazard_runs, "PDL hazard checks per variant and shape (default 1)");
+  cmd->add_option("--cache-dir", o->cache_dir, "compile cache folder");
+  cmd->add_flag("--no-cache", o->no_cache, "compile without the cache");
+  cmd->callback([&global, &exit_code, o] { exit_code = run_verify(global, *o); });
+}
+
+}  // namespace kk3::cli

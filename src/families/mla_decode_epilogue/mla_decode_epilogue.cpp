@@ -1,0 +1,252 @@
+#include "families/mla_decode_epilogue/mla_decode_epilogue.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "core/error.hpp"
+#include "families/numerics.hpp"
+#include "families/tensor_workspace.hpp"
+#include "mla_decode_epilogue_params.h"
+
+namespace kk3::families {
+namespace {
+
+bool define_is(const space::mode& m, const char* name) {
+  for (const auto& [key, value] : m.defines) {
+    if (key == name) return value != "0";
+  }
+  return false;
+}
+bool is_fp8(const space::mode& m) { return define_is(m, "MODE_FP8"); }
+bool has_rope(const space::mode& m) { return define_is(m, "MODE_ROPE"); }
+
+template <class T>
+T* as(tensor& t) {
+  return reinterpret_cast<T*>(t.bytes.data());
+}
+template <class T>
+const T* as(const tensor& t) {
+  return reinterpret_cast<const T*>(t.bytes.data());
+}
+
+}  // namespace
+
+mla_layout mla_layout_for(const shape& s) {
+  mla_layout l;
+  const long long pad = s.strided ? 1 : 0;
+  l.ql_head_stride = 512 + 64 * pad;
+  l.ql_token_stride = s.heads * l.ql_head_stride + 40 * pad;
+  l.qpe_head_stride = 64 + 32 * pad;
+  l.qpe_token_stride = s.heads * l.qpe_head_stride + 8 * pad;
+  l.kpe_row_stride = 64 + 16 * pad;
+  l.num_blocks = (2 * s.tokens + s.block_size) / s.block_size + 1;
+  return l;
+}
+
+device::launch_config mla_decode_epilogue::geometry(const space::variant& v, const shape& s) const {
+  const long long rows = s.tokens * (s.heads + 1);
+  const long long rows_per_warp = v.value("ROWS_PER_WARP");
+  const long long warps = (rows + rows_per_warp - 1) / rows_per_warp * v.value("SPLIT");
+  device::launch_config c;
+  c.grid.x = static_cast<unsigned>((warps + 3) / 4);
+  c.block.x = 128;
+  return c;
+}
+
+double mla_decode_epilogue::bytes_moved(const shape& s, const space::mode& m) const {
+  const double T = static_cast<double>(s.tokens), H = static_cast<double>(s.heads);
+  const double out_bytes = is_fp8(m) ? 1 : 2;
+  double bytes = (T * H + T) * k_entry * 2;     // q and kv inputs
+  bytes += T * 8;                               // slot mapping
+  if (has_rope(m)) bytes += T * 8 + T * 64 * 4;  // positions and one cos/sin row per token
+  if (is_fp8(m)) bytes += 8;                    // two scales
+  bytes += (T * H + T) * k_entry * out_bytes;    // mqa_q and the inserted cache rows
+  return bytes;
+}
+
+shape mla_decode_epilogue::model_shape(long long tokens, long long heads, long long) const {
+  shape s;
+  s.tokens = tokens;
+  s.heads = heads > 0 ? heads : k_default_heads;
+  s.block_size = 64;
+  return s;
+}
+
+std::vector<shape> mla_decode_epilogue::edge_shapes(const shape& model) const {
+  auto with = [&](long long t, long long h, long long block_size, bool strided) {
+    shape s = model;
+    s.tokens = t;
+    s.heads = h;
+    s.block_size = block_size;
+    s.strided = strided;
+    return s;
+  };
+  return {with(1, model.heads, 64, false),  with(64, model.heads, 64, false), with(65, model.heads, 64, false),
+          with(5, 7, 64, false),            with(33, model.heads, 64, true),  with(20, 3, 17, true),
+          with(2, 1, 1, false)};
+}
+
+problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, unsigned long long seed) const {
+  if (s.tokens < 1 || s.heads < 1 || s.block_size < 1) {
+    throw error(error_kind::usage, "mla_decode_epilogue: T, H and the block size must be at least 1");
+  }
+  const mla_layout l = mla_layout_for(s);
+  const long long T = s.tokens, H = s.heads;
+  const bool fp8 = is_fp8(m);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 2.0f);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  // Random bf16 values, a few of them large (to exercise fp8 saturation), never NaN.
+  auto fill_bf16 = [&](tensor& t) {
+    auto* v = as<std::uint16_t>(t);
+    for (std::size_t i = 0; i < t.elements(); ++i) {
+      float x = normal(rng);
+      if (uniform(rng) < 0.01f) x *= 64;
+      v[i] = f32_to_bf16_rn(x);
+    }
+  };
+
+  problem p;
+  fill_bf16(p.add("ql_nope", dtype::bf16, {T, l.ql_token_stride}, role::input, true));
+  fill_bf16(p.add("q_pe", dtype::bf16, {T, l.qpe_token_stride}, role::input, true));
+  fill_bf16(p.add("kv_c", dtype::bf16, {T, k_latent}, role::input));
+  fill_bf16(p.add("k_pe", dtype::bf16, {T, l.kpe_row_stride}, role::input));
+
+  // Distinct random slots, about one token in eight skipped (-1).
+  tensor& slots = p.add("slot_mapping", dtype::int64, {T}, role::input);
+  std::vector<long long> all(static_cast<std::size_t>(l.num_blocks * s.block_size));
+  std::iota(all.begin(), all.end(), 0);
+  std::shuffle(all.begin(), all.end(), rng);
+  for (long long t = 0; t < T; ++t) as<long long>(slots)[t] = uniform(rng) < 0.125f ? -1 : all[static_cast<std::size_t>(t)];
+
+  if (has_rope(m)) {
+    tensor& pos = p.add("positions", dtype::int64, {T}, role::input);
+    std::uniform_int_distribution<long long> any_pos(0, k_max_positions - 1);
+    for (long long t = 0; t < T; ++t) as<long long>(pos)[t] = any_pos(rng);
+    tensor& cs = p.add("cos_sin_cache", dtype::fp32, {k_max_positions, 64}, role::input);
+    for (long long q = 0; q < k_max_positions; ++q) {
+      for (int i = 0; i < 32; ++i) {
+        const double angle = static_cast<double>(q) * std::pow(10000.0, -2.0 * i / 64.0);
+        as<float>(cs)[q * 64 + i] = static_cast<float>(std::cos(angle));
+        as<float>(cs)[q * 64 + 32 + i] = static_cast<float>(std::sin(angle));
+      }
+    }
+  }
+  if (fp8) {
+    as<float>(p.add("q_scale_inv", dtype::fp32, {1}, role::input))[0] = 16.0f + 48.0f * uniform(rng);
+    as<float>(p.add("cache_scale_inv", dtype::fp32, {1}, role::input))[0] = 16.0f + 48.0f * uniform(rng);
+  }
+  const dtype out = fp8 ? dtype::fp8_e4m3 : dtype::bf16;
+  p.add("mqa_q", out, {T, H, k_entry}, role::output);
+  tensor& cache = p.add("kv_cache", out, {l.num_blocks, s.block_size, k_entry}, role::inout);
+  for (auto& b : cache.bytes) b = static_cast<std::uint8_t>(rng());  // background that must survive
+  if (!fp8) {  // keep the bf16 background free of NaN patterns, like real data
+    for (std::size_t i = 0; i < cache.elements(); ++i) as<std::uint16_t>(cache)[i] &= 0xbfffu;
+  }
+  return p;
+}
+
+void mla_decode_epilogue::reference(const shape& s, const space::mode& m, problem& p) const {
+  const mla_layout l = mla_layout_for(s);
+  const bool fp8 = is_fp8(m), rope = has_rope(m);
+  const long long T = s.tokens, H = s.heads;
+  const float q_scale = fp8 ? as<float>(p.at("q_scale_inv"))[0] : 1.0f;
+  const float cache_scale = fp8 ? as<float>(p.at("cache_scale_inv"))[0] : 1.0f;
+
+  // One 576-element row: copy, rotate the rope pairs in fp32, round to the output type.
+  auto emit_row = [&](const std::uint16_t* nope, const std::uint16_t* pe, long long t, float scale, std::uint8_t* out) {
+    float v[k_entry];
+    for (int i = 0; i < k_latent; ++i) v[i] = bf16_to_f32(nope[i]);
+    for (int i = 0; i < k_rope; ++i) v[k_latent + i] = bf16_to_f32(pe[i]);
+    if (rope) {
+      const long long pos = as<long long>(p.at("positions"))[t];
+      const float* cs = as<float>(p.at("cos_sin_cache")) + pos * 64;
+      for (int i = 0; i < 32; ++i) {
+        const float x = v[k_latent + 2 * i], y = v[k_latent + 2 * i + 1];
+        const float c = cs[i], sn = cs[32 + i];
+        const float xc = x * c, ys = y * sn, xs = x * sn, yc = y * c;  // each rounded (no FMA)
+        v[k_latent + 2 * i] = xc - ys;
+        v[k_latent + 2 * i + 1] = xs + yc;
+      }
+    }
+    for (int i = 0; i < k_entry; ++i) {
+      if (fp8) {
+        out[i] = f32_to_e4m3_satfinite(v[i] * scale);
+      } else {
+        // Unrotated elements are exact copies (NaN payloads included); rotated ones round.
+        const bool rotated = rope && i >= k_latent;
+        const std::uint16_t b = rotated ? f32_to_bf16_rn(v[i]) : (i < k_latent ? nope[i] : pe[i - k_latent]);
+        std::memcpy(out + 2 * i, &b, 2);
+      }
+    }
+  };
+
+  const std::size_t out_bytes = fp8 ? 1 : 2;
+  const auto* ql = as<std::uint16_t>(p.at("ql_nope"));
+  const auto* qpe = as<std::uint16_t>(p.at("q_pe"));
+  auto* mqa = as<std::uint8_t>(p.at("mqa_q"));
+  for (long long t = 0; t < T; ++t) {
+    for (long long h = 0; h < H; ++h) {
+      emit_row(ql + t * l.ql_token_stride + h * l.ql_head_stride, qpe + t * l.qpe_token_stride + h * l.qpe_head_stride, t,
+               q_scale, mqa + (t * H + h) * k_entry * out_bytes);
+    }
+  }
+  const auto* kv = as<std::uint16_t>(p.at("kv_c"));
+  const auto* kpe = as<std::uint16_t>(p.at("k_pe"));
+  auto* cache = as<std::uint8_t>(p.at("kv_cache"));
+  const long long* slots = as<long long>(p.at("slot_mapping"));
+  for (long long t = 0; t < T; ++t) {
+    if (slots[t] < 0) continue;
+    emit_row(kv + t * k_latent, kpe + t * l.kpe_row_stride, t, cache_scale, cache + slots[t] * k_entry * out_bytes);
+  }
+}
+
+namespace {
+
+/// The device copies of a problem's tensors and the kernel's one argument, the params block.
+class mla_workspace final : public tensor_workspace {
+ public:
+  mla_workspace(const shape& s, const problem& p) : tensor_workspace(p) {
+    const mla_layout l = mla_layout_for(s);
+    auto optional_ptr = [&](const char* name) -> unsigned long long {
+      for (const tensor& t : p.tensors) {
+        if (t.name == name) return ptr(name);
+      }
+      return 0;
+    };
+    m_params.ql_nope = ptr("ql_nope");
+    m_params.q_pe = ptr("q_pe");
+    m_params.kv_c = ptr("kv_c");
+    m_params.k_pe = ptr("k_pe");
+    m_params.slot_mapping = ptr("slot_mapping");
+    m_params.positions = optional_ptr("positions");
+    m_params.cos_sin_cache = optional_ptr("cos_sin_cache");
+    m_params.q_scale_inv = optional_ptr("q_scale_inv");
+    m_params.cache_scale_inv = optional_ptr("cache_scale_inv");
+    m_params.mqa_q = ptr("mqa_q");
+    m_params.kv_cache = ptr("kv_cache");
+    m_params.ql_token_stride = l.ql_token_stride;
+    m_params.ql_head_stride = l.ql_head_stride;
+    m_params.qpe_token_stride = l.qpe_token_stride;
+    m_params.qpe_head_stride = l.qpe_head_stride;
+    m_params.kpe_row_stride = l.kpe_row_stride;
+    m_params.tokens = static_cast<int>(s.tokens);
+    m_params.heads = static_cast<int>(s.heads);
+  }
+  void** args() override { return m_args; }
+
+ private:
+  kk3_mla_params m_params{};
+  void* m_args[1] = {&m_params};
+};
+
+}  // namespace
+
+std::unique_ptr<workspace> mla_decode_epilogue::make_workspace(const shape& s, const space::mode&, const problem& p) const {
+  return std::make_unique<mla_workspace>(s, p);
+}
+
+}  // namespace kk3::families

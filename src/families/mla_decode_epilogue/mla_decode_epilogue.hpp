@@ -1,0 +1,32 @@
+#pragma once
+// mla_decode_epilogue's host side (SPEC 1.1): buffers, launch geometry, bytes moved, edge
+// shapes, and the CPU reference.
+#include "families/family.hpp"
+
+namespace kk3::families {
+
+class mla_decode_epilogue final : public family {
+ public:
+  static constexpr long long k_latent = 512, k_rope = 64, k_entry = 576;
+  static constexpr long long k_max_positions = 4096;  ///< rows of the cos/sin table
+  static constexpr long long k_default_heads = 16;
+
+  std::string name() const override { return "mla_decode_epilogue"; }
+  device::launch_config geometry(const space::variant& v, const shape& s) const override;
+  double bytes_moved(const shape& s, const space::mode& m) const override;
+  shape model_shape(long long tokens, long long heads, long long blocks) const override;
+  std::vector<shape> edge_shapes(const shape& model) const override;
+  problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const override;
+  void reference(const shape& s, const space::mode& m, problem& p) const override;
+  using family::make_workspace;
+  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, const problem& p) const override;
+};
+
+/// The strides (in elements) a problem uses for its inputs.
+struct mla_layout {
+  long long ql_head_stride, ql_token_stride, qpe_head_stride, qpe_token_stride, kpe_row_stride;
+  long long num_blocks;  ///< KV-cache blocks
+};
+mla_layout mla_layout_for(const shape& s);
+
+}  // namespace kk3::families

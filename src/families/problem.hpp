@@ -1,0 +1,46 @@
+#pragma once
+// The host side of one call: named tensors with their bytes. A family makes a problem (random
+// inputs from a seed), its CPU reference computes the outputs, and the verifier compares what
+// the GPU wrote with it, tensor by tensor and bit by bit.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kk3::families {
+
+/// Element types, as stored (bf16 and fp8 as raw bits).
+enum class dtype { bf16, fp8_e4m3, fp32, int64, u8 };
+std::size_t dtype_bytes(dtype t);
+const char* to_string(dtype t);
+
+/// What a tensor is to the kernel.
+enum class role {
+  input,   ///< read only: must be bitwise unchanged afterwards
+  output,  ///< written: poisoned before the launch, compared with the reference after
+  inout,   ///< written in place (e.g. the KV cache): starts from its given bytes
+};
+
+/// One named tensor of a call.
+struct tensor {
+  std::string name;
+  dtype type = dtype::u8;
+  std::vector<long long> dims;  ///< the allocation's shape, padding included (for .npy files)
+  role use = role::input;
+  bool upstream = false;        ///< produced by the kernel launched just before (PDL hazard check)
+  std::vector<std::uint8_t> bytes;
+
+  std::size_t elements() const { return bytes.size() / dtype_bytes(type); }
+};
+
+/// All tensors of one call.
+struct problem {
+  std::vector<tensor> tensors;
+
+  tensor& at(const std::string& name);
+  const tensor& at(const std::string& name) const;
+  /// Adds a zero-filled tensor and returns it.
+  tensor& add(const std::string& name, dtype type, std::vector<long long> dims, role use, bool upstream = false);
+};
+
+}  // namespace kk3::families

@@ -1,0 +1,251 @@
+#include "verify/verifier.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "core/error.hpp"
+#include "core/nvtx.hpp"
+#include "device/check.hpp"
+#include "device/launch.hpp"
+#include "families/tensor_workspace.hpp"
+#include "jit/plan.hpp"
+#include "verify/npy.hpp"
+
+namespace kk3::verify {
+
+const char* to_string(status s) {
+  switch (s) {
+    case status::ok: return "ok";
+    case status::compile_failed: return "compile_failed";
+    case status::launch_failed: return "launch_failed";
+    case status::mismatch: return "mismatch";
+    case status::pdl_hazard: return "pdl_hazard";
+    case status::unsupported: return "unsupported";
+  }
+  return "unknown";
+}
+
+std::string shape_name(const families::shape& s) {
+  std::string n = "T" + std::to_string(s.tokens);
+  if (s.heads) n += "-H" + std::to_string(s.heads);
+  if (s.blocks) n += "-NB" + std::to_string(s.blocks);
+  if (s.block_size != 64) n += "-bs" + std::to_string(s.block_size);
+  if (s.strided) n += "-strided";
+  return n;
+}
+
+namespace {
+
+std::string hex_element(const families::tensor& t, std::size_t index) {
+  const std::size_t width = families::dtype_bytes(t.type);
+  std::string out = "0x";
+  char buf[4];
+  for (std::size_t b = width; b-- > 0;) {  // little-endian element, printed most significant first
+    std::snprintf(buf, sizeof buf, "%02x", t.bytes[index * width + b]);
+    out += buf;
+  }
+  return out;
+}
+
+/// The first element of `got` that differs from `want` in the tensors `which` selects.
+template <class Select>
+std::optional<mismatch> compare(const families::problem& want, const families::problem& got, Select which,
+                                const char* against) {
+  for (const families::tensor& w : want.tensors) {
+    if (!which(w)) continue;
+    const families::tensor& g = got.at(w.name);
+    if (std::memcmp(w.bytes.data(), g.bytes.data(), w.bytes.size()) == 0) continue;
+    const std::size_t width = families::dtype_bytes(w.type);
+    for (std::size_t i = 0; i < w.elements(); ++i) {
+      if (std::memcmp(w.bytes.data() + i * width, g.bytes.data() + i * width, width) != 0) {
+        return mismatch{against, w.name, static_cast<long long>(i), hex_element(w, i), hex_element(g, i), {}};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_written(const families::tensor& t) { return t.use != families::role::input; }
+bool is_input(const families::tensor& t) { return t.use == families::role::input; }
+
+/// The problem as the kernel first sees it: outputs poisoned (0xff in every byte: NaN in bf16,
+/// e4m3 and fp32, which no random input produces), in-place tensors as given.
+families::problem poisoned(families::problem p) {
+  for (families::tensor& t : p.tensors) {
+    if (t.use == families::role::output) std::fill(t.bytes.begin(), t.bytes.end(), 0xff);
+  }
+  return p;
+}
+
+void save(const std::filesystem::path& dir, const families::problem& start, const families::problem& expected,
+          const families::problem& got) {
+  std::filesystem::create_directories(dir);
+  for (const families::tensor& t : start.tensors) {
+    write_npy(dir / (t.name + ".npy"), t);
+    if (is_written(t)) {
+      write_npy(dir / ("expected_" + t.name + ".npy"), expected.at(t.name));
+      write_npy(dir / ("got_" + t.name + ".npy"), got.at(t.name));
+    }
+  }
+}
+
+}  // namespace
+
+verifier::verifier(const device::device_info& info, const jit::jit_engine& engine, std::filesystem::path kernel_dir,
+                   const timing::helper_kernels& helpers)
+    : m_info(info), m_engine(engine), m_kernel_dir(std::move(kernel_dir)), m_helpers(helpers) {}
+
+std::vector<verify_record> verifier::verify_mode(const families::family_space& space, const space::mode& m,
+                                                 const std::vector<space::variant>& variants,
+                                                 const verify_options& o) const {
+  const families::family& fam = *space.impl;
+  nvtx::range family_range(space.config.family);
+
+  // Compile everything first, in parallel.
+  std::vector<jit::compile_request> requests;
+  for (const auto& v : variants) requests.push_back(jit::make_request(space.config, m, v, m_info.arch, m_kernel_dir));
+  const std::vector<jit::compile_result> compiled = m_engine.compile_all(requests);
+
+  std::vector<verify_record> records(variants.size());
+  std::vector<std::unique_ptr<device::module>> modules(variants.size());
+  std::vector<CUfunction> functions(variants.size(), nullptr);
+  std::size_t reference = variants.size();
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    verify_record& r = records[i];
+    r.family = space.config.family;
+    r.mode = m.name;
+    r.variant = variants[i].id;
+    r.test_only = variants[i].test_only;
+    if (variants[i].is_reference) reference = i;
+    if (!compiled[i].ok) {
+      r.outcome = status::compile_failed;
+      r.reason = compiled[i].log;
+      continue;
+    }
+    modules[i] = std::make_unique<device::module>(compiled[i].cubin, compiled[i].label);
+    functions[i] = modules[i]->function(compiled[i].lowered_name);
+  }
+  if (reference == variants.size() || !functions[reference]) {
+    throw error(error_kind::verify, space.config.family + "/" + m.name + ": the reference variant is missing or did not compile");
+  }
+
+  // The shapes: edge shapes, then every requested combination.
+  std::vector<families::shape> shapes;
+  const families::shape model = fam.model_shape(1, o.heads.empty() ? 0 : o.heads.front(), o.blocks.empty() ? 0 : o.blocks.front());
+  if (o.edge_shapes) shapes = fam.edge_shapes(model);
+  const std::vector<long long> heads = o.heads.empty() ? std::vector<long long>{0} : o.heads;
+  const std::vector<long long> blocks = o.blocks.empty() ? std::vector<long long>{0} : o.blocks;
+  for (long long t : o.tokens) {
+    for (long long h : heads) {
+      for (long long nb : blocks) shapes.push_back(fam.model_shape(t, h, nb));
+    }
+  }
+
+  const device::stream stream;
+  device::device_buffer jobs_buffer(16 * 3 * sizeof(unsigned long long));
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    const families::shape& shape = shapes[k];
+    const std::string sname = shape_name(shape);
+    nvtx::range shape_range(m.name + "-" + sname, shape.tokens);
+    const families::problem start = poisoned(fam.make_problem(shape, m, o.seed + k));
+    families::problem expected = start;
+    fam.reference(shape, m, expected);
+
+    // Runs variant i once (with the hazard producer in front when `hazard`); returns what the
+    // GPU left in every tensor.
+    auto run = [&](std::size_t i, bool hazard) {
+      auto ws = fam.make_workspace(shape, m, start);
+      auto* tensors = dynamic_cast<families::tensor_workspace*>(ws.get());
+      device::launch_config config = fam.geometry(variants[i], shape);
+      std::vector<device::device_buffer> staging;
+      if (hazard) {
+        // Upstream-produced inputs: poisoned on the device, written late by the producer.
+        std::vector<unsigned long long> jobs;
+        for (const families::tensor& t : start.tensors) {
+          if (!t.upstream) continue;
+          staging.emplace_back(t.bytes.size());
+          staging.back().upload(t.bytes.data(), t.bytes.size());
+          tensors->fill(t.name, 0xff, stream.get());
+          jobs.insert(jobs.end(), {tensors->ptr(t.name), staging.back().ptr(), t.bytes.size()});
+        }
+        jobs_buffer.upload(jobs.data(), jobs.size() * sizeof(unsigned long long));
+        CUdeviceptr job_ptr = jobs_buffer.ptr();
+        int count = static_cast<int>(jobs.size() / 3);
+        unsigned long long delay_ns = static_cast<unsigned long long>(o.hazard_delay_us * 1e3);
+        void* args[] = {&job_ptr, &count, &delay_ns};
+        device::launch_config producer;
+        producer.grid.x = 8;
+        producer.block.x = 256;
+        device::launch(m_helpers.delayed_producer(), stream.get(), producer, args);
+        config.pdl = true;
+      }
+      device::launch(functions[i], stream.get(), config, ws->args());
+      stream.synchronize();
+      families::problem got = start;
+      tensors->download(got);
+      return got;
+    };
+
+    std::optional<families::problem> reference_got;
+    std::vector<std::size_t> order = {reference};
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      if (i != reference) order.push_back(i);
+    }
+    for (std::size_t i : order) {
+      verify_record& r = records[i];
+      if (!functions[i] || r.outcome != status::ok) continue;
+      nvtx::range variant_range(variants[i].id, shape.tokens);
+      nvtx::range verify_range("verify", shape.tokens);
+      r.shapes.push_back(sname);
+      try {
+        const families::problem got = run(i, false);
+        ++r.checks;
+        std::optional<mismatch> bad = compare(expected, got, is_written, "cpu reference");
+        if (!bad && reference_got) bad = compare(*reference_got, got, is_written, "reference variant");
+        if (!bad) bad = compare(start, got, is_input, "input changed");
+        if (i == reference) reference_got = got;
+        if (bad) {
+          bad->shape = sname;
+          r.outcome = status::mismatch;
+          r.reason = bad->tensor + "[" + std::to_string(bad->index) + "]: expected " + bad->expected + ", got " + bad->got +
+                     " (" + bad->against + ", " + sname + ")";
+          r.first_mismatch = bad;
+        }
+        if (!o.save_dir.empty() && (bad || o.save_all)) {
+          save(o.save_dir / (r.family + "-" + r.mode + "-" + r.variant + "-" + sname), start, expected, got);
+        }
+        for (unsigned h = 0; !bad && h < o.hazard_runs; ++h) {
+          const families::problem hazard_got = run(i, true);
+          ++r.checks;
+          std::optional<mismatch> hz = compare(expected, hazard_got, is_written, "cpu reference");
+          if (hz) {
+            hz->shape = sname;
+            r.outcome = status::pdl_hazard;
+            r.reason = "under PDL behind a delayed producer, " + hz->tensor + "[" + std::to_string(hz->index) +
+                       "]: expected " + hz->expected + ", got " + hz->got + " (" + sname + ", hazard run " +
+                       std::to_string(h + 1) + ")";
+            r.first_mismatch = hz;
+            if (!o.save_dir.empty()) save(o.save_dir / (r.family + "-" + r.mode + "-" + r.variant + "-" + sname + "-hazard"), start, expected, hazard_got);
+            break;
+          }
+        }
+      } catch (const error& e) {
+        if (e.kind() != error_kind::launch) throw;
+        // A sticky fault poisons the context: nothing more can run in this process.
+        r.outcome = status::launch_failed;
+        r.reason = std::string(e.what()) + " (" + sname + ")";
+        for (verify_record& other : records) {
+          if (other.outcome == status::ok && &other != &r) {
+            other.outcome = status::unsupported;
+            other.reason = "not verified: an earlier variant's fault ended the process's GPU context";
+          }
+        }
+        return records;
+      }
+    }
+  }
+  return records;
+}
+
+}  // namespace kk3::verify
