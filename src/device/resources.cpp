@@ -93,6 +93,10 @@ device_buffer::device_buffer(std::size_t bytes) : m_bytes(bytes) {
 void device_buffer::upload(const void* host, std::size_t bytes) const {
   if (bytes > m_bytes) throw error(error_kind::device, "upload of " + std::to_string(bytes) + " bytes into a buffer of " + std::to_string(m_bytes));
   KK3_CU(cuMemcpyHtoD, m_ptr.get(), host, bytes);
+  // From pageable memory cuMemcpyHtoD may return before the DMA lands, and it is ordered only
+  // on the legacy stream, which kk3tune's non-blocking streams do not wait for: without this,
+  // a kernel can read a half-uploaded input (the verifier caught exactly that).
+  KK3_CU(cuCtxSynchronize);
 }
 
 void device_buffer::download(void* host, std::size_t bytes) const {

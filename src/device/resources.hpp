@@ -131,7 +131,7 @@ class device_buffer {
   explicit device_buffer(std::size_t bytes);
   CUdeviceptr ptr() const { return m_ptr.get(); }
   std::size_t bytes() const { return m_bytes; }
-  /// Copies `bytes` host bytes to the start of the buffer (synchronous).
+  /// Copies `bytes` host bytes to the start of the buffer; returns when they are on the device.
   void upload(const void* host, std::size_t bytes) const;
   /// Copies `bytes` from the start of the buffer to the host (synchronous).
   void download(void* host, std::size_t bytes) const;
