@@ -23,8 +23,8 @@ KK3 = os.environ.get("KK3TUNE", "build/kk3tune")
 HEADS = [8, 16]
 TOKENS = [1, 8, 64, 65, 256, 1024, 8192]
 MODES = os.environ.get("KK3_BENCH_MODES", "bf16,fp8").split(",")
-REFERENCE = "split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0"
-UPSTREAM = {s: f"split{s}-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0" for s in (2, 3, 4)}
+REFERENCE = "split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128"
+UPSTREAM = {s: f"split{s}-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128" for s in (2, 3, 4)}
 os.makedirs(OUT, exist_ok=True)
 commands = open(os.path.join(OUT, "commands.txt"), "w")
 
@@ -145,24 +145,7 @@ for mode in MODES:
 json.dump({"ceiling": {"torch_copy_tb_s": torch_copy_tb_s, "kk3_copy_tb_s": kk3_copy_tb_s, "ceiling_tb_s": ceiling},
            "empty_us": empty_us, "rows": rows, "torch": torch.__version__}, open(f"{OUT}/peers.json", "w"), indent=1)
 
-with open(f"{OUT}/summary.md", "w") as s:
-    s.write(f"copy ceiling: torch 1 GiB copy {torch_copy_tb_s:.3f} TB/s, kk3tune copy_example {kk3_copy_tb_s:.3f} TB/s; "
-            f"ceiling used {ceiling:.3f} TB/s. Empty kernel (graph): {empty_us:.3f} us. torch {torch.__version__}\n\n")
-    s.write("| mode | H | T | reference us | best us | best/ref | eager us | compile us | best/eager | best/empty | best TB/s | % ceiling | best variant |\n")
-    s.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
-    for r in rows:
-        s.write(f"| {r['mode']} | {r['heads']} | {r['tokens']} | {r['reference_us']:.3f} | {r['best_us']:.3f} | "
-                f"{r['best_us'] / r['reference_us']:.3f} | {r['eager_us']:.3f} | {r['compiled_us']:.3f} | "
-                f"{r['best_us'] / r['eager_us']:.3f} | {r['best_us'] / r['empty_us']:.2f} | {r['best_tb_s']:.3f} | "
-                f"{100 * r['best_tb_s'] / ceiling:.1f} | {r['best']} |\n")
-    s.write("\nUpstream's SPLIT claim: SPLIT=s with otherwise the reference's knobs, time / reference time.\n\n")
-    s.write("| mode | H | T | graph split2 | graph split3 | graph split4 | chain ref us | chain split2 | chain split3 | chain split4 | chain best/ref | chain best |\n")
-    s.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
-    for r in rows:
-        gs, cs_ = r["graph_split"], r["chain_split"]
-        s.write(f"| {r['mode']} | {r['heads']} | {r['tokens']} | " +
-                " | ".join(f"{gs[k] / r['reference_us']:.3f}" for k in (2, 3, 4)) +
-                f" | {r['chain_reference_us']:.3f} | " +
-                " | ".join(f"{cs_[k] / r['chain_reference_us']:.3f}" for k in (2, 3, 4)) +
-                f" | {r['chain_best_us'] / r['chain_reference_us']:.3f} | {r['chain_best']} |\n")
-print(open(f"{OUT}/summary.md").read())
+summary = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "summarize_mla_bench.py"), OUT],
+                         check=True, capture_output=True, text=True).stdout
+open(f"{OUT}/summary.md", "w").write(summary)
+print(summary)

@@ -34,7 +34,6 @@ constexpr int k_rope = 64;
 constexpr int k_entry = 576;
 constexpr int k_chunks = k_entry / 8;        // 72 chunks of 8 elements (16 bytes of bf16)
 constexpr int k_nope_chunks = k_latent / 8;  // 64
-constexpr int k_warps_per_block = 4;
 
 __device__ __forceinline__ float bf16_to_f32(unsigned short b) { return __uint_as_float(static_cast<unsigned>(b) << 16); }
 
@@ -159,9 +158,10 @@ __device__ __forceinline__ row_job locate(const kk3_mla_params& p, long long row
 /// SPLIT: warps per row (1..4). UNROLL: unroll of the per-lane chunk loop. EARLY_READS: read
 /// the older inputs (slot, position, scale, and for cache rows the data) before the wait.
 /// CACHE_WAIT: whether cache rows wait at all. ROWS_PER_WARP: rows a warp (group) handles.
-/// TRIGGER_EARLY: launch_dependents right at the start instead of at the end.
-template <int SPLIT, int UNROLL, int EARLY_READS, int CACHE_WAIT, int ROWS_PER_WARP, int TRIGGER_EARLY>
-__global__ void __launch_bounds__(128) mla_decode_epilogue(const kk3_mla_params p) {
+/// TRIGGER_EARLY: launch_dependents right at the start instead of at the end (always correct:
+/// the dependent's own griddepcontrol.wait still waits for this grid). THREADS: per block.
+template <int SPLIT, int UNROLL, int EARLY_READS, int CACHE_WAIT, int ROWS_PER_WARP, int TRIGGER_EARLY, int THREADS>
+__global__ void __launch_bounds__(THREADS) mla_decode_epilogue(const kk3_mla_params p) {
   using namespace kk3_mla;
   static_assert(SPLIT >= 1 && SPLIT <= 4, "SPLIT is 1..4 warps per row");
   constexpr int k_chunks_per_part = (k_chunks + SPLIT - 1) / SPLIT;
@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(128) mla_decode_epilogue(const kk3_mla_params 
   if (TRIGGER_EARLY) kk3_pdl_trigger();
 
   const int lane = threadIdx.x & 31;
-  const long long warp = static_cast<long long>(blockIdx.x) * k_warps_per_block + (threadIdx.x >> 5);
+  const long long warp = static_cast<long long>(blockIdx.x) * (THREADS / 32) + (threadIdx.x >> 5);
   const long long group = warp / SPLIT;
   const int part = static_cast<int>(warp % SPLIT);
   const int first_chunk = part * k_chunks_per_part;

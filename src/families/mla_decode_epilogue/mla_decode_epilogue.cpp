@@ -50,9 +50,10 @@ device::launch_config mla_decode_epilogue::geometry(const space::variant& v, con
   const long long rows = s.tokens * (s.heads + 1);
   const long long rows_per_warp = v.value("ROWS_PER_WARP");
   const long long warps = (rows + rows_per_warp - 1) / rows_per_warp * v.value("SPLIT");
+  const long long warps_per_block = v.value("THREADS") / 32;
   device::launch_config c;
-  c.grid.x = static_cast<unsigned>((warps + 3) / 4);
-  c.block.x = 128;
+  c.grid.x = static_cast<unsigned>((warps + warps_per_block - 1) / warps_per_block);
+  c.block.x = static_cast<unsigned>(v.value("THREADS"));
   return c;
 }
 
