@@ -57,6 +57,11 @@ for folder in sys.argv[1:]:
                          chain={k: median(v) for k, v in c.items()}, chain_ref=next((k for k in c if k.startswith(REFERENCE_PREFIX)), None)))
 rows.sort(key=lambda r: (r["mode"], r["h"], r["t"]))
 
+first = json.load(open(glob.glob(f"{sys.argv[1]}/graph-*.json")[0]))["context"]
+print(f"# mla_decode_epilogue on {first['gpu']['name']} against torch eager and torch.compile\n")
+print(f"kk3tune {first['tool_version']} (git {first['git_revision']}), driver {first['gpu']['driver_version']}, "
+      f"NVRTC {first['nvrtc_version']}, {first['utc_time']}. Times are per call in graph mode (CUDA graph replay / calls), "
+      "medians; torch peers: cat + index_copy_ (fp8: scale, clamp, cast, then the bytes), captured the same way.\n")
 print("\n".join(notes) + "\n")
 print("| mode | H | T | reference us | best us | best/ref | eager us | compile us | best/eager | best/empty | TB/s | % ceiling | best variant |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
