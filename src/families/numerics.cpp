@@ -21,6 +21,24 @@ std::uint16_t f32_to_bf16_rn(float x) {
   return static_cast<std::uint16_t>(w >> 16);
 }
 
+std::uint16_t f64_to_bf16_rn(double x) {
+  if (std::isnan(x)) return 0x7fff;
+  // Truncate to bf16 through float (toward zero, so no early rounding), then pick the nearer of
+  // that value and the next one away from zero, comparing in double; ties go to the even one.
+  float f = static_cast<float>(x);
+  if (std::fabs(static_cast<double>(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
+  std::uint32_t w;
+  std::memcpy(&w, &f, sizeof w);
+  const std::uint16_t low = static_cast<std::uint16_t>(w >> 16);
+  if ((low & 0x7f80) == 0x7f80) return low;  // infinity
+  const std::uint16_t high = static_cast<std::uint16_t>(low + 1);
+  const double d_low = std::fabs(x - static_cast<double>(bf16_to_f32(low)));
+  const double d_high = std::fabs(static_cast<double>(bf16_to_f32(high)) - x);
+  if (d_low < d_high) return low;
+  if (d_high < d_low) return high;
+  return (low & 1) ? high : low;
+}
+
 std::uint8_t f32_to_e4m3_satfinite(float x) {
   if (std::isnan(x)) return 0x7f;
   const std::uint8_t sign = std::signbit(x) ? 0x80 : 0x00;

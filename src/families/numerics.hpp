@@ -9,6 +9,8 @@ namespace kk3::families {
 float bf16_to_f32(std::uint16_t bits);
 /// Round to nearest even; NaN becomes the canonical 0x7fff (as cvt.rn.bf16.f32).
 std::uint16_t f32_to_bf16_rn(float x);
+/// bf16 of a double, rounded once (to nearest, ties to even): the float64 reference's output.
+std::uint16_t f64_to_bf16_rn(double x);
 /// e4m3 of x, round to nearest even, saturating to +-448 (infinities too); NaN becomes
 /// 0x7f (as cvt.rn.satfinite.e4m3x2.f32); -0 keeps its sign (0x80).
 std::uint8_t f32_to_e4m3_satfinite(float x);

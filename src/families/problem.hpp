@@ -28,6 +28,11 @@ struct tensor {
   std::vector<long long> dims;  ///< the allocation's shape, padding included (for .npy files)
   role use = role::input;
   bool upstream = false;        ///< produced by the kernel launched just before (PDL hazard check)
+  /// How closely a written bf16 tensor must match the CPU reference: 0 = bit for bit; else at
+  /// most this many bf16 ulps apart, with at least `min_exact_fraction` of the elements exact.
+  /// (Variants are always compared with the reference variant bit for bit.)
+  int max_ulps = 0;
+  double min_exact_fraction = 1.0;
   std::vector<std::uint8_t> bytes;
 
   std::size_t elements() const { return bytes.size() / dtype_bytes(type); }

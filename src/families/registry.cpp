@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "families/attn_res/attn_res.hpp"
 #include "families/copy_example/copy_example.hpp"
 #include "families/empty_example/empty_example.hpp"
 #include "families/mla_decode_epilogue/mla_decode_epilogue.hpp"
@@ -11,9 +12,10 @@ namespace kk3::families {
 const std::vector<const family*>& all_families() {
   // One line per family.
   static const mla_decode_epilogue k_mla_decode_epilogue;
+  static const attn_res k_attn_res;
   static const copy_example k_copy_example;
   static const empty_example k_empty_example;
-  static const std::vector<const family*> k_all = {&k_mla_decode_epilogue, &k_copy_example, &k_empty_example};
+  static const std::vector<const family*> k_all = {&k_mla_decode_epilogue, &k_attn_res, &k_copy_example, &k_empty_example};
   return k_all;
 }
 

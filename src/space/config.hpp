@@ -21,6 +21,14 @@ struct knob {
 struct mode {
   std::string name;
   std::vector<std::pair<std::string, std::string>> defines;  ///< name, value
+
+  /// The integer value of a define, or `fallback` when the mode does not set it.
+  long long define_or(const std::string& define, long long fallback) const {
+    for (const auto& [key, value] : defines) {
+      if (key == define) return std::stoll(value);
+    }
+    return fallback;
+  }
 };
 
 /// Everything a family's config file says.

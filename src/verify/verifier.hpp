@@ -50,6 +50,10 @@ struct verify_record {
   std::optional<mismatch> first_mismatch;
   std::vector<std::string> shapes;       ///< every shape checked, e.g. "T65-H16"
   long long checks = 0;                  ///< launches compared (plain and hazard runs)
+  /// For tensors checked within a tolerance: the smallest fraction of elements equal to the
+  /// CPU reference over all shapes, and the largest distance in bf16 ulps.
+  double exact_fraction = 1.0;
+  int max_ulps = 0;
 };
 
 /// "T65-H16-strided" and the like.

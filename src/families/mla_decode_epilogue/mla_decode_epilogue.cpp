@@ -14,14 +14,8 @@
 namespace kk3::families {
 namespace {
 
-bool define_is(const space::mode& m, const char* name) {
-  for (const auto& [key, value] : m.defines) {
-    if (key == name) return value != "0";
-  }
-  return false;
-}
-bool is_fp8(const space::mode& m) { return define_is(m, "MODE_FP8"); }
-bool has_rope(const space::mode& m) { return define_is(m, "MODE_ROPE"); }
+bool is_fp8(const space::mode& m) { return m.define_or("MODE_FP8", 0) != 0; }
+bool has_rope(const space::mode& m) { return m.define_or("MODE_ROPE", 0) != 0; }
 
 template <class T>
 T* as(tensor& t) {

@@ -1,0 +1,243 @@
+#pragma once
+// attn_res: Block Attention Residuals (SPEC 1.2), one token per CTA.
+//
+// The numerics contract: every variant computes bit for bit the same result. The arithmetic is
+// fixed independently of the knobs: H is cut into slices of 256 elements; a slice is always
+// reduced by one warp, lane l summing its 8 contiguous elements in order, then a butterfly over
+// the 32 lanes in a fixed order; the per-slice partials are summed over the slices in slice
+// order. The softmax over the N <= 9 logits is exact (max, exp, sum in source order), computed
+// alike by every thread. Knobs only change which warp takes which slice and how loads are
+// issued. Compiled with -fmad=false, so every add and multiply rounds as written.
+//
+// PDL: prefix and delta come from the kernel launched just before: read after
+// griddepcontrol.wait. The block sums and the weights are older and read before it.
+//
+// Compile-time: H, NB (0..8), HAS_DELTA, HAS_OUT_NORM, and the knobs THREADS, EARLY_BLOCKS.
+#include "common/pdl.cuh"
+#include "attn_res_params.h"
+
+#ifndef H
+#define H 7168
+#endif
+#ifndef NB
+#define NB 4
+#endif
+#ifndef HAS_DELTA
+#define HAS_DELTA 1
+#endif
+#ifndef HAS_OUT_NORM
+#define HAS_OUT_NORM 1
+#endif
+#ifndef READ_PREFIX_EARLY
+#define READ_PREFIX_EARLY 0  // test-only: read prefix and delta before the wait (a hazard)
+#endif
+
+namespace kk3_ar {
+
+constexpr int k_slice = 256;             // elements per slice: 32 lanes x 8
+constexpr int k_slices = H / k_slice;
+constexpr int k_sources = NB + 1;
+static_assert(H % k_slice == 0, "H must be a multiple of 256");
+
+__device__ __forceinline__ float bf16_to_f32(unsigned short b) { return __uint_as_float(static_cast<unsigned>(b) << 16); }
+
+__device__ __forceinline__ unsigned short f32_to_bf16_rn(float f) {
+  unsigned short r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
+
+__device__ __forceinline__ void unpack8(uint4 raw, float* v) {
+  const unsigned w[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    v[2 * i] = bf16_to_f32(static_cast<unsigned short>(w[i] & 0xffffu));
+    v[2 * i + 1] = bf16_to_f32(static_cast<unsigned short>(w[i] >> 16));
+  }
+}
+
+__device__ __forceinline__ uint4 pack8(const float* v) {
+  unsigned w[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) w[i] = f32_to_bf16_rn(v[2 * i]) | (static_cast<unsigned>(f32_to_bf16_rn(v[2 * i + 1])) << 16);
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/// The fixed butterfly: every lane ends with the same sum.
+__device__ __forceinline__ float warp_sum(float x) {
+#pragma unroll
+  for (int offset = 16; offset >= 1; offset /= 2) x = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, offset));
+  return x;
+}
+
+}  // namespace kk3_ar
+
+/// THREADS: threads per CTA (a warp takes slices w, w + warps, ...). EARLY_BLOCKS: load the
+/// block sums (older inputs) before griddepcontrol.wait. KEEP: keep every source in registers
+/// for the weighted sum (1) or read them again, from L2 (0).
+template <int THREADS, int EARLY_BLOCKS, int KEEP>
+__global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p) {
+  using namespace kk3_ar;
+  constexpr int k_warps = THREADS / 32;
+  constexpr int k_per_warp = (k_slices + k_warps - 1) / k_warps;  // slices a warp holds
+  __shared__ float partial[2 * k_sources][k_slices];  // per source: sum of squares, dot with Q
+  __shared__ float acc_partial[k_slices];
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const long long t = blockIdx.x;
+  const unsigned short* blocks = reinterpret_cast<const unsigned short*>(p.blocks) + t * p.block_token_stride;
+  unsigned short* prefix = reinterpret_cast<unsigned short*>(p.prefix) + t * H;
+
+  float v[k_per_warp][k_sources][8];  // this warp's slices of every source, in fp32 (registers
+                                      // only with KEEP; otherwise the compiler keeps what it needs)
+  float q[k_per_warp][8];             // Q = rms_w * res_w in fp32
+
+  // Older inputs first: the weights, and (EARLY_BLOCKS) the block sums.
+#pragma unroll
+  for (int j = 0; j < k_per_warp; ++j) {
+    const int slice = warp + j * k_warps;
+    if (slice >= k_slices) break;
+    const int e = slice * k_slice + lane * 8;
+    float a[8], b[8];
+    unpack8(*reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned short*>(p.rms_w) + e), a);
+    unpack8(*reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned short*>(p.res_w) + e), b);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) q[j][i] = __fmul_rn(a[i], b[i]);
+    if (EARLY_BLOCKS) {
+#pragma unroll
+      for (int n = 0; n < NB; ++n) unpack8(*reinterpret_cast<const uint4*>(blocks + n * p.block_stride + e), v[j][n]);
+    }
+  }
+#if READ_PREFIX_EARLY
+#pragma unroll
+  for (int j = 0; j < k_per_warp; ++j) {
+    const int slice = warp + j * k_warps;
+    if (slice < k_slices) unpack8(*reinterpret_cast<const uint4*>(prefix + slice * k_slice + lane * 8), v[j][NB]);
+  }
+#endif
+  kk3_pdl_wait();
+
+  // The newest source: p = bf16(prefix + delta), written back in place.
+#pragma unroll
+  for (int j = 0; j < k_per_warp; ++j) {
+    const int slice = warp + j * k_warps;
+    if (slice >= k_slices) break;
+    const int e = slice * k_slice + lane * 8;
+    if (!EARLY_BLOCKS) {
+#pragma unroll
+      for (int n = 0; n < NB; ++n) unpack8(*reinterpret_cast<const uint4*>(blocks + n * p.block_stride + e), v[j][n]);
+    }
+#if !READ_PREFIX_EARLY
+    unpack8(*reinterpret_cast<const uint4*>(prefix + e), v[j][NB]);
+#endif
+#if HAS_DELTA
+    float d[8];
+    unpack8(*reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned short*>(p.delta) + t * H + e), d);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[j][NB][i] = bf16_to_f32(f32_to_bf16_rn(__fadd_rn(v[j][NB][i], d[i])));
+    *reinterpret_cast<uint4*>(prefix + e) = pack8(v[j][NB]);
+#endif
+    // Per-slice partials: lane-sequential over 8 elements, then the butterfly.
+#pragma unroll
+    for (int n = 0; n < k_sources; ++n) {
+      float ss = 0.0f, dot = 0.0f;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        ss = __fadd_rn(ss, __fmul_rn(v[j][n][i], v[j][n][i]));
+        dot = __fadd_rn(dot, __fmul_rn(v[j][n][i], q[j][i]));
+      }
+      ss = warp_sum(ss);
+      dot = warp_sum(dot);
+      if (lane == 0) {
+        partial[2 * n][slice] = ss;
+        partial[2 * n + 1][slice] = dot;
+      }
+    }
+  }
+  __syncthreads();
+
+  // Logits and the exact softmax, computed alike by every thread.
+  float logit[k_sources];
+  float top = -3.402823466e38f;
+#pragma unroll
+  for (int n = 0; n < k_sources; ++n) {
+    float ss = 0.0f, dot = 0.0f;
+    for (int k = 0; k < k_slices; ++k) {
+      ss = __fadd_rn(ss, partial[2 * n][k]);
+      dot = __fadd_rn(dot, partial[2 * n + 1][k]);
+    }
+    logit[n] = __fmul_rn(rsqrtf(__fadd_rn(__fdiv_rn(ss, static_cast<float>(H)), p.eps)), dot);
+    top = fmaxf(top, logit[n]);
+  }
+  float w[k_sources], z = 0.0f;
+#pragma unroll
+  for (int n = 0; n < k_sources; ++n) {
+    w[n] = __expf(__fsub_rn(logit[n], top));
+    z = __fadd_rn(z, w[n]);
+  }
+  float s = 0.0f;
+#pragma unroll
+  for (int n = 0; n < k_sources; ++n) {
+    w[n] = __fdiv_rn(w[n], z);
+    s = __fadd_rn(s, w[n]);
+  }
+
+  // acc = sum_n w_n V_n, in source order.
+  float acc[k_per_warp][8];
+#pragma unroll
+  for (int j = 0; j < k_per_warp; ++j) {
+    if (!KEEP) {
+      const int slice = warp + j * k_warps;
+      if (slice < k_slices) {
+        const int e = slice * k_slice + lane * 8;
+#pragma unroll
+        for (int n = 0; n < NB; ++n) unpack8(*reinterpret_cast<const uint4*>(blocks + n * p.block_stride + e), v[j][n]);
+        unpack8(*reinterpret_cast<const uint4*>(prefix + e), v[j][NB]);  // this thread's own p
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      float a = 0.0f;
+#pragma unroll
+      for (int n = 0; n < k_sources; ++n) a = __fadd_rn(a, __fmul_rn(w[n], v[j][n][i]));
+      acc[j][i] = a;
+    }
+  }
+
+  unsigned short* out = reinterpret_cast<unsigned short*>(p.out) + t * H;
+#if HAS_OUT_NORM
+  // out = bf16(acc * rsqrt(sum acc^2 / H + out_eps * s^2) * out_w): one more fixed reduction.
+#pragma unroll
+  for (int j = 0; j < k_per_warp; ++j) {
+    const int slice = warp + j * k_warps;
+    if (slice >= k_slices) break;
+    float ss = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) ss = __fadd_rn(ss, __fmul_rn(acc[j][i], acc[j][i]));
+    ss = warp_sum(ss);
+    if (lane == 0) acc_partial[slice] = ss;
+  }
+  __syncthreads();
+  float total = 0.0f;
+  for (int k = 0; k < k_slices; ++k) total = __fadd_rn(total, acc_partial[k]);
+  const float r = rsqrtf(__fadd_rn(__fdiv_rn(total, static_cast<float>(H)), __fmul_rn(p.out_eps, __fmul_rn(s, s))));
+#endif
+#pragma unroll
+  for (int j = 0; j < k_per_warp; ++j) {
+    const int slice = warp + j * k_warps;
+    if (slice >= k_slices) break;
+    const int e = slice * k_slice + lane * 8;
+    float o[8];
+#if HAS_OUT_NORM
+    float ow[8];
+    unpack8(*reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned short*>(p.out_w) + e), ow);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) o[i] = __fmul_rn(__fmul_rn(acc[j][i], r), ow[i]);
+#else
+#pragma unroll
+    for (int i = 0; i < 8; ++i) o[i] = __fdiv_rn(acc[j][i], s);
+#endif
+    *reinterpret_cast<uint4*>(out + e) = pack8(o);
+  }
+  kk3_pdl_trigger();
+}

@@ -1,0 +1,198 @@
+#include "families/attn_res/attn_res.hpp"
+
+#include <cmath>
+#include <random>
+
+#include "attn_res_params.h"
+#include "core/error.hpp"
+#include "families/numerics.hpp"
+#include "families/tensor_workspace.hpp"
+
+namespace kk3::families {
+namespace {
+
+struct ar_mode {
+  long long hidden, nb;
+  bool delta, out_norm;
+};
+
+ar_mode read_mode(const space::mode& m) {
+  return {m.define_or("H", 7168), m.define_or("NB", 4), m.define_or("HAS_DELTA", 1) != 0, m.define_or("HAS_OUT_NORM", 1) != 0};
+}
+
+/// Element strides of the block sums: padded when the shape asks for strided inputs.
+struct ar_layout {
+  long long block_stride, token_stride;
+};
+
+ar_layout layout_for(const shape& s, const ar_mode& m) {
+  const long long pad = s.strided ? 1 : 0;
+  ar_layout l;
+  l.block_stride = m.hidden + 64 * pad;
+  l.token_stride = (m.nb + pad) * l.block_stride + 128 * pad;  // strided: one unused block more
+  if (l.token_stride == 0) l.token_stride = 1;
+  return l;
+}
+
+template <class T>
+T* as(tensor& t) {
+  return reinterpret_cast<T*>(t.bytes.data());
+}
+template <class T>
+const T* as(const tensor& t) {
+  return reinterpret_cast<const T*>(t.bytes.data());
+}
+
+}  // namespace
+
+device::launch_config attn_res::geometry(const space::variant& v, const shape& s) const {
+  device::launch_config c;
+  c.grid.x = static_cast<unsigned>(s.tokens);
+  c.block.x = static_cast<unsigned>(v.value("THREADS"));
+  return c;
+}
+
+double attn_res::bytes_moved(const shape& s, const space::mode& mode) const {
+  const ar_mode m = read_mode(mode);
+  const double th = static_cast<double>(s.tokens) * static_cast<double>(m.hidden) * 2;
+  double bytes = th * static_cast<double>(m.nb) + th;  // the block sums and prefix, read once
+  if (m.delta) bytes += 2 * th;                          // delta read, prefix written back
+  bytes += th;                                           // out
+  bytes += static_cast<double>(m.hidden) * 2 * (m.out_norm ? 3 : 2);  // the weights
+  return bytes;
+}
+
+shape attn_res::model_shape(long long tokens, long long, long long blocks) const {
+  shape s;
+  s.tokens = tokens;
+  s.blocks = blocks;
+  return s;
+}
+
+std::vector<shape> attn_res::edge_shapes(const shape& model) const {
+  auto with = [&](long long t, bool strided) {
+    shape s = model;
+    s.tokens = t;
+    s.strided = strided;
+    return s;
+  };
+  return {with(1, false), with(2, true), with(7, false), with(64, true)};
+}
+
+problem attn_res::make_problem(const shape& s, const space::mode& mode, unsigned long long seed) const {
+  const ar_mode m = read_mode(mode);
+  if (s.tokens < 1) throw error(error_kind::usage, "attn_res: T must be at least 1");
+  const ar_layout l = layout_for(s, m);
+  const long long T = s.tokens, Hd = m.hidden;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  auto fill = [&](tensor& t, float mean, float sd) {
+    auto* v = as<std::uint16_t>(t);
+    for (std::size_t i = 0; i < t.elements(); ++i) v[i] = f32_to_bf16_rn(mean + sd * normal(rng));
+  };
+  problem p;
+  tensor& blocks = p.add("blocks", dtype::bf16, {T, l.token_stride}, role::input);
+  fill(blocks, 0.0f, 1.0f);
+  // Give each block its own scale, so the logits differ and the softmax is not flat.
+  for (long long t = 0; t < T; ++t) {
+    for (long long n = 0; n < m.nb; ++n) {
+      const float scale = 0.5f + 0.4f * static_cast<float>(n);
+      auto* row = as<std::uint16_t>(blocks) + t * l.token_stride + n * l.block_stride;
+      for (long long i = 0; i < Hd; ++i) row[i] = f32_to_bf16_rn(bf16_to_f32(row[i]) * scale);
+    }
+  }
+  fill(p.add("prefix", dtype::bf16, {T, Hd}, m.delta ? role::inout : role::input, true), 0.0f, 2.0f);
+  if (m.delta) fill(p.add("delta", dtype::bf16, {T, Hd}, role::input, true), 0.0f, 0.5f);
+  fill(p.add("rms_w", dtype::bf16, {Hd}, role::input), 1.0f, 0.1f);
+  fill(p.add("res_w", dtype::bf16, {Hd}, role::input), 0.0f, 3.0f / std::sqrt(static_cast<float>(Hd)));
+  if (m.out_norm) fill(p.add("out_w", dtype::bf16, {Hd}, role::input), 1.0f, 0.1f);
+  tensor& out = p.add("out", dtype::bf16, {T, Hd}, role::output);
+  out.max_ulps = 1;
+  out.min_exact_fraction = 0.99;
+  return p;
+}
+
+void attn_res::reference(const shape& s, const space::mode& mode, problem& p) const {
+  const ar_mode m = read_mode(mode);
+  const ar_layout l = layout_for(s, m);
+  const long long T = s.tokens, Hd = m.hidden, N = m.nb + 1;
+  const auto* blocks = as<std::uint16_t>(p.at("blocks"));
+  auto* prefix = as<std::uint16_t>(p.at("prefix"));
+  const auto* rms_w = as<std::uint16_t>(p.at("rms_w"));
+  const auto* res_w = as<std::uint16_t>(p.at("res_w"));
+  auto* out = as<std::uint16_t>(p.at("out"));
+  std::vector<double> q(static_cast<std::size_t>(Hd)), acc(static_cast<std::size_t>(Hd));
+  for (long long i = 0; i < Hd; ++i) q[i] = static_cast<double>(bf16_to_f32(rms_w[i]) * bf16_to_f32(res_w[i]));  // fp32 product
+  for (long long t = 0; t < T; ++t) {
+    std::uint16_t* pre = prefix + t * Hd;
+    if (m.delta) {  // p = bf16(prefix + delta), exactly as the GPU rounds it, written back
+      const auto* d = as<std::uint16_t>(p.at("delta")) + t * Hd;
+      for (long long i = 0; i < Hd; ++i) pre[i] = f32_to_bf16_rn(bf16_to_f32(pre[i]) + bf16_to_f32(d[i]));
+    }
+    auto source = [&](long long n, long long i) -> double {
+      return n < m.nb ? bf16_to_f32(blocks[t * l.token_stride + n * l.block_stride + i]) : bf16_to_f32(pre[i]);
+    };
+    std::vector<double> logit(static_cast<std::size_t>(N));
+    double top = -INFINITY;
+    for (long long n = 0; n < N; ++n) {
+      double ss = 0, dot = 0;
+      for (long long i = 0; i < Hd; ++i) {
+        const double v = source(n, i);
+        ss += v * v;
+        dot += v * q[i];
+      }
+      logit[n] = dot / std::sqrt(ss / static_cast<double>(Hd) + static_cast<double>(k_eps));
+      top = std::max(top, logit[n]);
+    }
+    double z = 0;
+    for (double& x : logit) z += (x = std::exp(x - top));
+    double wsum = 0;
+    for (double& x : logit) wsum += (x /= z);
+    double ss = 0;
+    for (long long i = 0; i < Hd; ++i) {
+      double a = 0;
+      for (long long n = 0; n < N; ++n) a += logit[n] * source(n, i);
+      acc[i] = a;
+      ss += a * a;
+    }
+    const double r = 1.0 / std::sqrt(ss / static_cast<double>(Hd) + static_cast<double>(k_out_eps) * wsum * wsum);
+    const auto* ow = m.out_norm ? as<std::uint16_t>(p.at("out_w")) : nullptr;
+    for (long long i = 0; i < Hd; ++i) {
+      out[t * Hd + i] = f64_to_bf16_rn(m.out_norm ? acc[i] * r * static_cast<double>(bf16_to_f32(ow[i])) : acc[i] / wsum);
+    }
+  }
+}
+
+namespace {
+
+class attn_res_workspace final : public tensor_workspace {
+ public:
+  attn_res_workspace(const shape& s, const ar_mode& m, const problem& p) : tensor_workspace(p) {
+    const ar_layout l = layout_for(s, m);
+    m_params.blocks = ptr("blocks");
+    m_params.prefix = ptr("prefix");
+    m_params.delta = m.delta ? ptr("delta") : 0;
+    m_params.rms_w = ptr("rms_w");
+    m_params.res_w = ptr("res_w");
+    m_params.out_w = m.out_norm ? ptr("out_w") : 0;
+    m_params.out = ptr("out");
+    m_params.block_token_stride = l.token_stride;
+    m_params.block_stride = l.block_stride;
+    m_params.eps = attn_res::k_eps;
+    m_params.out_eps = attn_res::k_out_eps;
+    m_params.tokens = static_cast<int>(s.tokens);
+  }
+  void** args() override { return m_args; }
+
+ private:
+  kk3_attn_res_params m_params{};
+  void* m_args[1] = {&m_params};
+};
+
+}  // namespace
+
+std::unique_ptr<workspace> attn_res::make_workspace(const shape& s, const space::mode& m, const problem& p) const {
+  return std::make_unique<attn_res_workspace>(s, read_mode(m), p);
+}
+
+}  // namespace kk3::families
