@@ -9,6 +9,11 @@
 // alike by every thread. Knobs only change which warp takes which slice and how loads are
 // issued. Compiled with -fmad=false, so every add and multiply rounds as written.
 //
+// Everything after the loads is fp64 (the sources are exact in it): with fp32 weights and sums,
+// elements where the weighted sum nearly cancels missed the float64 reference by up to 207 bf16
+// ulps on the H200. fp64 costs a few percent of the memory time at most (about 6 flops per
+// source and element). The prefix update p = bf16(prefix + delta) stays fp32, as specified.
+//
 // PDL: prefix and delta come from the kernel launched just before: read after
 // griddepcontrol.wait. The block sums and the weights are older and read before it.
 //
@@ -56,6 +61,13 @@ __device__ __forceinline__ void unpack8(uint4 raw, float* v) {
   }
 }
 
+/// Rounds once, to nearest even (the float64 reference rounds the same way).
+__device__ __forceinline__ unsigned short f64_to_bf16_rn(double d) {
+  unsigned short r;
+  asm("cvt.rn.bf16.f64 %0, %1;" : "=h"(r) : "d"(d));
+  return r;
+}
+
 __device__ __forceinline__ uint4 pack8(const float* v) {
   unsigned w[4];
 #pragma unroll
@@ -63,10 +75,17 @@ __device__ __forceinline__ uint4 pack8(const float* v) {
   return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-/// The fixed butterfly: every lane ends with the same sum.
-__device__ __forceinline__ float warp_sum(float x) {
+__device__ __forceinline__ uint4 pack8(const double* v) {
+  unsigned w[4];
 #pragma unroll
-  for (int offset = 16; offset >= 1; offset /= 2) x = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, offset));
+  for (int i = 0; i < 4; ++i) w[i] = f64_to_bf16_rn(v[2 * i]) | (static_cast<unsigned>(f64_to_bf16_rn(v[2 * i + 1])) << 16);
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/// The fixed butterfly: every lane ends with the same sum.
+__device__ __forceinline__ double warp_sum(double x) {
+#pragma unroll
+  for (int offset = 16; offset >= 1; offset /= 2) x = __dadd_rn(x, __shfl_xor_sync(0xffffffffu, x, offset));
   return x;
 }
 
@@ -80,8 +99,8 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
   using namespace kk3_ar;
   constexpr int k_warps = THREADS / 32;
   constexpr int k_per_warp = (k_slices + k_warps - 1) / k_warps;  // slices a warp holds
-  __shared__ float partial[2 * k_sources][k_slices];  // per source: sum of squares, dot with Q
-  __shared__ float acc_partial[k_slices];
+  __shared__ double partial[2 * k_sources][k_slices];  // per source: sum of squares, dot with Q
+  __shared__ double acc_partial[k_slices];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const long long t = blockIdx.x;
@@ -140,11 +159,12 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
     // Per-slice partials: lane-sequential over 8 elements, then the butterfly.
 #pragma unroll
     for (int n = 0; n < k_sources; ++n) {
-      float ss = 0.0f, dot = 0.0f;
+      double ss = 0.0, dot = 0.0;
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
-        ss = __fadd_rn(ss, __fmul_rn(v[j][n][i], v[j][n][i]));
-        dot = __fadd_rn(dot, __fmul_rn(v[j][n][i], q[j][i]));
+        const double x = v[j][n][i];
+        ss = __dadd_rn(ss, __dmul_rn(x, x));
+        dot = __dadd_rn(dot, __dmul_rn(x, static_cast<double>(q[j][i])));
       }
       ss = warp_sum(ss);
       dot = warp_sum(dot);
@@ -157,33 +177,33 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
   __syncthreads();
 
   // Logits and the exact softmax, computed alike by every thread.
-  float logit[k_sources];
-  float top = -3.402823466e38f;
+  double logit[k_sources];
+  double top = -1.0e308;
 #pragma unroll
   for (int n = 0; n < k_sources; ++n) {
-    float ss = 0.0f, dot = 0.0f;
+    double ss = 0.0, dot = 0.0;
     for (int k = 0; k < k_slices; ++k) {
-      ss = __fadd_rn(ss, partial[2 * n][k]);
-      dot = __fadd_rn(dot, partial[2 * n + 1][k]);
+      ss = __dadd_rn(ss, partial[2 * n][k]);
+      dot = __dadd_rn(dot, partial[2 * n + 1][k]);
     }
-    logit[n] = __fmul_rn(rsqrtf(__fadd_rn(__fdiv_rn(ss, static_cast<float>(H)), p.eps)), dot);
-    top = fmaxf(top, logit[n]);
+    logit[n] = __ddiv_rn(dot, __dsqrt_rn(__dadd_rn(__ddiv_rn(ss, static_cast<double>(H)), static_cast<double>(p.eps))));
+    top = fmax(top, logit[n]);
   }
-  float w[k_sources], z = 0.0f;
+  double w[k_sources], z = 0.0;
 #pragma unroll
   for (int n = 0; n < k_sources; ++n) {
-    w[n] = __expf(__fsub_rn(logit[n], top));
-    z = __fadd_rn(z, w[n]);
+    w[n] = exp(__dsub_rn(logit[n], top));
+    z = __dadd_rn(z, w[n]);
   }
-  float s = 0.0f;
+  double s = 0.0;
 #pragma unroll
   for (int n = 0; n < k_sources; ++n) {
-    w[n] = __fdiv_rn(w[n], z);
-    s = __fadd_rn(s, w[n]);
+    w[n] = __ddiv_rn(w[n], z);
+    s = __dadd_rn(s, w[n]);
   }
 
   // acc = sum_n w_n V_n, in source order.
-  float acc[k_per_warp][8];
+  double acc[k_per_warp][8];
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
     if (!KEEP) {
@@ -197,9 +217,9 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
     }
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
-      float a = 0.0f;
+      double a = 0.0;
 #pragma unroll
-      for (int n = 0; n < k_sources; ++n) a = __fadd_rn(a, __fmul_rn(w[n], v[j][n][i]));
+      for (int n = 0; n < k_sources; ++n) a = __dadd_rn(a, __dmul_rn(w[n], static_cast<double>(v[j][n][i])));
       acc[j][i] = a;
     }
   }
@@ -211,31 +231,32 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
   for (int j = 0; j < k_per_warp; ++j) {
     const int slice = warp + j * k_warps;
     if (slice >= k_slices) break;
-    float ss = 0.0f;
+    double ss = 0.0;
 #pragma unroll
-    for (int i = 0; i < 8; ++i) ss = __fadd_rn(ss, __fmul_rn(acc[j][i], acc[j][i]));
+    for (int i = 0; i < 8; ++i) ss = __dadd_rn(ss, __dmul_rn(acc[j][i], acc[j][i]));
     ss = warp_sum(ss);
     if (lane == 0) acc_partial[slice] = ss;
   }
   __syncthreads();
-  float total = 0.0f;
-  for (int k = 0; k < k_slices; ++k) total = __fadd_rn(total, acc_partial[k]);
-  const float r = rsqrtf(__fadd_rn(__fdiv_rn(total, static_cast<float>(H)), __fmul_rn(p.out_eps, __fmul_rn(s, s))));
+  double total = 0.0;
+  for (int k = 0; k < k_slices; ++k) total = __dadd_rn(total, acc_partial[k]);
+  const double r = __ddiv_rn(1.0, __dsqrt_rn(__dadd_rn(__ddiv_rn(total, static_cast<double>(H)),
+                                                       __dmul_rn(static_cast<double>(p.out_eps), __dmul_rn(s, s)))));
 #endif
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
     const int slice = warp + j * k_warps;
     if (slice >= k_slices) break;
     const int e = slice * k_slice + lane * 8;
-    float o[8];
+    double o[8];
 #if HAS_OUT_NORM
     float ow[8];
     unpack8(*reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned short*>(p.out_w) + e), ow);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) o[i] = __fmul_rn(__fmul_rn(acc[j][i], r), ow[i]);
+    for (int i = 0; i < 8; ++i) o[i] = __dmul_rn(__dmul_rn(acc[j][i], r), static_cast<double>(ow[i]));
 #else
 #pragma unroll
-    for (int i = 0; i < 8; ++i) o[i] = __fdiv_rn(acc[j][i], s);
+    for (int i = 0; i < 8; ++i) o[i] = __ddiv_rn(acc[j][i], s);
 #endif
     *reinterpret_cast<uint4*>(out + e) = pack8(o);
   }
