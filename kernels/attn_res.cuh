@@ -1,5 +1,5 @@
 #pragma once
-// attn_res: Block Attention Residuals (SPEC 1.2), one token per CTA.
+// attn_res: Block Attention Residuals (SPEC 1.2), one token per cluster of B CTAs.
 //
 // The numerics contract: every variant computes bit for bit the same result. The arithmetic is
 // fixed independently of the knobs: H is cut into slices of 256 elements; a slice is always
@@ -7,7 +7,10 @@
 // the 32 lanes in a fixed order; the per-slice partials are summed over the slices in slice
 // order. The softmax over the N <= 9 logits is exact (max, exp, sum in source order), computed
 // alike by every thread. Knobs only change which warp takes which slice and how loads are
-// issued. Compiled with -fmad=false, so every add and multiply rounds as written.
+// issued. Compiled with -fmad=false, so every add and multiply rounds as written. With B > 1 a
+// token's slices are spread over a thread-block cluster (slice k belongs to CTA k % B); every
+// CTA reads all partials from its peers' shared memory (DSMEM) in slice order, so every CTA
+// computes the same totals, the same softmax and the same norm.
 //
 // Everything after the loads is fp64 (the sources are exact in it): with fp32 weights and sums,
 // elements where the weighted sum nearly cancels missed the float64 reference by up to 207 bf16
@@ -17,7 +20,8 @@
 // PDL: prefix and delta come from the kernel launched just before: read after
 // griddepcontrol.wait. The block sums and the weights are older and read before it.
 //
-// Compile-time: H, NB (0..8), HAS_DELTA, HAS_OUT_NORM, and the knobs THREADS, EARLY_BLOCKS.
+// Compile-time: H, NB (0..8), HAS_DELTA, HAS_OUT_NORM, and the knobs B, THREADS, EARLY_BLOCKS,
+// KEEP.
 #include "common/pdl.cuh"
 #include "attn_res_params.h"
 
@@ -89,32 +93,70 @@ __device__ __forceinline__ double warp_sum(double x) {
   return x;
 }
 
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+/// Every thread of every CTA of the cluster arrives; shared-memory writes before it are visible
+/// to the peers after it.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+/// Reads a double from the shared memory of CTA `rank` of the cluster, at the address `local`
+/// has in this CTA's shared memory.
+__device__ __forceinline__ double load_peer(const double* local, unsigned rank) {
+  unsigned addr, remote;
+  asm("{ .reg .u64 g; cvta.to.shared.u64 g, %1; cvt.u32.u64 %0, g; }" : "=r"(addr) : "l"(local));
+  asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+  double v;
+  asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(remote) : "memory");
+  return v;
+}
+
+/// The sum over all slices, in slice order, of a per-slice partial held by the slice's CTA.
+template <int B>
+__device__ __forceinline__ double sum_slices(const double* partials) {
+  double total = 0.0;
+  for (int k = 0; k < k_slices; ++k) total = __dadd_rn(total, B == 1 ? partials[k] : load_peer(partials + k, k % B));
+  return total;
+}
+
 }  // namespace kk3_ar
 
-/// THREADS: threads per CTA (a warp takes slices w, w + warps, ...). EARLY_BLOCKS: load the
-/// block sums (older inputs) before griddepcontrol.wait. KEEP: keep every source in registers
-/// for the weighted sum (1) or read them again, from L2 (0).
-template <int THREADS, int EARLY_BLOCKS, int KEEP>
+/// B: CTAs per token (a cluster). THREADS: threads per CTA (warp w of CTA r takes slices
+/// r + B * (w + j * warps)). EARLY_BLOCKS: load the block sums (older inputs) before
+/// griddepcontrol.wait. KEEP: keep every source in registers for the weighted sum (1) or read
+/// them again, from L2 (0).
+template <int B, int THREADS, int EARLY_BLOCKS, int KEEP>
 __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p) {
   using namespace kk3_ar;
   constexpr int k_warps = THREADS / 32;
-  constexpr int k_per_warp = (k_slices + k_warps - 1) / k_warps;  // slices a warp holds
+  constexpr int k_mine = (k_slices + B - 1) / B;                 // slices of the busiest CTA
+  constexpr int k_per_warp = (k_mine + k_warps - 1) / k_warps;  // slices a warp holds
   __shared__ double partial[2 * k_sources][k_slices];  // per source: sum of squares, dot with Q
   __shared__ double acc_partial[k_slices];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const long long t = blockIdx.x;
+  const int rank = B == 1 ? 0 : static_cast<int>(cluster_rank());
+  const long long t = blockIdx.x / B;
   const unsigned short* blocks = reinterpret_cast<const unsigned short*>(p.blocks) + t * p.block_token_stride;
   unsigned short* prefix = reinterpret_cast<unsigned short*>(p.prefix) + t * H;
+  // The j-th slice of this warp, or k_slices (none).
+  auto slice_of = [&](int j) {
+    const int k = rank + B * (warp + j * k_warps);
+    return k < k_slices ? k : k_slices;
+  };
 
-  float v[k_per_warp][k_sources][8];  // this warp's slices of every source, in fp32 (registers
-                                      // only with KEEP; otherwise the compiler keeps what it needs)
+  float v[k_per_warp][k_sources][8];  // this warp's slices of every source, in fp32 (exact)
   float q[k_per_warp][8];             // Q = rms_w * res_w in fp32
 
   // Older inputs first: the weights, and (EARLY_BLOCKS) the block sums.
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
-    const int slice = warp + j * k_warps;
+    const int slice = slice_of(j);
     if (slice >= k_slices) break;
     const int e = slice * k_slice + lane * 8;
     float a[8], b[8];
@@ -130,7 +172,7 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
 #if READ_PREFIX_EARLY
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
-    const int slice = warp + j * k_warps;
+    const int slice = slice_of(j);
     if (slice < k_slices) unpack8(*reinterpret_cast<const uint4*>(prefix + slice * k_slice + lane * 8), v[j][NB]);
   }
 #endif
@@ -139,7 +181,7 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
   // The newest source: p = bf16(prefix + delta), written back in place.
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
-    const int slice = warp + j * k_warps;
+    const int slice = slice_of(j);
     if (slice >= k_slices) break;
     const int e = slice * k_slice + lane * 8;
     if (!EARLY_BLOCKS) {
@@ -174,18 +216,16 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
       }
     }
   }
-  __syncthreads();
+  if (B == 1) __syncthreads();
+  else cluster_sync();
 
-  // Logits and the exact softmax, computed alike by every thread.
+  // Logits and the exact softmax, computed alike by every thread of every CTA.
   double logit[k_sources];
   double top = -1.0e308;
 #pragma unroll
   for (int n = 0; n < k_sources; ++n) {
-    double ss = 0.0, dot = 0.0;
-    for (int k = 0; k < k_slices; ++k) {
-      ss = __dadd_rn(ss, partial[2 * n][k]);
-      dot = __dadd_rn(dot, partial[2 * n + 1][k]);
-    }
+    const double ss = sum_slices<B>(partial[2 * n]);
+    const double dot = sum_slices<B>(partial[2 * n + 1]);
     logit[n] = __ddiv_rn(dot, __dsqrt_rn(__dadd_rn(__ddiv_rn(ss, static_cast<double>(H)), static_cast<double>(p.eps))));
     top = fmax(top, logit[n]);
   }
@@ -206,14 +246,12 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
   double acc[k_per_warp][8];
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
-    if (!KEEP) {
-      const int slice = warp + j * k_warps;
-      if (slice < k_slices) {
-        const int e = slice * k_slice + lane * 8;
+    const int slice = slice_of(j);
+    if (!KEEP && slice < k_slices) {
+      const int e = slice * k_slice + lane * 8;
 #pragma unroll
-        for (int n = 0; n < NB; ++n) unpack8(*reinterpret_cast<const uint4*>(blocks + n * p.block_stride + e), v[j][n]);
-        unpack8(*reinterpret_cast<const uint4*>(prefix + e), v[j][NB]);  // this thread's own p
-      }
+      for (int n = 0; n < NB; ++n) unpack8(*reinterpret_cast<const uint4*>(blocks + n * p.block_stride + e), v[j][n]);
+      unpack8(*reinterpret_cast<const uint4*>(prefix + e), v[j][NB]);  // this thread's own p
     }
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
@@ -229,7 +267,7 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
   // out = bf16(acc * rsqrt(sum acc^2 / H + out_eps * s^2) * out_w): one more fixed reduction.
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
-    const int slice = warp + j * k_warps;
+    const int slice = slice_of(j);
     if (slice >= k_slices) break;
     double ss = 0.0;
 #pragma unroll
@@ -237,15 +275,15 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
     ss = warp_sum(ss);
     if (lane == 0) acc_partial[slice] = ss;
   }
-  __syncthreads();
-  double total = 0.0;
-  for (int k = 0; k < k_slices; ++k) total = __dadd_rn(total, acc_partial[k]);
+  if (B == 1) __syncthreads();
+  else cluster_sync();
+  const double total = sum_slices<B>(acc_partial);
   const double r = __ddiv_rn(1.0, __dsqrt_rn(__dadd_rn(__ddiv_rn(total, static_cast<double>(H)),
                                                        __dmul_rn(static_cast<double>(p.out_eps), __dmul_rn(s, s)))));
 #endif
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
-    const int slice = warp + j * k_warps;
+    const int slice = slice_of(j);
     if (slice >= k_slices) break;
     const int e = slice * k_slice + lane * 8;
     double o[8];
@@ -260,5 +298,6 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
 #endif
     *reinterpret_cast<uint4*>(out + e) = pack8(o);
   }
+  if (B > 1) cluster_sync();  // peers may still be reading this CTA's partials
   kk3_pdl_trigger();
 }

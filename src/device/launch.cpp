@@ -5,9 +5,20 @@
 namespace kk3::device {
 
 void launch(CUfunction fn, CUstream s, const launch_config& config, void** args) {
-  CUlaunchAttribute attributes[1] = {};
-  attributes[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  attributes[0].value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchAttribute attributes[2] = {};
+  unsigned count = 0;
+  if (config.pdl) {
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attributes[count++].value.programmaticStreamSerializationAllowed = 1;
+  }
+  const unsigned cluster_size = config.cluster.x * config.cluster.y * config.cluster.z;
+  if (cluster_size > 1) {
+    if (cluster_size > 8) KK3_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+    attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attributes[count].value.clusterDim.x = config.cluster.x;
+    attributes[count].value.clusterDim.y = config.cluster.y;
+    attributes[count++].value.clusterDim.z = config.cluster.z;
+  }
 
   CUlaunchConfig c = {};
   c.gridDimX = config.grid.x;
@@ -18,8 +29,8 @@ void launch(CUfunction fn, CUstream s, const launch_config& config, void** args)
   c.blockDimZ = config.block.z;
   c.sharedMemBytes = config.shared_bytes;
   c.hStream = s;
-  c.attrs = config.pdl ? attributes : nullptr;
-  c.numAttrs = config.pdl ? 1 : 0;
+  c.attrs = count ? attributes : nullptr;
+  c.numAttrs = count;
   KK3_CU(cuLaunchKernelEx, &c, fn, args, nullptr);
 }
 

@@ -14,6 +14,8 @@ struct launch_config {
   extent3 grid;               ///< blocks
   extent3 block;              ///< threads per block
   unsigned shared_bytes = 0;  ///< dynamic shared memory per block
+  extent3 cluster;            ///< thread-block cluster (1x1x1: none); more than 8 CTAs is
+                              ///< allowed through the non-portable cluster size attribute
   bool pdl = false;           ///< CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: the
                               ///< kernel may start before the previous one on the stream ends,
                               ///< and must wait (griddepcontrol.wait) before reading its output

@@ -27,7 +27,6 @@ TEST(attn_res_gpu, every_variant_in_every_mode_matches_and_the_early_reader_is_c
   for (const auto& m : space.config.modes) {
     for (const auto& r : check.verify_mode(space, m, space.variants, o)) {
       if (r.test_only) {
-        // Only modes with delta make prefix upstream-produced *and* rewritten; all read it early.
         EXPECT_EQ(r.outcome, status::pdl_hazard) << m.name << " " << r.variant << ": " << r.reason;
         continue;
       }

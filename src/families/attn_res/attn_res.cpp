@@ -46,9 +46,11 @@ const T* as(const tensor& t) {
 }  // namespace
 
 device::launch_config attn_res::geometry(const space::variant& v, const shape& s) const {
+  const long long ctas_per_token = v.value("B");
   device::launch_config c;
-  c.grid.x = static_cast<unsigned>(s.tokens);
+  c.grid.x = static_cast<unsigned>(s.tokens * ctas_per_token);
   c.block.x = static_cast<unsigned>(v.value("THREADS"));
+  c.cluster.x = static_cast<unsigned>(ctas_per_token);
   return c;
 }
 
