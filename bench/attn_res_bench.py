@@ -11,11 +11,13 @@ Usage: python3 bench/attn_res_bench.py OUTDIR   (JSON per shape, peers.json, sum
 """
 import json
 import os
-import statistics
 import subprocess
 import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_timing import graph_time_us  # noqa: E402
 
 OUT = sys.argv[1]
 KK3 = os.environ.get("KK3TUNE", "build/kk3tune")
@@ -31,31 +33,6 @@ def kk3(*args):
     commands.write(" ".join(cmd) + "\n")
     commands.flush()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-
-
-def graph_time_us(fn, calls=10, reps=20):
-    """Median per-call time of `fn` replayed from a CUDA graph of `calls` calls."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
-    graph.replay()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(reps):
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / calls)
-    return statistics.median(times)
 
 
 def attn_res(blocks, prefix, delta, rms_w, res_w, out_w, nb: int, eps: float = 1e-5, out_eps: float = 1e-5):
@@ -91,7 +68,7 @@ for nb in BLOCKS:
         res_w = torch.randn(HIDDEN, device=dev, dtype=torch.bfloat16) * (3 / HIDDEN ** 0.5)
         out_w = 1 + 0.1 * torch.randn(HIDDEN, device=dev, dtype=torch.bfloat16)
         args = (blocks, prefix, delta, rms_w, res_w, out_w, nb)
-        peers[tag] = {"eager_us": graph_time_us(lambda: attn_res(*args)), "compiled_us": graph_time_us(lambda: compiled(*args))}
+        peers[tag] = {"eager_us": graph_time_us(lambda: attn_res(*args), calls=10, reps=20), "compiled_us": graph_time_us(lambda: compiled(*args), calls=10, reps=20)}
         print(tag, json.dumps(peers[tag]), flush=True)
         json.dump({"torch": torch.__version__, "peers": peers}, open(f"{OUT}/peers.json", "w"), indent=1)
 

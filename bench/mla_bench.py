@@ -12,11 +12,13 @@ Usage: python3 bench/mla_bench.py OUTDIR   (writes JSON per shape, peers.json an
 """
 import json
 import os
-import statistics
 import subprocess
 import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_timing import graph_time_us  # noqa: E402
 
 OUT = sys.argv[1]
 KK3 = os.environ.get("KK3TUNE", "build/kk3tune")
@@ -38,31 +40,6 @@ def kk3(*args):
 
 def results(path):
     return {r["variant"]: r for r in json.load(open(path))["results"]}
-
-
-def graph_time_us(fn, calls=20, reps=25):
-    """Median per-call time of `fn` replayed from a CUDA graph of `calls` calls."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
-    graph.replay()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(reps):
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / calls)
-    return statistics.median(times)
 
 
 def peer_fn(mode):

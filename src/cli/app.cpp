@@ -8,6 +8,11 @@
 
 namespace kk3::cli {
 
+void add_cache_options(CLI::App* cmd, cache_options& o) {
+  cmd->add_option("--cache-dir", o.cache_dir, "compile cache folder (default: $XDG_CACHE_HOME/kk3tune or ~/.cache/kk3tune)");
+  cmd->add_flag("--no-cache", o.no_cache, "compile everything; read and write no cache");
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"kk3tune: autotuner and benchmarker for the Kimi-K3 decode-path CUDA kernels"};
   app.set_version_flag("--version", tool_version_line());

@@ -27,8 +27,7 @@ struct compile_options {
   std::string mode;                  ///< only this mode
   std::string arch;                  ///< comma-separated archs; empty = the GPU's
   unsigned jobs = 0;                 ///< compile threads; 0 = one per hardware thread
-  std::filesystem::path cache_dir;   ///< --cache-dir
-  bool no_cache = false;             ///< --no-cache
+  cache_options cache;               ///< --cache-dir, --no-cache
   bool show_logs = false;            ///< print the NVRTC log of every variant
 };
 
@@ -79,11 +78,9 @@ int run_compile(const global_options& global, const compile_options& options) {
   }
   if (requests.empty()) throw error(error_kind::usage, "--mode: no family has mode '" + options.mode + "'");
 
-  jit::jit_options jo;
-  jo.jobs = options.jobs;
-  jo.use_cache = !options.no_cache;
-  jo.cache_dir = find_cache_dir(options.cache_dir).dir;
-  const jit::jit_engine engine(jit::nvrtc_compiler(kernel_dir, include.dir), jo);
+  (void)include;
+  const auto engine_owner = jit::make_jit_engine(kernel_dir, options.cache.cache_dir, options.cache.no_cache, options.jobs);
+  const jit::jit_engine& engine = *engine_owner;
 
   const auto start = std::chrono::steady_clock::now();
   // Progress on a terminal only: a log file gets the table and the summary.
@@ -105,7 +102,7 @@ int run_compile(const global_options& global, const compile_options& options) {
     failed += !r.ok;
     hits += r.cache_hit;
     table.add_row({label, r.arch, r.ok ? "ok" : "compile_failed", fmt("%.1f", r.compile_s * 1e3),
-                   r.cache_hit ? "hit" : (options.no_cache ? "off" : "miss"), num(r.usage.registers),
+                   r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss"), num(r.usage.registers),
                    num(r.usage.spill_store_bytes), num(r.usage.spill_load_bytes), num(r.usage.shared_bytes)});
   }
   table.print(std::cout);
@@ -118,7 +115,7 @@ int run_compile(const global_options& global, const compile_options& options) {
   }
   std::cout << "\n" << results.size() << " variant compiles for " << archs.size() << " arch(s): "
             << results.size() - failed << " ok, " << failed << " failed, " << hits << " from the cache ("
-            << (options.no_cache ? "off" : jo.cache_dir.string()) << "); " << fmt("%.2f", wall_s) << " s on "
+            << (options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string()) << "); " << fmt("%.2f", wall_s) << " s on "
             << (options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency())) << " threads\n";
   return failed ? k_exit_failure : k_exit_ok;
 }
@@ -132,8 +129,7 @@ void add_compile_command(CLI::App& app, const global_options& global, int& exit_
   cmd->add_option("--mode", options->mode, "only this mode");
   cmd->add_option("--arch", options->arch, "comma-separated archs, e.g. sm_90a,sm_100a (default: the GPU's)");
   cmd->add_option("--jobs,-j", options->jobs, "compile threads (default: one per hardware thread)");
-  cmd->add_option("--cache-dir", options->cache_dir, "compile cache folder (default: $XDG_CACHE_HOME/kk3tune or ~/.cache/kk3tune)");
-  cmd->add_flag("--no-cache", options->no_cache, "compile everything; read and write no cache");
+  add_cache_options(cmd, options->cache);
   cmd->add_flag("--show-logs", options->show_logs, "print the NVRTC log and options of every variant");
   cmd->callback([&global, &exit_code, options] { exit_code = run_compile(global, *options); });
 }

@@ -28,8 +28,7 @@ struct verify_cli_options {
   bool with_test_knobs = false;
   bool no_edge_shapes = false;
   unsigned hazard_runs = 1;
-  std::filesystem::path cache_dir;
-  bool no_cache = false;
+  cache_options cache;
 };
 
 int run_verify(const global_options& global, const verify_cli_options& o) {
@@ -49,15 +48,11 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   }
   if (modes.empty()) throw error(error_kind::usage, "--mode: family " + o.family + " has no mode '" + o.mode + "'");
 
-  (void)device::driver();
-  if (device::device_count() == 0) throw error(error_kind::device, "the driver sees no GPU");
-  const device::device_info info = device::query_device(0);
+  const device::device_info info = device::first_gpu();
   const device::context ctx(0);
   const auto kernel_dir = find_kernel_dir(global.kernel_dir).dir;
-  jit::jit_options jo;
-  jo.use_cache = !o.no_cache;
-  jo.cache_dir = find_cache_dir(o.cache_dir).dir;
-  const jit::jit_engine engine(jit::nvrtc_compiler(kernel_dir, jit::require_cuda_include_dir().dir), jo);
+  const auto engine_owner = jit::make_jit_engine(kernel_dir, o.cache.cache_dir, o.cache.no_cache);
+  const jit::jit_engine& engine = *engine_owner;
   const timing::helper_kernels helpers(engine, info.arch, kernel_dir);
   const verify::verifier verifier(info, engine, kernel_dir, helpers);
 
@@ -109,8 +104,7 @@ void add_verify_command(CLI::App& app, const global_options& global, int& exit_c
   cmd->add_flag("--include-test-knobs", o->with_test_knobs, "also verify the test-only variants (they should be flagged)");
   cmd->add_flag("--no-edge-shapes", o->no_edge_shapes, "only the requested shapes");
   cmd->add_option("--hazard-runs", o->hazard_runs, "PDL hazard checks per variant and shape (default 1)");
-  cmd->add_option("--cache-dir", o->cache_dir, "compile cache folder");
-  cmd->add_flag("--no-cache", o->no_cache, "compile without the cache");
+  add_cache_options(cmd, o->cache);
   cmd->callback([&global, &exit_code, o] { exit_code = run_verify(global, *o); });
 }
 

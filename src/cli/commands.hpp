@@ -16,6 +16,13 @@ struct global_options {
   std::vector<std::string> argv;     ///< the whole command line, for the result context
 };
 
+/// The compile-cache flags of the subcommands that compile.
+struct cache_options {
+  std::filesystem::path cache_dir;  ///< --cache-dir; empty = the default folder
+  bool no_cache = false;            ///< --no-cache
+};
+void add_cache_options(CLI::App* cmd, cache_options& o);
+
 void add_doctor_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_list_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_compile_command(CLI::App& app, const global_options& global, int& exit_code);

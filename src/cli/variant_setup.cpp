@@ -20,8 +20,7 @@ void add_variant_options(CLI::App* cmd, variant_options& o) {
   cmd->add_option("--heads", o.heads, "head count H, for families with heads")->check(CLI::NonNegativeNumber);
   cmd->add_option("--blocks", o.blocks, "block count NB, for families with blocks")->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", o.seed, "seed of the random inputs (default: drawn and printed)");
-  cmd->add_option("--cache-dir", o.cache_dir, "compile cache folder");
-  cmd->add_flag("--no-cache", o.no_cache, "compile without the cache");
+  add_cache_options(cmd, o.cache);
 }
 
 std::string loaded_variant::describe() const {
@@ -60,15 +59,10 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   v.shape = v.space.impl->model_shape(o.tokens, o.heads, o.blocks);
   v.seed = o.seed ? o.seed : std::random_device{}() | 1ull;
 
-  (void)device::driver();  // throws error(device) with the reason when there is no driver
-  if (device::device_count() == 0) throw error(error_kind::device, "the driver sees no GPU");
-  v.info = device::query_device(0);
+  v.info = device::first_gpu();
   v.context = std::make_unique<device::context>(0);
 
-  jit::jit_options jo;
-  jo.use_cache = !o.no_cache;
-  jo.cache_dir = find_cache_dir(o.cache_dir).dir;
-  v.engine = std::make_unique<jit::jit_engine>(jit::nvrtc_compiler(v.kernel_dir, jit::require_cuda_include_dir().dir), jo);
+  v.engine = jit::make_jit_engine(v.kernel_dir, o.cache.cache_dir, o.cache.no_cache);
   std::vector<jit::compile_request> requests;
   for (const space::variant* var : chosen) {
     requests.push_back(jit::make_request(v.space.config, *v.mode, *var, v.info.arch, v.kernel_dir));

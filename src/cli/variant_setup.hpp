@@ -23,8 +23,7 @@ struct variant_options {
   long long heads = 0;                 ///< --heads H (families with heads)
   long long blocks = 0;                ///< --blocks NB (families with blocks)
   unsigned long long seed = 0;         ///< --seed; 0 = draw one (and print it)
-  std::filesystem::path cache_dir;     ///< --cache-dir
-  bool no_cache = false;               ///< --no-cache
+  cache_options cache;                 ///< --cache-dir, --no-cache
 };
 
 /// Adds the flags above to a subcommand.

@@ -16,6 +16,12 @@ std::string version_string(int cuda_version) {
   return std::to_string(cuda_version / 1000) + "." + std::to_string(cuda_version % 1000 / 10);
 }
 
+device_info first_gpu() {
+  (void)driver();  // throws error(device) with the reason when there is no driver
+  if (device_count() == 0) throw error(error_kind::device, "the driver sees no GPU");
+  return query_device(0);
+}
+
 device_info query_device(int ordinal) {
   const int count = device_count();
   if (ordinal < 0 || ordinal >= count) {

@@ -26,6 +26,8 @@ struct device_info {
 
 /// How many GPUs the driver sees; throws error(device) when there is no driver.
 int device_count();
+/// GPU 0; throws error(device) with the reason when there is no driver or no GPU.
+device_info first_gpu();
 /// Queries one GPU; throws error(device) naming the ordinal.
 device_info query_device(int ordinal);
 /// "13.0" from 13000.

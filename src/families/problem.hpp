@@ -36,6 +36,15 @@ struct tensor {
   std::vector<std::uint8_t> bytes;
 
   std::size_t elements() const { return bytes.size() / dtype_bytes(type); }
+  /// The bytes as elements of T (uint16_t for bf16, std::uint8_t for e4m3, ...).
+  template <class T>
+  T* data() {
+    return reinterpret_cast<T*>(bytes.data());
+  }
+  template <class T>
+  const T* data() const {
+    return reinterpret_cast<const T*>(bytes.data());
+  }
 };
 
 /// All tensors of one call.

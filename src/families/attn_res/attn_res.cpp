@@ -34,14 +34,6 @@ ar_layout layout_for(const shape& s, const ar_mode& m) {
   return l;
 }
 
-template <class T>
-T* as(tensor& t) {
-  return reinterpret_cast<T*>(t.bytes.data());
-}
-template <class T>
-const T* as(const tensor& t) {
-  return reinterpret_cast<const T*>(t.bytes.data());
-}
 
 }  // namespace
 
@@ -89,7 +81,7 @@ problem attn_res::make_problem(const shape& s, const space::mode& mode, unsigned
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   auto fill = [&](tensor& t, float mean, float sd) {
-    auto* v = as<std::uint16_t>(t);
+    auto* v = t.data<std::uint16_t>();
     for (std::size_t i = 0; i < t.elements(); ++i) v[i] = f32_to_bf16_rn(mean + sd * normal(rng));
   };
   problem p;
@@ -99,7 +91,7 @@ problem attn_res::make_problem(const shape& s, const space::mode& mode, unsigned
   for (long long t = 0; t < T; ++t) {
     for (long long n = 0; n < m.nb; ++n) {
       const float scale = 0.5f + 0.4f * static_cast<float>(n);
-      auto* row = as<std::uint16_t>(blocks) + t * l.token_stride + n * l.block_stride;
+      auto* row = blocks.data<std::uint16_t>() + t * l.token_stride + n * l.block_stride;
       for (long long i = 0; i < Hd; ++i) row[i] = f32_to_bf16_rn(bf16_to_f32(row[i]) * scale);
     }
   }
@@ -118,17 +110,17 @@ void attn_res::reference(const shape& s, const space::mode& mode, problem& p) co
   const ar_mode m = read_mode(mode);
   const ar_layout l = layout_for(s, m);
   const long long T = s.tokens, Hd = m.hidden, N = m.nb + 1;
-  const auto* blocks = as<std::uint16_t>(p.at("blocks"));
-  auto* prefix = as<std::uint16_t>(p.at("prefix"));
-  const auto* rms_w = as<std::uint16_t>(p.at("rms_w"));
-  const auto* res_w = as<std::uint16_t>(p.at("res_w"));
-  auto* out = as<std::uint16_t>(p.at("out"));
+  const auto* blocks = p.at("blocks").data<std::uint16_t>();
+  auto* prefix = p.at("prefix").data<std::uint16_t>();
+  const auto* rms_w = p.at("rms_w").data<std::uint16_t>();
+  const auto* res_w = p.at("res_w").data<std::uint16_t>();
+  auto* out = p.at("out").data<std::uint16_t>();
   std::vector<double> q(static_cast<std::size_t>(Hd)), acc(static_cast<std::size_t>(Hd));
   for (long long i = 0; i < Hd; ++i) q[i] = static_cast<double>(bf16_to_f32(rms_w[i]) * bf16_to_f32(res_w[i]));  // fp32 product
   for (long long t = 0; t < T; ++t) {
     std::uint16_t* pre = prefix + t * Hd;
     if (m.delta) {  // p = bf16(prefix + delta), exactly as the GPU rounds it, written back
-      const auto* d = as<std::uint16_t>(p.at("delta")) + t * Hd;
+      const auto* d = p.at("delta").data<std::uint16_t>() + t * Hd;
       for (long long i = 0; i < Hd; ++i) pre[i] = f32_to_bf16_rn(bf16_to_f32(pre[i]) + bf16_to_f32(d[i]));
     }
     auto source = [&](long long n, long long i) -> double {
@@ -158,7 +150,7 @@ void attn_res::reference(const shape& s, const space::mode& mode, problem& p) co
       ss += a * a;
     }
     const double r = 1.0 / std::sqrt(ss / static_cast<double>(Hd) + static_cast<double>(k_out_eps) * wsum * wsum);
-    const auto* ow = m.out_norm ? as<std::uint16_t>(p.at("out_w")) : nullptr;
+    const auto* ow = m.out_norm ? p.at("out_w").data<std::uint16_t>() : nullptr;
     for (long long i = 0; i < Hd; ++i) {
       out[t * Hd + i] = f64_to_bf16_rn(m.out_norm ? acc[i] * r * static_cast<double>(bf16_to_f32(ow[i])) : acc[i] / wsum);
     }

@@ -17,14 +17,6 @@ namespace {
 bool is_fp8(const space::mode& m) { return m.define_or("MODE_FP8", 0) != 0; }
 bool has_rope(const space::mode& m) { return m.define_or("MODE_ROPE", 0) != 0; }
 
-template <class T>
-T* as(tensor& t) {
-  return reinterpret_cast<T*>(t.bytes.data());
-}
-template <class T>
-const T* as(const tensor& t) {
-  return reinterpret_cast<const T*>(t.bytes.data());
-}
 
 }  // namespace
 
@@ -96,7 +88,7 @@ problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, 
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
   // Random bf16 values, a few of them large (to exercise fp8 saturation), never NaN.
   auto fill_bf16 = [&](tensor& t) {
-    auto* v = as<std::uint16_t>(t);
+    auto* v = t.data<std::uint16_t>();
     for (std::size_t i = 0; i < t.elements(); ++i) {
       float x = normal(rng);
       if (uniform(rng) < 0.01f) x *= 64;
@@ -115,31 +107,31 @@ problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, 
   std::vector<long long> all(static_cast<std::size_t>(l.num_blocks * s.block_size));
   std::iota(all.begin(), all.end(), 0);
   std::shuffle(all.begin(), all.end(), rng);
-  for (long long t = 0; t < T; ++t) as<long long>(slots)[t] = uniform(rng) < 0.125f ? -1 : all[static_cast<std::size_t>(t)];
+  for (long long t = 0; t < T; ++t) slots.data<long long>()[t] = uniform(rng) < 0.125f ? -1 : all[static_cast<std::size_t>(t)];
 
   if (has_rope(m)) {
     tensor& pos = p.add("positions", dtype::int64, {T}, role::input);
     std::uniform_int_distribution<long long> any_pos(0, k_max_positions - 1);
-    for (long long t = 0; t < T; ++t) as<long long>(pos)[t] = any_pos(rng);
+    for (long long t = 0; t < T; ++t) pos.data<long long>()[t] = any_pos(rng);
     tensor& cs = p.add("cos_sin_cache", dtype::fp32, {k_max_positions, 64}, role::input);
     for (long long q = 0; q < k_max_positions; ++q) {
       for (int i = 0; i < 32; ++i) {
         const double angle = static_cast<double>(q) * std::pow(10000.0, -2.0 * i / 64.0);
-        as<float>(cs)[q * 64 + i] = static_cast<float>(std::cos(angle));
-        as<float>(cs)[q * 64 + 32 + i] = static_cast<float>(std::sin(angle));
+        cs.data<float>()[q * 64 + i] = static_cast<float>(std::cos(angle));
+        cs.data<float>()[q * 64 + 32 + i] = static_cast<float>(std::sin(angle));
       }
     }
   }
   if (fp8) {
-    as<float>(p.add("q_scale_inv", dtype::fp32, {1}, role::input))[0] = 16.0f + 48.0f * uniform(rng);
-    as<float>(p.add("cache_scale_inv", dtype::fp32, {1}, role::input))[0] = 16.0f + 48.0f * uniform(rng);
+    p.add("q_scale_inv", dtype::fp32, {1}, role::input).data<float>()[0] = 16.0f + 48.0f * uniform(rng);
+    p.add("cache_scale_inv", dtype::fp32, {1}, role::input).data<float>()[0] = 16.0f + 48.0f * uniform(rng);
   }
   const dtype out = fp8 ? dtype::fp8_e4m3 : dtype::bf16;
   p.add("mqa_q", out, {T, H, k_entry}, role::output);
   tensor& cache = p.add("kv_cache", out, {l.num_blocks, s.block_size, k_entry}, role::inout);
   for (auto& b : cache.bytes) b = static_cast<std::uint8_t>(rng());  // background that must survive
   if (!fp8) {  // keep the bf16 background free of NaN patterns, like real data
-    for (std::size_t i = 0; i < cache.elements(); ++i) as<std::uint16_t>(cache)[i] &= 0xbfffu;
+    for (std::size_t i = 0; i < cache.elements(); ++i) cache.data<std::uint16_t>()[i] &= 0xbfffu;
   }
   return p;
 }
@@ -148,8 +140,8 @@ void mla_decode_epilogue::reference(const shape& s, const space::mode& m, proble
   const mla_layout l = mla_layout_for(s);
   const bool fp8 = is_fp8(m), rope = has_rope(m);
   const long long T = s.tokens, H = s.heads;
-  const float q_scale = fp8 ? as<float>(p.at("q_scale_inv"))[0] : 1.0f;
-  const float cache_scale = fp8 ? as<float>(p.at("cache_scale_inv"))[0] : 1.0f;
+  const float q_scale = fp8 ? p.at("q_scale_inv").data<float>()[0] : 1.0f;
+  const float cache_scale = fp8 ? p.at("cache_scale_inv").data<float>()[0] : 1.0f;
 
   // One 576-element row: copy, rotate the rope pairs in fp32, round to the output type.
   auto emit_row = [&](const std::uint16_t* nope, const std::uint16_t* pe, long long t, float scale, std::uint8_t* out) {
@@ -157,8 +149,8 @@ void mla_decode_epilogue::reference(const shape& s, const space::mode& m, proble
     for (int i = 0; i < k_latent; ++i) v[i] = bf16_to_f32(nope[i]);
     for (int i = 0; i < k_rope; ++i) v[k_latent + i] = bf16_to_f32(pe[i]);
     if (rope) {
-      const long long pos = as<long long>(p.at("positions"))[t];
-      const float* cs = as<float>(p.at("cos_sin_cache")) + pos * 64;
+      const long long pos = p.at("positions").data<long long>()[t];
+      const float* cs = p.at("cos_sin_cache").data<float>() + pos * 64;
       for (int i = 0; i < 32; ++i) {
         const float x = v[k_latent + 2 * i], y = v[k_latent + 2 * i + 1];
         const float c = cs[i], sn = cs[32 + i];
@@ -180,19 +172,19 @@ void mla_decode_epilogue::reference(const shape& s, const space::mode& m, proble
   };
 
   const std::size_t out_bytes = fp8 ? 1 : 2;
-  const auto* ql = as<std::uint16_t>(p.at("ql_nope"));
-  const auto* qpe = as<std::uint16_t>(p.at("q_pe"));
-  auto* mqa = as<std::uint8_t>(p.at("mqa_q"));
+  const auto* ql = p.at("ql_nope").data<std::uint16_t>();
+  const auto* qpe = p.at("q_pe").data<std::uint16_t>();
+  auto* mqa = p.at("mqa_q").data<std::uint8_t>();
   for (long long t = 0; t < T; ++t) {
     for (long long h = 0; h < H; ++h) {
       emit_row(ql + t * l.ql_token_stride + h * l.ql_head_stride, qpe + t * l.qpe_token_stride + h * l.qpe_head_stride, t,
                q_scale, mqa + (t * H + h) * k_entry * out_bytes);
     }
   }
-  const auto* kv = as<std::uint16_t>(p.at("kv_c"));
-  const auto* kpe = as<std::uint16_t>(p.at("k_pe"));
-  auto* cache = as<std::uint8_t>(p.at("kv_cache"));
-  const long long* slots = as<long long>(p.at("slot_mapping"));
+  const auto* kv = p.at("kv_c").data<std::uint16_t>();
+  const auto* kpe = p.at("k_pe").data<std::uint16_t>();
+  auto* cache = p.at("kv_cache").data<std::uint8_t>();
+  const long long* slots = p.at("slot_mapping").data<long long>();
   for (long long t = 0; t < T; ++t) {
     if (slots[t] < 0) continue;
     emit_row(kv + t * k_latent, kpe + t * l.kpe_row_stride, t, cache_scale, cache + slots[t] * k_entry * out_bytes);
