@@ -15,9 +15,9 @@ void write_npy(const std::filesystem::path& file, const families::tensor& t) {
     case families::dtype::fp8_e4m3:
     case families::dtype::u8: descr = "|u1"; break;
   }
-  std::string shape;
-  for (long long d : t.dims) shape += std::to_string(d) + ", ";
-  if (t.dims.size() > 1) shape.erase(shape.size() - 2);  // "(2, 3)", but "(5,)" for one dim
+  std::string shape;  // "(2, 3)", but "(5,)" for one dimension
+  for (std::size_t i = 0; i < t.dims.size(); ++i) shape += (i ? ", " : "") + std::to_string(t.dims[i]);
+  if (t.dims.size() == 1) shape += ',';
   std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + shape + "), }";
   // Magic (6) + version (2) + length (2) + header + '\n', padded with spaces to 64 bytes.
   const std::size_t unpadded = 10 + header.size() + 1;
