@@ -1,6 +1,7 @@
 // `kk3tune verify`: every variant of a family, every mode (or one), bit for bit against the
 // CPU reference and the reference variant, at the edge shapes and the requested ones, with the
 // PDL hazard check. Exit 1 if a shipped variant fails.
+#include <algorithm>
 #include <iostream>
 #include <random>
 
@@ -43,8 +44,13 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
     space::find_variant(space.variants, space.config, o.variant);  // throws error(usage) naming it
   }
   std::vector<const space::mode*> modes;
+  // Where the block count is compile-time (attn_res: the mode's NB), --blocks picks the modes.
+  auto blocks_match = [&](const space::mode& m) {
+    const long long nb = m.define_or("NB", -1);
+    return o.blocks.empty() || nb < 0 || std::find(o.blocks.begin(), o.blocks.end(), nb) != o.blocks.end();
+  };
   for (const auto& m : space.config.modes) {
-    if (o.mode.empty() || m.name == o.mode) modes.push_back(&m);
+    if ((o.mode.empty() || m.name == o.mode) && blocks_match(m)) modes.push_back(&m);
   }
   if (modes.empty()) throw error(error_kind::usage, "--mode: family " + o.family + " has no mode '" + o.mode + "'");
 
@@ -97,7 +103,7 @@ void add_verify_command(CLI::App& app, const global_options& global, int& exit_c
   cmd->add_option("--variant", o->variant, "only this variant (and the reference)");
   cmd->add_option("--tokens,-T", o->tokens, "token counts besides the edge shapes")->delimiter(',')->check(CLI::PositiveNumber);
   cmd->add_option("--heads", o->heads, "head counts (default: the model's)")->delimiter(',')->check(CLI::PositiveNumber);
-  cmd->add_option("--blocks", o->blocks, "block counts (attn_res)")->delimiter(',')->check(CLI::NonNegativeNumber);
+  cmd->add_option("--blocks", o->blocks, "block counts NB (attn_res: only the modes with these NB)")->delimiter(',')->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and printed)");
   cmd->add_option("--save-workspace", o->save_dir, "write the inputs, expected and actual outputs of failing variants as .npy files here");
   cmd->add_flag("--save-all", o->save_all, "with --save-workspace: save every variant, not only failures");
