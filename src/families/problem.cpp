@@ -1,6 +1,11 @@
 #include "families/problem.hpp"
 
+#include <algorithm>
+#include <future>
+
 #include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/thread_pool.hpp"
 
 namespace kk3::families {
 
@@ -47,6 +52,39 @@ tensor& problem::add(const std::string& name, dtype type, std::vector<long long>
   t.bytes.assign(static_cast<std::size_t>(n) * dtype_bytes(type), 0);
   tensors.push_back(std::move(t));
   return tensors.back();
+}
+
+namespace {
+thread_pool& pool() {
+  static thread_pool p;
+  return p;
+}
+}  // namespace
+
+void parallel_fill(std::size_t count, unsigned long long seed, const std::string& salt,
+                   const std::function<void(std::mt19937_64&, std::size_t, std::size_t)>& fill) {
+  constexpr std::size_t k_chunk = std::size_t{1} << 20;
+  const std::string base = hash_hex(std::to_string(seed) + "/" + salt);
+  std::vector<std::future<void>> done;
+  for (std::size_t begin = 0; begin < count; begin += k_chunk) {
+    done.push_back(pool().submit([&, begin] {
+      const std::string h = hash_hex(base + "/" + std::to_string(begin / k_chunk));
+      std::mt19937_64 rng(std::stoull(h.substr(0, 16), nullptr, 16));
+      fill(rng, begin, std::min(count, begin + k_chunk));
+    }));
+  }
+  for (auto& d : done) d.get();
+}
+
+void parallel_for(std::size_t count, const std::function<void(std::size_t)>& body) {
+  const std::size_t workers = pool().size();
+  std::vector<std::future<void>> done;
+  for (std::size_t w = 0; w < workers; ++w) {
+    done.push_back(pool().submit([&, w] {
+      for (std::size_t i = w; i < count; i += workers) body(i);
+    }));
+  }
+  for (auto& d : done) d.get();
 }
 
 }  // namespace kk3::families

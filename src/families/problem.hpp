@@ -4,6 +4,8 @@
 // the GPU wrote with it, tensor by tensor and bit by bit.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -56,5 +58,14 @@ struct problem {
   /// Adds a zero-filled tensor and returns it.
   tensor& add(const std::string& name, dtype type, std::vector<long long> dims, role use, bool upstream = false);
 };
+
+/// Runs fill(rng, begin, end) over [0, count) in chunks of 2^20, in parallel; each chunk has its
+/// own generator seeded from (seed, salt, chunk), so the values depend on the seed alone, not on
+/// the number of threads. Used to draw large inputs quickly.
+void parallel_fill(std::size_t count, unsigned long long seed, const std::string& salt,
+                   const std::function<void(std::mt19937_64&, std::size_t, std::size_t)>& fill);
+
+/// Runs body(i) for i in [0, count) on all cores (independent iterations only).
+void parallel_for(std::size_t count, const std::function<void(std::size_t)>& body);
 
 }  // namespace kk3::families

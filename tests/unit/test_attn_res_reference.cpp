@@ -80,3 +80,22 @@ TEST_F(attn_res_reference, without_norm_the_output_is_a_convex_mix_of_the_source
 
 }  // namespace
 }  // namespace kk3::families
+
+namespace kk3::families {
+namespace {
+
+TEST(problems, are_decided_by_the_seed_alone) {
+  const auto space = load_family_space(find_family("attn_res"), KK3_CONFIG_DIR);
+  const attn_res ar;
+  shape s = ar.model_shape(300, 0, 0);  // 300 x 4 x 7168 blocks: several parallel chunks
+  s.strided = true;
+  const auto& m = space.config.modes[2];  // nb4
+  const problem a = ar.make_problem(s, m, 42), b = ar.make_problem(s, m, 42), c = ar.make_problem(s, m, 43);
+  for (std::size_t i = 0; i < a.tensors.size(); ++i) {
+    EXPECT_EQ(a.tensors[i].bytes, b.tensors[i].bytes) << a.tensors[i].name;
+    if (a.tensors[i].use == role::input) EXPECT_NE(a.tensors[i].bytes, c.tensors[i].bytes) << a.tensors[i].name;
+  }
+}
+
+}  // namespace
+}  // namespace kk3::families

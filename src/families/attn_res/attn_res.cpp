@@ -78,23 +78,24 @@ problem attn_res::make_problem(const shape& s, const space::mode& mode, unsigned
   if (s.tokens < 1) throw error(error_kind::usage, "attn_res: T must be at least 1");
   const ar_layout l = layout_for(s, m);
   const long long T = s.tokens, Hd = m.hidden;
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  auto fill = [&](tensor& t, float mean, float sd) {
+  // Normal values; each block n scaled by 0.5 + 0.4 n, so the logits differ and the softmax
+  // is not flat. Drawn in parallel chunks (see parallel_fill): the seed alone decides them.
+  auto fill = [&](tensor& t, float mean, float sd, bool per_block_scale = false) {
     auto* v = t.data<std::uint16_t>();
-    for (std::size_t i = 0; i < t.elements(); ++i) v[i] = f32_to_bf16_rn(mean + sd * normal(rng));
+    parallel_fill(t.elements(), seed, t.name, [&](std::mt19937_64& rng, std::size_t begin, std::size_t end) {
+      std::normal_distribution<float> normal(0.0f, 1.0f);
+      for (std::size_t i = begin; i < end; ++i) {
+        float scale = sd;
+        if (per_block_scale) {
+          const long long n = static_cast<long long>(i % static_cast<std::size_t>(l.token_stride)) / l.block_stride;
+          scale = 0.5f + 0.4f * static_cast<float>(n);
+        }
+        v[i] = f32_to_bf16_rn(mean + scale * normal(rng));
+      }
+    });
   };
   problem p;
-  tensor& blocks = p.add("blocks", dtype::bf16, {T, l.token_stride}, role::input);
-  fill(blocks, 0.0f, 1.0f);
-  // Give each block its own scale, so the logits differ and the softmax is not flat.
-  for (long long t = 0; t < T; ++t) {
-    for (long long n = 0; n < m.nb; ++n) {
-      const float scale = 0.5f + 0.4f * static_cast<float>(n);
-      auto* row = blocks.data<std::uint16_t>() + t * l.token_stride + n * l.block_stride;
-      for (long long i = 0; i < Hd; ++i) row[i] = f32_to_bf16_rn(bf16_to_f32(row[i]) * scale);
-    }
-  }
+  fill(p.add("blocks", dtype::bf16, {T, l.token_stride}, role::input), 0.0f, 1.0f, true);
   fill(p.add("prefix", dtype::bf16, {T, Hd}, m.delta ? role::inout : role::input, true), 0.0f, 2.0f);
   if (m.delta) fill(p.add("delta", dtype::bf16, {T, Hd}, role::input, true), 0.0f, 0.5f);
   fill(p.add("rms_w", dtype::bf16, {Hd}, role::input), 1.0f, 0.1f);
@@ -115,9 +116,11 @@ void attn_res::reference(const shape& s, const space::mode& mode, problem& p) co
   const auto* rms_w = p.at("rms_w").data<std::uint16_t>();
   const auto* res_w = p.at("res_w").data<std::uint16_t>();
   auto* out = p.at("out").data<std::uint16_t>();
-  std::vector<double> q(static_cast<std::size_t>(Hd)), acc(static_cast<std::size_t>(Hd));
+  std::vector<double> q(static_cast<std::size_t>(Hd));
   for (long long i = 0; i < Hd; ++i) q[i] = static_cast<double>(bf16_to_f32(rms_w[i]) * bf16_to_f32(res_w[i]));  // fp32 product
-  for (long long t = 0; t < T; ++t) {
+  parallel_for(static_cast<std::size_t>(T), [&](std::size_t token) {  // tokens are independent
+    const long long t = static_cast<long long>(token);
+    std::vector<double> acc(static_cast<std::size_t>(Hd));
     std::uint16_t* pre = prefix + t * Hd;
     if (m.delta) {  // p = bf16(prefix + delta), exactly as the GPU rounds it, written back
       const auto* d = p.at("delta").data<std::uint16_t>() + t * Hd;
@@ -154,7 +157,7 @@ void attn_res::reference(const shape& s, const space::mode& mode, problem& p) co
     for (long long i = 0; i < Hd; ++i) {
       out[t * Hd + i] = f64_to_bf16_rn(m.out_norm ? acc[i] * r * static_cast<double>(bf16_to_f32(ow[i])) : acc[i] / wsum);
     }
-  }
+  });
 }
 
 namespace {

@@ -86,14 +86,19 @@ problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, 
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.0f, 2.0f);
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
-  // Random bf16 values, a few of them large (to exercise fp8 saturation), never NaN.
+  // Random bf16 values, a few of them large (to exercise fp8 saturation), never NaN; drawn in
+  // parallel chunks whose values depend on the seed alone.
   auto fill_bf16 = [&](tensor& t) {
     auto* v = t.data<std::uint16_t>();
-    for (std::size_t i = 0; i < t.elements(); ++i) {
-      float x = normal(rng);
-      if (uniform(rng) < 0.01f) x *= 64;
-      v[i] = f32_to_bf16_rn(x);
-    }
+    parallel_fill(t.elements(), seed, t.name, [&](std::mt19937_64& r, std::size_t begin, std::size_t end) {
+      std::normal_distribution<float> n(0.0f, 2.0f);
+      std::uniform_real_distribution<float> u(0.0f, 1.0f);
+      for (std::size_t i = begin; i < end; ++i) {
+        float x = n(r);
+        if (u(r) < 0.01f) x *= 64;
+        v[i] = f32_to_bf16_rn(x);
+      }
+    });
   };
 
   problem p;
