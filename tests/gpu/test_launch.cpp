@@ -16,14 +16,11 @@
 namespace kk3 {
 namespace {
 
-class gpu : public ::testing::Test {
+class gpu : public test::hopper_test {
  protected:
   void SetUp() override {
-    std::string why;
-    const auto gpu = test::hopper_or_newer(why);
-    if (!gpu) GTEST_SKIP() << why;
-    info = *gpu;
-    ctx.emplace(0);
+    hopper_test::SetUp();
+    if (IsSkipped()) return;
     space = families::load_family_space(families::find_family("copy_example"), KK3_CONFIG_DIR);
   }
 
@@ -37,8 +34,6 @@ class gpu : public ::testing::Test {
     return out;
   }
 
-  device::device_info info;
-  std::optional<device::context> ctx;
   families::family_space space;
 };
 

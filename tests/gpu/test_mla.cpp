@@ -17,14 +17,11 @@
 namespace kk3::verify {
 namespace {
 
-class mla_gpu : public ::testing::Test {
+class mla_gpu : public test::hopper_test {
  protected:
   void SetUp() override {
-    std::string why;
-    const auto gpu = test::hopper_or_newer(why);
-    if (!gpu) GTEST_SKIP() << why;
-    info = *gpu;
-    ctx.emplace(0);
+    hopper_test::SetUp();
+    if (IsSkipped()) return;
     engine.emplace(test::make_engine({}));
     helpers.emplace(*engine, info.arch, KK3_KERNEL_DIR);
     check.emplace(info, *engine, KK3_KERNEL_DIR, *helpers);
@@ -39,8 +36,6 @@ class mla_gpu : public ::testing::Test {
     return out;
   }
 
-  device::device_info info;
-  std::optional<device::context> ctx;
   std::optional<jit::jit_engine> engine;
   std::optional<timing::helper_kernels> helpers;
   std::optional<verifier> check;

@@ -15,14 +15,11 @@
 namespace kk3::timing {
 namespace {
 
-class timing_gpu : public ::testing::Test {
+class timing_gpu : public test::hopper_test {
  protected:
   void SetUp() override {
-    std::string why;
-    const auto gpu = test::hopper_or_newer(why);
-    if (!gpu) GTEST_SKIP() << why;
-    info = *gpu;
-    ctx.emplace(0);
+    hopper_test::SetUp();
+    if (IsSkipped()) return;
     engine.emplace(test::make_engine({}));
     helpers.emplace(*engine, info.arch, KK3_KERNEL_DIR);
     space = families::load_family_space(families::find_family("copy_example"), KK3_CONFIG_DIR);
@@ -64,8 +61,6 @@ class timing_gpu : public ::testing::Test {
     }
   }
 
-  device::device_info info;
-  std::optional<device::context> ctx;
   std::optional<jit::jit_engine> engine;
   std::optional<helper_kernels> helpers;
   families::family_space space;

@@ -54,6 +54,14 @@ std::optional<device::device_info> hopper_or_newer(std::string& why) {
   return info;
 }
 
+void hopper_test::SetUp() {
+  std::string why;
+  const auto gpu = hopper_or_newer(why);
+  if (!gpu) GTEST_SKIP() << why;
+  info = *gpu;
+  ctx.emplace(0);
+}
+
 command_result run_command(const std::string& command_line) {
   const std::string cmd = command_line + " 2>&1";
   command_result r;

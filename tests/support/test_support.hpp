@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "device/device_info.hpp"
+#include "device/resources.hpp"
 #include "jit/batch.hpp"
 
 namespace kk3::test {
@@ -41,6 +42,15 @@ std::string shell_quote(const std::string& word);
 /// GPU 0 if it can run the GPU tests (a driver, a GPU, sm_90 or newer for PDL); otherwise
 /// nothing, with `why` saying what is missing (for GTEST_SKIP).
 std::optional<device::device_info> hopper_or_newer(std::string& why);
+
+/// A GPU test: skips unless GPU 0 is sm_90 or newer, else holds its info and its context.
+/// Derived fixtures call hopper_test::SetUp() first and return if IsSkipped().
+class hopper_test : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  device::device_info info;
+  std::optional<device::context> ctx;
+};
 
 /// Runs the kk3tune binary with `args` (shell-quoted here) and extra VAR=value settings.
 command_result run_kk3tune(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
