@@ -26,7 +26,7 @@ int run_profile(const global_options& global, const profile_options& o) {
   loaded_variant v = load_variant(global, o.target);
   if (v.kernels.size() != 1) throw error(error_kind::usage, "--variant: profile runs one variant");
   const loaded_kernel& k = v.kernels.front();
-  device::launch_config config = v.space.impl->geometry(*v.variant, v.shape);
+  device::launch_config config = v.space.impl->geometry(*v.variant, *v.mode, v.shape);
   config.pdl = !o.no_pdl;
   const device::stream s;
   void** args = v.workspaces.front()->args();

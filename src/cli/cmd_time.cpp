@@ -117,7 +117,7 @@ int run_time(const global_options& global, time_options o) {
     c.label = k.variant->id;
     c.tokens = v.shape.tokens;
     c.function = k.function;
-    c.config = v.space.impl->geometry(*k.variant, v.shape);
+    c.config = v.space.impl->geometry(*k.variant, *v.mode, v.shape);
     for (auto& w : v.workspaces) c.workspaces.push_back(w.get());
     c.bytes_moved = bytes;
     candidates.push_back(std::move(c));

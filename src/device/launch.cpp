@@ -11,6 +11,9 @@ void launch(CUfunction fn, CUstream s, const launch_config& config, void** args)
     attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     attributes[count++].value.programmaticStreamSerializationAllowed = 1;
   }
+  if (config.shared_bytes > 48 * 1024) {  // beyond the default limit, a function must opt in
+    KK3_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(config.shared_bytes));
+  }
   const unsigned cluster_size = config.cluster.x * config.cluster.y * config.cluster.z;
   if (cluster_size > 1) {
     if (cluster_size > 8) KK3_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);

@@ -39,8 +39,8 @@ class family {
   /// True for the foundation's example kernel: compiled and timed like a family, but not
   /// listed by `list` and not swept.
   virtual bool is_example() const { return false; }
-  /// Launch geometry of a variant at a shape.
-  virtual device::launch_config geometry(const space::variant& v, const shape& s) const = 0;
+  /// Launch geometry of a variant in a mode at a shape (dynamic shared memory included).
+  virtual device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const = 0;
   /// Bytes a call reads and writes, each input read once and each output written once.
   virtual double bytes_moved(const shape& s, const space::mode& m) const = 0;
   /// The shape of a call with T tokens, the model's other dimensions at their defaults, and

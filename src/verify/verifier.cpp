@@ -195,7 +195,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
     auto run = [&](std::size_t i, bool hazard) {
       auto ws = fam.make_workspace(shape, m, start);
       auto* tensors = dynamic_cast<families::tensor_workspace*>(ws.get());
-      device::launch_config config = fam.geometry(variants[i], shape);
+      device::launch_config config = fam.geometry(variants[i], m, shape);
       std::vector<device::device_buffer> staging;
       if (hazard) {
         // Upstream-produced inputs: poisoned on the device, written late by the producer.

@@ -52,7 +52,7 @@ TEST_F(gpu, every_copy_variant_copies_with_and_without_pdl) {
     ASSERT_TRUE(r.ok) << r.log;
     const device::module m(r.cubin, r.label);
     const CUfunction fn = m.function(r.lowered_name);
-    device::launch_config config = space.impl->geometry(v, shape);
+    device::launch_config config = space.impl->geometry(v, space.config.modes[0], shape);
     unsigned long long n = bytes;
 
     // Without PDL: src -> dst.
@@ -93,7 +93,7 @@ TEST_F(gpu, captured_graph_replays_a_pdl_chain) {
   device::device_buffer a(bytes), b(bytes), c(bytes);
   a.upload(host.data(), bytes);
   device::stream s;
-  device::launch_config config = space.impl->geometry(v, shape);
+  device::launch_config config = space.impl->geometry(v, space.config.modes[0], shape);
   config.pdl = true;
   CUdeviceptr pa = a.ptr(), pb = b.ptr(), pc = c.ptr();
   unsigned long long n = bytes;

@@ -105,7 +105,7 @@ TEST_F(mla_gpu, nan_and_saturation_match_the_documented_cpu_conversions) {
     const device::module mod(r.cubin, r.label);
     auto ws = mla.make_workspace(s, *m, p);
     const device::stream st;
-    device::launch(mod.function(r.lowered_name), st.get(), mla.geometry(v, s), ws->args());
+    device::launch(mod.function(r.lowered_name), st.get(), mla.geometry(v, *m, s), ws->args());
     st.synchronize();
     families::problem got = p;
     dynamic_cast<families::tensor_workspace&>(*ws).download(got);

@@ -36,7 +36,7 @@ class timing_gpu : public test::hopper_test {
     c.label = v.id;
     c.tokens = tokens;
     c.function = module->function(compiled.lowered_name);
-    c.config = space.impl->geometry(v, shape);
+    c.config = space.impl->geometry(v, space.config.modes[0], shape);
     for (unsigned i = 0; i < workspaces; ++i) {
       owned.push_back(space.impl->make_workspace(shape, space.config.modes[0], 1000 + i));
       c.workspaces.push_back(owned.back().get());

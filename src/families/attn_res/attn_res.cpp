@@ -37,9 +37,14 @@ ar_layout layout_for(const shape& s, const ar_mode& m) {
 
 }  // namespace
 
-device::launch_config attn_res::geometry(const space::variant& v, const shape& s) const {
+device::launch_config attn_res::geometry(const space::variant& v, const space::mode& mode, const shape& s) const {
   const long long ctas_per_token = v.value("B");
   device::launch_config c;
+  if (v.value("STAGE")) {  // every staged tensor's slices of the busiest CTA, 512 bytes each
+    const ar_mode m = read_mode(mode);
+    const long long slices = (m.hidden / 256 + ctas_per_token - 1) / ctas_per_token;
+    c.shared_bytes = static_cast<unsigned>(slices * (m.nb + 1 + (m.delta ? 1 : 0)) * 512);
+  }
   c.grid.x = static_cast<unsigned>(s.tokens * ctas_per_token);
   c.block.x = static_cast<unsigned>(v.value("THREADS"));
   c.cluster.x = static_cast<unsigned>(ctas_per_token);

@@ -9,7 +9,7 @@ namespace kk3::families {
 class attn_res final : public family {
  public:
   std::string name() const override { return "attn_res"; }
-  device::launch_config geometry(const space::variant& v, const shape& s) const override;
+  device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
   shape model_shape(long long tokens, long long heads, long long blocks) const override;
   std::vector<shape> edge_shapes(const shape& model) const override;

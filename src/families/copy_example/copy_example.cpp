@@ -7,7 +7,7 @@
 
 namespace kk3::families {
 
-device::launch_config copy_example::geometry(const space::variant& v, const shape& s) const {
+device::launch_config copy_example::geometry(const space::variant& v, const space::mode&, const shape& s) const {
   const long long threads = v.value("THREADS");
   const long long per_block = threads * v.value("UNROLL") * v.value("VEC_BYTES");
   const long long blocks = (copy_bytes(s) + per_block - 1) / per_block;

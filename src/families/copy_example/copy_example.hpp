@@ -12,7 +12,7 @@ class copy_example final : public family {
 
   std::string name() const override { return "copy_example"; }
   bool is_example() const override { return true; }
-  device::launch_config geometry(const space::variant& v, const shape& s) const override;
+  device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
   shape model_shape(long long tokens, long long heads, long long blocks) const override;
   std::vector<shape> edge_shapes(const shape& model) const override;

@@ -4,7 +4,7 @@
 
 namespace kk3::families {
 
-device::launch_config empty_example::geometry(const space::variant& v, const shape&) const {
+device::launch_config empty_example::geometry(const space::variant& v, const space::mode&, const shape&) const {
   device::launch_config c;
   c.block.x = static_cast<unsigned>(v.value("THREADS"));
   return c;

@@ -9,7 +9,7 @@ class empty_example final : public family {
  public:
   std::string name() const override { return "empty_example"; }
   bool is_example() const override { return true; }
-  device::launch_config geometry(const space::variant& v, const shape& s) const override;
+  device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
   double bytes_moved(const shape&, const space::mode&) const override { return 0; }
   shape model_shape(long long tokens, long long, long long) const override { return shape{tokens}; }
   std::vector<shape> edge_shapes(const shape&) const override { return {shape{1}}; }

@@ -32,7 +32,7 @@ mla_layout mla_layout_for(const shape& s) {
   return l;
 }
 
-device::launch_config mla_decode_epilogue::geometry(const space::variant& v, const shape& s) const {
+device::launch_config mla_decode_epilogue::geometry(const space::variant& v, const space::mode&, const shape& s) const {
   const long long rows = s.tokens * (s.heads + 1);
   const long long rows_per_warp = v.value("ROWS_PER_WARP");
   const long long warps = (rows + rows_per_warp - 1) / rows_per_warp * v.value("SPLIT");
