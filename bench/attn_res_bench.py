@@ -17,22 +17,15 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import Kk3tune  # noqa: E402
 from torch_timing import graph_time_us  # noqa: E402
 
 OUT = sys.argv[1]
-KK3 = os.environ.get("KK3TUNE", "build/kk3tune")
 BLOCKS = [int(x) for x in os.environ.get("KK3_BENCH_BLOCKS", "1,4,8").split(",")]
 TOKENS = [int(x) for x in os.environ.get("KK3_BENCH_TOKENS", "1,64,256,1024,8192").split(",")]
 HIDDEN = 7168
 os.makedirs(OUT, exist_ok=True)
-commands = open(os.path.join(OUT, "commands.txt"), "a")
-
-
-def kk3(*args):
-    cmd = [KK3, *map(str, args)]
-    commands.write(" ".join(cmd) + "\n")
-    commands.flush()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+kk3 = Kk3tune(OUT, append=True)
 
 
 def attn_res(blocks, prefix, delta, rms_w, res_w, out_w, nb: int, eps: float = 1e-5, out_eps: float = 1e-5):

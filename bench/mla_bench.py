@@ -18,28 +18,17 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import Kk3tune, results  # noqa: E402
 from torch_timing import graph_time_us  # noqa: E402
 
 OUT = sys.argv[1]
-KK3 = os.environ.get("KK3TUNE", "build/kk3tune")
 HEADS = [8, 16]
 TOKENS = [1, 8, 64, 65, 256, 1024, 8192]
 MODES = os.environ.get("KK3_BENCH_MODES", "bf16,fp8").split(",")
 REFERENCE = "split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128"
 UPSTREAM = {s: f"split{s}-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128" for s in (2, 3, 4)}
 os.makedirs(OUT, exist_ok=True)
-commands = open(os.path.join(OUT, "commands.txt"), "w")
-
-
-def kk3(*args):
-    cmd = [KK3, *map(str, args)]
-    commands.write(" ".join(cmd) + "\n")
-    commands.flush()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-
-
-def results(path):
-    return {r["variant"]: r for r in json.load(open(path))["results"]}
+kk3 = Kk3tune(OUT)
 
 
 def peer_fn(mode):

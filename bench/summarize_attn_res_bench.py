@@ -6,15 +6,10 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import median, results  # noqa: E402
+
 folder = sys.argv[1]
-
-
-def results(path):
-    return {r["variant"]: r for r in json.load(open(path))["results"]}
-
-
-def median(r):
-    return r["statistics"]["median_us"]
 
 
 peers = json.load(open(f"{folder}/peers.json"))

@@ -11,15 +11,10 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import median, results  # noqa: E402
+
 REFERENCE_PREFIX = "split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0"
-
-
-def results(path):
-    return {r["variant"]: r for r in json.load(open(path))["results"]}
-
-
-def median(r):
-    return r["statistics"]["median_us"]
 
 
 def upstream(variants, split):

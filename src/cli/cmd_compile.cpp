@@ -59,7 +59,7 @@ int run_compile(const global_options& global, const compile_options& options) {
   const std::vector<std::string> archs = target_archs(options.arch);
   const auto kernel_dir = find_kernel_dir(global.kernel_dir).dir;
   const auto config_dir = find_config_dir(global.config_dir).dir;
-  const located_dir include = jit::require_cuda_include_dir();
+  jit::require_cuda_include_dir();  // a missing toolkit is reported before any config is read
 
   std::vector<jit::compile_request> requests;
   for (const families::family* f : families::select_families(options.family, true)) {
@@ -78,7 +78,6 @@ int run_compile(const global_options& global, const compile_options& options) {
   }
   if (requests.empty()) throw error(error_kind::usage, "--mode: no family has mode '" + options.mode + "'");
 
-  (void)include;
   const auto engine_owner = jit::make_jit_engine(kernel_dir, options.cache.cache_dir, options.cache.no_cache, options.jobs);
   const jit::jit_engine& engine = *engine_owner;
 

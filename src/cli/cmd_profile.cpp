@@ -26,7 +26,7 @@ int run_profile(const global_options& global, const profile_options& o) {
   loaded_variant v = load_variant(global, o.target);
   if (v.kernels.size() != 1) throw error(error_kind::usage, "--variant: profile runs one variant");
   const loaded_kernel& k = v.kernels.front();
-  device::launch_config config = v.space.impl->geometry(*v.variant, *v.mode, v.shape);
+  device::launch_config config = v.space.impl->geometry(v.variant(), *v.mode, v.shape);
   config.pdl = !o.no_pdl;
   const device::stream s;
   void** args = v.workspaces.front()->args();
@@ -38,7 +38,7 @@ int run_profile(const global_options& global, const profile_options& o) {
     nvtx::range profile_range("profile", v.shape.tokens);
     nvtx::range family_range(v.space.config.family, v.shape.tokens);
     nvtx::range shape_range(v.shape_range_name(), v.shape.tokens);
-    nvtx::range variant_range(v.variant->id, v.shape.tokens);
+    nvtx::range variant_range(v.variant().id, v.shape.tokens);
     for (unsigned i = 0; i < o.iterations; ++i) device::launch(k.function, s.get(), config, args);
     s.synchronize();
   }
@@ -47,7 +47,7 @@ int run_profile(const global_options& global, const profile_options& o) {
             << ", grid " << config.grid.x << "x" << config.grid.y << "x" << config.grid.z << ", block " << config.block.x
             << ", pdl " << (config.pdl ? "on" : "off") << ", seed " << v.seed << ")\n"
             << "NVTX: domain kk3tune, ranges profile/" << v.space.config.family << "/" << v.shape_range_name() << "/"
-            << v.variant->id << "\n";
+            << v.variant().id << "\n";
   return 0;
 }
 

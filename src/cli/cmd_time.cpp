@@ -75,10 +75,10 @@ void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing:
   std::sort(ms.begin(), ms.end(), [](const auto& a, const auto& b) { return a.stats.median < b.stats.median; });
   out << v.describe() << "  timing=" << timing::to_string(ms.front().mode) << " pdl=" << (ms.front().pdl ? "on" : "off")
       << " seed=" << v.seed << ", interleaved, fastest first\n";
+  const std::string& reference = space::find_variant(v.space.variants, v.space.config, "reference").id;
   text_table table({"variant", "median_us", "p10_us", "p90_us", "noise_%", "samples", "TB/s"}, {false, true, true, true, true, true, true});
   for (const auto& m : ms) {
-    const bool reference = m.label == space::find_variant(v.space.variants, v.space.config, "reference").id;
-    table.add_row({m.label + (reference ? " (reference)" : ""), f("%.3f", m.stats.median), f("%.3f", m.stats.p10),
+    table.add_row({m.label + (m.label == reference ? " (reference)" : ""), f("%.3f", m.stats.median), f("%.3f", m.stats.p10),
                    f("%.3f", m.stats.p90), f("%.2f", 100 * m.stats.rel_stderr_median), std::to_string(m.stats.samples),
                    f("%.3f", tb_per_s(m))});
   }

@@ -15,7 +15,7 @@ namespace kk3::cli {
 void add_variant_options(CLI::App* cmd, variant_options& o) {
   cmd->add_option("--family", o.family, "kernel family (see `kk3tune list --all`)")->required();
   cmd->add_option("--mode", o.mode, "the family's mode (default: its first)");
-  cmd->add_option("--variant", o.variant, "variant id, or 'reference' (default)");
+  cmd->add_option("--variant", o.variant, "variant id or 'reference' (default); time also takes a comma list or 'all'");
   cmd->add_option("--tokens,-T", o.tokens, "token count T")->check(CLI::PositiveNumber);
   cmd->add_option("--heads", o.heads, "head count H, for families with heads")->check(CLI::NonNegativeNumber);
   cmd->add_option("--blocks", o.blocks, "block count NB, for families with blocks")->check(CLI::NonNegativeNumber);
@@ -24,7 +24,7 @@ void add_variant_options(CLI::App* cmd, variant_options& o) {
 }
 
 std::string loaded_variant::describe() const {
-  std::string d = space.config.family + "/" + mode->name + "/" + (kernels.size() == 1 ? variant->id : std::to_string(kernels.size()) + " variants") +
+  std::string d = space.config.family + "/" + mode->name + "/" + (kernels.size() == 1 ? variant().id : std::to_string(kernels.size()) + " variants") +
                   " T=" + std::to_string(shape.tokens);
   if (shape.heads) d += " H=" + std::to_string(shape.heads);
   if (shape.blocks) d += " NB=" + std::to_string(shape.blocks);
@@ -81,7 +81,6 @@ loaded_variant load_variant(const global_options& global, const variant_options&
     k.function = k.module->function(k.compiled.lowered_name);
     v.kernels.push_back(std::move(k));
   }
-  v.variant = v.kernels.front().variant;
   add_workspaces(v, workspaces);
   return v;
 }

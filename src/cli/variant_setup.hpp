@@ -43,7 +43,6 @@ struct loaded_variant {
   families::family_space space;
   const space::mode* mode = nullptr;
   std::vector<loaded_kernel> kernels;  ///< in the order asked (all: the config's order)
-  const space::variant* variant = nullptr;  ///< kernels[0]'s
   families::shape shape;
   unsigned long long seed = 0;
   device::device_info info;
@@ -52,6 +51,8 @@ struct loaded_variant {
   std::filesystem::path kernel_dir;
   std::vector<std::unique_ptr<families::workspace>> workspaces;
 
+  /// The first (for profile: the only) variant.
+  const space::variant& variant() const { return *kernels.front().variant; }
   /// "copy_example/default/vec_bytes16-... T=64" for messages.
   std::string describe() const;
   /// The NVTX name of the shape range, e.g. "default-T64" (no '/').

@@ -132,7 +132,7 @@ class gated_sampler final : public sampler {
       m_flush_words = static_cast<unsigned long long>(2 * m_info.l2_bytes / 16);
       m_flush = device::device_buffer(m_flush_words * 16);
       m_sink = device::device_buffer(16);
-      m_flush.fill(0x3c, m_stream.get());
+      m_flush.fill(0x3c, m_gated.get());  // ordered before the flush kernels on the same stream
     }
   }
   void prepare() override {

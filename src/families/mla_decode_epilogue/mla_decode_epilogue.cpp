@@ -84,7 +84,6 @@ problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, 
   const long long T = s.tokens, H = s.heads;
   const bool fp8 = is_fp8(m);
   std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 2.0f);
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
   // Random bf16 values, a few of them large (to exercise fp8 saturation), never NaN; drawn in
   // parallel chunks whose values depend on the seed alone.
