@@ -26,7 +26,7 @@ rows = []
 for path in glob.glob(f"{folder}/graph-*.json"):
     nb, t = map(int, re.match(r"graph-nb(\d+)-T(\d+)\.json", os.path.basename(path)).groups())
     g = results(path)
-    ref = median(g["b1-threads1024-early_blocks0-keep0"])
+    ref = median(next(r for r in g.values() if r["reference"]))
     best = min(g, key=lambda v: median(g[v]))
     p = peers["peers"][f"nb{nb}-T{t}"]
     tb_s = g[best]["bytes_moved"] / (median(g[best]) * 1e-6) / 1e12

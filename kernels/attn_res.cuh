@@ -2,28 +2,35 @@
 // attn_res: Block Attention Residuals (SPEC 1.2), one token per cluster of B CTAs.
 //
 // The numerics contract: every variant computes bit for bit the same result. The arithmetic is
-// fixed independently of the knobs: H is cut into slices of 256 elements; a slice is always
-// reduced by one warp, lane l summing its 8 contiguous elements in order, then a butterfly over
-// the 32 lanes in a fixed order; the per-slice partials are summed over the slices in slice
-// order. The softmax over the N <= 9 logits is exact (max, exp, sum in source order), computed
-// alike by every thread. Knobs only change which warp takes which slice and how loads are
-// issued. Compiled with -fmad=false, so every add and multiply rounds as written. With B > 1 a
-// token's slices are spread over a thread-block cluster (slice k belongs to CTA k % B); every
-// CTA reads all partials from its peers' shared memory (DSMEM) in slice order, so every CTA
-// computes the same totals, the same softmax and the same norm.
+// fixed independently of the knobs:
+// - H is cut into slices of 256 elements. A slice is always reduced by one warp: lane l sums its
+//   8 contiguous elements in order, then a butterfly over the 32 lanes in a fixed order.
+// - A total over slices is always the same tree: lane l of one warp adds the partials of slices
+//   l, l + 32, l + 64, ... in that order, then the butterfly.
+// - The softmax over the N <= 9 logits is exact: max, exp, then sums in source order.
+// Knobs only change which warp of which CTA takes a slice, and how and when loads are issued.
+// Compiled with -fmad=false; the fused multiply-adds below are written out (__fma_rn), so every
+// rounding is the same in every variant. With B > 1 a token's slices are spread over a
+// thread-block cluster (slice k belongs to CTA k % B); every CTA computes every total from its
+// peers' partials (distributed shared memory), so all CTAs agree on the softmax and the norm.
 //
-// Everything after the loads is fp64 (the sources are exact in it): with fp32 weights and sums,
-// elements where the weighted sum nearly cancels missed the float64 reference by up to 207 bf16
-// ulps on the H200. fp64 costs a few percent of the memory time at most (about 6 flops per
-// source and element). The prefix update p = bf16(prefix + delta) stays fp32, as specified.
+// Everything after the loads is fp64: with fp32 weights and sums, elements where the weighted
+// sum nearly cancels missed the float64 reference by up to 207 bf16 ulps on the H200. A bf16
+// value becomes a double exactly with two integer operations and one multiply by 2^896 (no
+// cvt, which runs at a quarter of the fp64 rate on Hopper); squares and products with Q
+// (bf16 x fp32) are exact in a double, so each element of each source costs one conversion and
+// two fused multiply-adds for the logits, and one fused multiply-add for the weighted sum (whose
+// weights carry the 2^896, so the conversion there is integer operations only). The cross-lane
+// sums of a slice's 2N partials share their shuffles (transpose_sum). Inputs are assumed finite.
+// The prefix update p = bf16(prefix + delta) is fp32, as specified.
 //
 // PDL: prefix and delta come from the kernel launched just before: read after
-// griddepcontrol.wait. The block sums and the weights are older and read before it.
+// griddepcontrol.wait. The block sums and the weights are older and may be read before it.
 //
 // Compile-time: H, NB (0..8), HAS_DELTA, HAS_OUT_NORM, and the knobs B, THREADS, EARLY_BLOCKS,
-// KEEP, STAGE. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
+// KEEP, STAGE, OCC. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
 // memory with bulk asynchronous copies completing on mbarriers, then computes from there: few
-// registers, many CTAs per SM. Both paths call the same arithmetic helpers in the same order.
+// registers, many CTAs per SM. Every path calls the same arithmetic helpers in the same order.
 #include "common/pdl.cuh"
 #include "attn_res_params.h"
 
@@ -47,24 +54,17 @@ namespace kk3_ar {
 
 constexpr int k_slice = 256;             // elements per slice: 32 lanes x 8
 constexpr int k_slices = H / k_slice;
-constexpr int k_sources = NB + 1;
+constexpr int k_sources = NB + 1;        // the block sums, then p (the updated prefix)
+constexpr int k_totals = 2 * k_sources;  // per source: sum of squares, dot with Q
 static_assert(H % k_slice == 0, "H must be a multiple of 256");
+static_assert(k_totals <= 32, "transpose_sum gives each total its own lane");
 
-__device__ __forceinline__ float bf16_to_f32(unsigned short b) { return __uint_as_float(static_cast<unsigned>(b) << 16); }
+__device__ __forceinline__ float bf16_to_f32(unsigned b) { return __uint_as_float((b & 0xffffu) << 16); }
 
 __device__ __forceinline__ unsigned short f32_to_bf16_rn(float f) {
   unsigned short r;
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
   return r;
-}
-
-__device__ __forceinline__ void unpack8(uint4 raw, float* v) {
-  const unsigned w[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    v[2 * i] = bf16_to_f32(static_cast<unsigned short>(w[i] & 0xffffu));
-    v[2 * i + 1] = bf16_to_f32(static_cast<unsigned short>(w[i] >> 16));
-  }
 }
 
 /// Rounds once, to nearest even (the float64 reference rounds the same way).
@@ -74,19 +74,22 @@ __device__ __forceinline__ unsigned short f64_to_bf16_rn(double d) {
   return r;
 }
 
-__device__ __forceinline__ uint4 pack8(const float* v) {
-  unsigned w[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) w[i] = f32_to_bf16_rn(v[2 * i]) | (static_cast<unsigned>(f32_to_bf16_rn(v[2 * i + 1])) << 16);
-  return make_uint4(w[0], w[1], w[2], w[3]);
+/// 2^896: a bf16's sign, exponent and mantissa bits placed in a double's high word give the
+/// bf16's value times 2^-896, exactly, for every finite value (subnormals too).
+constexpr double k_unscale = 0x1p896;
+
+/// Element i (0..7) of 8 packed bf16 values, as a double scaled by 2^-896 (integer operations
+/// only). A product of it with y * 2^896 is exactly the element times y.
+__device__ __forceinline__ double scaled_element(const uint4& raw, int i) {
+  const unsigned w = i < 2 ? raw.x : i < 4 ? raw.y : i < 6 ? raw.z : raw.w;
+  const unsigned hi = i & 1 ? (w & 0x80000000u) | ((w >> 3) & 0x0fffe000u) : ((w & 0x8000u) << 16) | ((w & 0x7fffu) << 13);
+  return __hiloint2double(static_cast<int>(hi), 0);
 }
 
-__device__ __forceinline__ uint4 pack8(const double* v) {
-  unsigned w[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) w[i] = f64_to_bf16_rn(v[2 * i]) | (static_cast<unsigned>(f64_to_bf16_rn(v[2 * i + 1])) << 16);
-  return make_uint4(w[0], w[1], w[2], w[3]);
-}
+/// Element i (0..7) of 8 packed bf16 values, as a double, exactly.
+__device__ __forceinline__ double element(const uint4& raw, int i) { return __dmul_rn(scaled_element(raw, i), k_unscale); }
+
+__device__ __forceinline__ unsigned pack2(unsigned short lo, unsigned short hi) { return lo | (static_cast<unsigned>(hi) << 16); }
 
 /// The fixed butterfly: every lane ends with the same sum.
 __device__ __forceinline__ double warp_sum(double x) {
@@ -106,108 +109,100 @@ __device__ __forceinline__ unsigned cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
+
+__device__ __forceinline__ unsigned smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
 
 /// Reads a double from the shared memory of CTA `rank` of the cluster, at the address `local`
 /// has in this CTA's shared memory.
 __device__ __forceinline__ double load_peer(const double* local, unsigned rank) {
-  unsigned addr, remote;
-  asm("{ .reg .u64 g; cvta.to.shared.u64 g, %1; cvt.u32.u64 %0, g; }" : "=r"(addr) : "l"(local));
-  asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+  unsigned remote;
+  asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_address(local)), "r"(rank));
   double v;
   asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(remote) : "memory");
   return v;
 }
 
-/// The sum over all slices, in slice order, of a per-slice partial held by the slice's CTA.
+/// The total over all slices of a per-slice partial held by the slice's CTA (k % B), by one
+/// warp, in the fixed tree: lane l adds slices l, l + 32, ... in order, then the butterfly.
 template <int B>
-__device__ __forceinline__ double sum_slices(const double* partials) {
-  double total = 0.0;
-  for (int k = 0; k < k_slices; ++k) total = __dadd_rn(total, B == 1 ? partials[k] : load_peer(partials + k, k % B));
-  return total;
-}
-
-/// Per-slice partials of one source: lane-sequential over the lane's 8 elements, then the
-/// butterfly. Every lane gets the slice's sum of squares and dot product with Q.
-__device__ __forceinline__ void slice_partials(const float* v, const float* q, double& ss, double& dot) {
-  ss = 0.0;
-  dot = 0.0;
+__device__ __forceinline__ double total_over_slices(const double* partials, int lane) {
+  double sum = 0.0;
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const double x = v[i];
-    ss = __dadd_rn(ss, __dmul_rn(x, x));
-    dot = __dadd_rn(dot, __dmul_rn(x, static_cast<double>(q[i])));
-  }
-  ss = warp_sum(ss);
-  dot = warp_sum(dot);
+  for (int k = lane; k < k_slices; k += 32) sum = __dadd_rn(sum, B == 1 ? partials[k] : load_peer(partials + k, k % B));
+  return warp_sum(sum);
 }
 
-/// The softmax weights w_n and their sum s from all slices' partials (read from the peers' shared
-/// memory when B > 1), in slice order then source order.
-template <int B>
-__device__ __forceinline__ void softmax_weights(double (*partial)[k_slices], float eps, double* w, double& s) {
-  double logit[k_sources];
-  double top = -1.0e308;
+/// Sums Count values across the 32 lanes of a warp, every one in the same fixed tree, with
+/// Count - 1 + 5 shuffles rather than 5 * Count: at each step (offset 16, 8, ..., 1) a lane keeps
+/// the lower or upper half of its values (by the offset's lane bit) and adds its partner's copy
+/// of that half. In the end each lane holds the total of at most one value: `index` says which
+/// (-1 for none). The tree depends on Count only, never on a knob.
+template <int Count, int Offset = 16>
+__device__ __forceinline__ void transpose_sum(double* v, int lane, int& index, int have = Count, int base = 0) {
+  constexpr int half = (Count + 1) / 2;
+  const bool upper = lane & Offset;
+#pragma unroll
+  for (int j = 0; j < half; ++j) {
+    const double lo = v[j], hi = j + half < Count ? v[j + half] : 0.0;
+    v[j] = __dadd_rn(upper ? hi : lo, __shfl_xor_sync(0xffffffffu, upper ? lo : hi, Offset));
+  }
+  if (upper) {
+    base += half;
+    have = have > half ? have - half : 0;
+  } else {
+    have = have < half ? have : half;
+  }
+  if constexpr (Offset > 1) {
+    transpose_sum<half, Offset / 2>(v, lane, index, have, base);
+  } else {
+    index = have == 1 ? base : -1;
+  }
+}
+
+/// A slice's partials of every source: lane-sequential sums over the lane's 8 elements of the
+/// squares and of the products with Q, then the fixed cross-lane tree. Lane `index` >= 0 holds
+/// total `index` (2n: source n's sum of squares, 2n + 1: its dot product with Q) in v[0].
+__device__ __forceinline__ void slice_partials(const uint4* raw, const double* q, double* v, int lane, int& index) {
 #pragma unroll
   for (int n = 0; n < k_sources; ++n) {
-    const double ss = sum_slices<B>(partial[2 * n]);
-    const double dot = sum_slices<B>(partial[2 * n + 1]);
-    logit[n] = __ddiv_rn(dot, __dsqrt_rn(__dadd_rn(__ddiv_rn(ss, static_cast<double>(H)), static_cast<double>(eps))));
-    top = fmax(top, logit[n]);
+    double ss = 0.0, dot = 0.0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const double x = element(raw[n], i);
+      ss = __fma_rn(x, x, ss);
+      dot = __fma_rn(x, q[i], dot);
+    }
+    v[2 * n] = ss;
+    v[2 * n + 1] = dot;
   }
+  transpose_sum<k_totals>(v, lane, index);
+}
+
+/// Warp 0 turns the totals into the softmax weights w_n and their sum s, in shared memory:
+/// lane n computes logit n; max (exact in any order), exp, then sums in source order.
+__device__ __forceinline__ void softmax_weights(const double* totals, float eps, double* w, double* s, int lane) {
+  double logit = -1.0e308;
+  if (lane < k_sources) {
+    const double ms = __dadd_rn(__ddiv_rn(totals[2 * lane], static_cast<double>(H)), static_cast<double>(eps));
+    logit = __ddiv_rn(totals[2 * lane + 1], __dsqrt_rn(ms));
+  }
+  double top = logit;
+#pragma unroll
+  for (int offset = 16; offset >= 1; offset /= 2) top = fmax(top, __shfl_xor_sync(0xffffffffu, top, offset));
+  const double e = lane < k_sources ? exp(__dsub_rn(logit, top)) : 0.0;
   double z = 0.0;
 #pragma unroll
-  for (int n = 0; n < k_sources; ++n) {
-    w[n] = exp(__dsub_rn(logit[n], top));
-    z = __dadd_rn(z, w[n]);
-  }
-  s = 0.0;
+  for (int n = 0; n < k_sources; ++n) z = __dadd_rn(z, __shfl_sync(0xffffffffu, e, n));
+  const double mine = __ddiv_rn(e, z);
+  double sum = 0.0;
 #pragma unroll
-  for (int n = 0; n < k_sources; ++n) {
-    w[n] = __ddiv_rn(w[n], z);
-    s = __dadd_rn(s, w[n]);
-  }
-}
-
-/// One element of acc = sum_n w_n V_n, in source order; `source(n)` gives V_n of the element.
-template <class F>
-__device__ __forceinline__ double weighted_sum(const double* w, F source) {
-  double a = 0.0;
-#pragma unroll
-  for (int n = 0; n < k_sources; ++n) a = __dadd_rn(a, __dmul_rn(w[n], static_cast<double>(source(n))));
-  return a;
-}
-
-/// rsqrt(sum acc^2 / H + out_eps * s^2) from all slices' partial sums of acc^2.
-template <int B>
-__device__ __forceinline__ double norm_scale(const double* acc_partial, double s, float out_eps) {
-  const double total = sum_slices<B>(acc_partial);
-  return __ddiv_rn(1.0, __dsqrt_rn(__dadd_rn(__ddiv_rn(total, static_cast<double>(H)),
-                                            __dmul_rn(static_cast<double>(out_eps), __dmul_rn(s, s)))));
-}
-
-/// The 8 outputs of a lane: acc * r * out_w with the norm, acc / s without.
-__device__ __forceinline__ uint4 outputs(const double* acc, double r, double s, const unsigned short* out_w, int e) {
-  double o[8];
-#if HAS_OUT_NORM
-  float ow[8];
-  unpack8(*reinterpret_cast<const uint4*>(out_w + e), ow);
-#pragma unroll
-  for (int i = 0; i < 8; ++i) o[i] = __dmul_rn(__dmul_rn(acc[i], r), static_cast<double>(ow[i]));
-  (void)s;
-#else
-  (void)r;
-  (void)out_w;
-  (void)e;
-#pragma unroll
-  for (int i = 0; i < 8; ++i) o[i] = __ddiv_rn(acc[i], s);
-#endif
-  return pack8(o);
-}
-
-__device__ __forceinline__ unsigned smem_address(const void* p) {
-  unsigned a;
-  asm("{ .reg .u64 g; cvta.to.shared.u64 g, %1; cvt.u32.u64 %0, g; }" : "=r"(a) : "l"(p));
-  return a;
+  for (int n = 0; n < k_sources; ++n) sum = __dadd_rn(sum, __shfl_sync(0xffffffffu, mine, n));
+  if (lane < k_sources) w[lane] = mine;
+  if (lane == 0) *s = sum;
 }
 
 __device__ __forceinline__ void mbarrier_init(unsigned long long* bar) {
@@ -235,24 +230,32 @@ __device__ __forceinline__ void bulk_copy_slice(void* dst, const void* src, unsi
                : "memory");
 }
 
+/// 8 bf16 from global memory that no kernel writes while this one runs.
+__device__ __forceinline__ uint4 load_old(const unsigned short* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+/// 8 bf16 from global memory written by the previous kernel or by this thread.
+__device__ __forceinline__ uint4 load_new(const unsigned short* p) { return *reinterpret_cast<const uint4*>(p); }
+
 }  // namespace kk3_ar
 
 /// B: CTAs per token (a cluster). THREADS: threads per CTA (warp w of CTA r takes the CTA's
 /// slices m = w + j * warps, i.e. slices r + B * m). EARLY_BLOCKS: fetch the block sums (older
 /// inputs) before griddepcontrol.wait. KEEP (STAGE=0): keep every source in registers for the
 /// weighted sum (1) or read them again, from L2 (0). STAGE: stage the sources in shared memory
-/// with bulk copies (1) or load them into registers (0).
-template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE>
-__global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p) {
+/// with bulk copies (1) or load them into registers (0). OCC: ask the compiler for at most 64
+/// registers per thread, so 1024 threads fit on an SM (1), or leave it free (0).
+template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC>
+__global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(const kk3_attn_res_params p) {
   using namespace kk3_ar;
   constexpr int k_warps = THREADS / 32;
   constexpr int k_mine = (k_slices + B - 1) / B;                 // slices of the busiest CTA
   constexpr int k_per_warp = (k_mine + k_warps - 1) / k_warps;  // slices a warp holds
   constexpr int k_staged = k_sources + HAS_DELTA;                // staged tensors per slice
-  __shared__ double partial[2 * k_sources][k_slices];  // per source: sum of squares, dot with Q
-  __shared__ double acc_partial[k_slices];
-  __shared__ unsigned long long bars[2];               // STAGE: block sums; prefix and delta
-  extern __shared__ uint4 stage[];                     // STAGE: [m][k_staged][32 lanes]
+  constexpr bool k_hold = !STAGE && (KEEP || EARLY_BLOCKS);     // sources held in registers
+  __shared__ double partial[k_totals][k_slices];  // this CTA's slices: per source ss, dot
+  __shared__ double acc_partial[k_slices];        // this CTA's slices: sum of acc^2
+  __shared__ double totals[k_totals], weights[k_sources], weight_sum, scale;
+  __shared__ unsigned long long bars[2];          // STAGE: block sums; prefix and delta
+  extern __shared__ uint4 stage[];                // STAGE: [m][k_staged][32 lanes]
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = B == 1 ? 0 : static_cast<int>(cluster_rank());
@@ -261,14 +264,15 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
   unsigned short* prefix = reinterpret_cast<unsigned short*>(p.prefix) + t * H;
   const unsigned short* delta = reinterpret_cast<const unsigned short*>(p.delta) + t * H;
   const int mine = (k_slices - rank + B - 1) / B;  // slices of this CTA
-  // The CTA-local index m of this warp's j-th slice, and its slice; k_slices when none.
+  // This warp's j-th slice (k_slices when it has none), its CTA-local index, and where lane
+  // `lane` finds source n (n == NB: prefix, n == NB + 1: delta) of it when staged.
   auto local_of = [&](int j) { return warp + j * k_warps; };
   auto slice_of = [&](int j) {
     const int k = rank + B * local_of(j);
     return k < k_slices ? k : k_slices;
   };
-  // Where lane `lane` finds source n (n == NB: prefix, n == NB + 1: delta) of its j-th slice.
   auto staged = [&](int j, int n) -> uint4* { return stage + (local_of(j) * k_staged + n) * 32 + lane; };
+  auto block_at = [&](int n, int e) { return blocks + n * p.block_stride + e; };
 
   if (STAGE) {
     if (threadIdx.x == 0) {
@@ -276,16 +280,14 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
       mbarrier_init(&bars[1]);
     }
     __syncthreads();
-    auto fetch = [&](bool olds) {  // one lane per slice issues that slice's copies
+    auto fetch = [&](bool olds) {  // one thread per slice issues that slice's copies
       if (threadIdx.x == 0) {
         mbarrier_expect(&bars[olds ? 0 : 1], static_cast<unsigned>(mine * (olds ? NB : 1 + HAS_DELTA) * 512));
       }
       for (int m = threadIdx.x; m < mine; m += THREADS) {
         const int k = rank + B * m;
         if (olds) {
-          for (int n = 0; n < NB; ++n) {
-            bulk_copy_slice(stage + (m * k_staged + n) * 32, blocks + n * p.block_stride + k * k_slice, &bars[0]);
-          }
+          for (int n = 0; n < NB; ++n) bulk_copy_slice(stage + (m * k_staged + n) * 32, block_at(n, k * k_slice), &bars[0]);
         } else {
           bulk_copy_slice(stage + (m * k_staged + NB) * 32, prefix + k * k_slice, &bars[1]);
 #if HAS_DELTA
@@ -298,46 +300,44 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
     kk3_pdl_wait();
     if (NB > 0 && !EARLY_BLOCKS) fetch(true);
     fetch(false);
-    if (NB > 0) mbarrier_wait(&bars[0]);
-    mbarrier_wait(&bars[1]);
   }
 
-  float v[STAGE ? 1 : k_per_warp][STAGE ? 1 : k_sources][8];  // registers path: the sources
-  float q[k_per_warp][8];                                       // Q = rms_w * res_w in fp32
-  auto source8 = [&](int j, int n, float* out8) {  // source n of slice j, in fp32
-    if (STAGE) unpack8(*staged(j, n), out8);
-    else {
-#pragma unroll
-      for (int i = 0; i < 8; ++i) out8[i] = v[STAGE ? 0 : j][STAGE ? 0 : n][i];
-    }
-  };
-
-  // Older inputs first: the weights, and (registers path, EARLY_BLOCKS) the block sums.
+  // Older inputs first: Q = rms_w * res_w (an fp32 product, as a double) and, when held in
+  // registers with EARLY_BLOCKS, the block sums.
+  double q[k_per_warp][8];
+  uint4 held[k_hold ? k_per_warp : 1][k_hold ? k_sources : 1];
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
     const int slice = slice_of(j);
     if (slice >= k_slices) break;
     const int e = slice * k_slice + lane * 8;
-    float a[8], b[8];
-    unpack8(*reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned short*>(p.rms_w) + e), a);
-    unpack8(*reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned short*>(p.res_w) + e), b);
+    const uint4 a = load_old(reinterpret_cast<const unsigned short*>(p.rms_w) + e);
+    const uint4 b = load_old(reinterpret_cast<const unsigned short*>(p.res_w) + e);
+    const unsigned wa[4] = {a.x, a.y, a.z, a.w}, wb[4] = {b.x, b.y, b.z, b.w};
 #pragma unroll
-    for (int i = 0; i < 8; ++i) q[j][i] = __fmul_rn(a[i], b[i]);
-    if (!STAGE && EARLY_BLOCKS) {
+    for (int i = 0; i < 8; ++i) {
+      const unsigned sh = (i & 1) * 16;
+      q[j][i] = static_cast<double>(__fmul_rn(bf16_to_f32(wa[i / 2] >> sh), bf16_to_f32(wb[i / 2] >> sh)));
+    }
+    if (k_hold && EARLY_BLOCKS) {
 #pragma unroll
-      for (int n = 0; n < NB; ++n) unpack8(*reinterpret_cast<const uint4*>(blocks + n * p.block_stride + e), v[STAGE ? 0 : j][STAGE ? 0 : n]);
+      for (int n = 0; n < NB; ++n) held[k_hold ? j : 0][k_hold ? n : 0] = load_old(block_at(n, e));
     }
   }
 #if READ_PREFIX_EARLY
-  if (!STAGE) {
+  uint4 early_prefix[k_per_warp];
 #pragma unroll
-    for (int j = 0; j < k_per_warp; ++j) {
-      const int slice = slice_of(j);
-      if (slice < k_slices) unpack8(*reinterpret_cast<const uint4*>(prefix + slice * k_slice + lane * 8), v[STAGE ? 0 : j][STAGE ? 0 : NB]);
-    }
+  for (int j = 0; j < k_per_warp; ++j) {
+    const int slice = slice_of(j);
+    if (slice < k_slices) early_prefix[j] = load_new(prefix + slice * k_slice + lane * 8);
   }
 #endif
-  if (!STAGE) kk3_pdl_wait();
+  if (STAGE) {
+    if (NB > 0) mbarrier_wait(&bars[0]);
+    mbarrier_wait(&bars[1]);
+  } else {
+    kk3_pdl_wait();
+  }
 
   // The newest source: p = bf16(prefix + delta), written back in place; then the partials.
 #pragma unroll
@@ -345,52 +345,49 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
     const int slice = slice_of(j);
     if (slice >= k_slices) break;
     const int e = slice * k_slice + lane * 8;
-    float pv[8];
-    if (STAGE) {
-      unpack8(*staged(j, NB), pv);
-    } else {
-      if (!EARLY_BLOCKS) {
+    uint4 raw[k_sources];
 #pragma unroll
-        for (int n = 0; n < NB; ++n) unpack8(*reinterpret_cast<const uint4*>(blocks + n * p.block_stride + e), v[STAGE ? 0 : j][STAGE ? 0 : n]);
-      }
-#if !READ_PREFIX_EARLY
-      unpack8(*reinterpret_cast<const uint4*>(prefix + e), pv);
+    for (int n = 0; n < NB; ++n) {
+      raw[n] = STAGE ? *staged(j, n) : k_hold && EARLY_BLOCKS ? held[k_hold ? j : 0][k_hold ? n : 0] : load_old(block_at(n, e));
+    }
+#if READ_PREFIX_EARLY
+    raw[NB] = STAGE ? *staged(j, NB) : early_prefix[j];
 #else
-#pragma unroll
-      for (int i = 0; i < 8; ++i) pv[i] = v[STAGE ? 0 : j][STAGE ? 0 : NB][i];
+    raw[NB] = STAGE ? *staged(j, NB) : load_new(prefix + e);
 #endif
-    }
 #if HAS_DELTA
-    float d[8];
-    if (STAGE) unpack8(*staged(j, NB + 1), d);
-    else unpack8(*reinterpret_cast<const uint4*>(delta + e), d);
+    const uint4 d = STAGE ? *staged(j, NB + 1) : load_new(delta + e);
+    const unsigned wp[4] = {raw[NB].x, raw[NB].y, raw[NB].z, raw[NB].w}, wd[4] = {d.x, d.y, d.z, d.w};
+    unsigned sum[4];
 #pragma unroll
-    for (int i = 0; i < 8; ++i) pv[i] = bf16_to_f32(f32_to_bf16_rn(__fadd_rn(pv[i], d[i])));
-    const uint4 packed = pack8(pv);
-    *reinterpret_cast<uint4*>(prefix + e) = packed;
-    if (STAGE) *staged(j, NB) = packed;  // the weighted sum reads p from here
-#endif
-    if (!STAGE) {
-#pragma unroll
-      for (int i = 0; i < 8; ++i) v[STAGE ? 0 : j][STAGE ? 0 : NB][i] = pv[i];
+    for (int i = 0; i < 4; ++i) {
+      sum[i] = pack2(f32_to_bf16_rn(__fadd_rn(bf16_to_f32(wp[i]), bf16_to_f32(wd[i]))),
+                     f32_to_bf16_rn(__fadd_rn(bf16_to_f32(wp[i] >> 16), bf16_to_f32(wd[i] >> 16))));
     }
+    raw[NB] = make_uint4(sum[0], sum[1], sum[2], sum[3]);
+    *reinterpret_cast<uint4*>(prefix + e) = raw[NB];
+    if (STAGE) *staged(j, NB) = raw[NB];  // the weighted sum reads p from here
+#endif
+    double v[k_totals];
+    int index;
+    slice_partials(raw, q[j], v, lane, index);
+    if (index >= 0) partial[index][slice] = v[0];
+    if (k_hold) {
 #pragma unroll
-    for (int n = 0; n < k_sources; ++n) {
-      float x[8];
-      source8(j, n, x);
-      double ss, dot;
-      slice_partials(x, q[j], ss, dot);
-      if (lane == 0) {
-        partial[2 * n][slice] = ss;
-        partial[2 * n + 1][slice] = dot;
-      }
+      for (int n = 0; n < k_sources; ++n) held[k_hold ? j : 0][k_hold ? n : 0] = raw[n];
     }
   }
   if (B == 1) __syncthreads();
   else cluster_sync();
 
-  double w[k_sources], s;
-  softmax_weights<B>(partial, p.eps, w, s);
+  // The totals over slices (one warp per total), then the softmax (warp 0).
+  for (int i = warp; i < k_totals; i += k_warps) {
+    const double v = total_over_slices<B>(partial[i], lane);
+    if (lane == 0) totals[i] = v;
+  }
+  __syncthreads();
+  if (warp == 0) softmax_weights(totals, p.eps, weights, &weight_sum, lane);
+  __syncthreads();
 
   // acc = sum_n w_n V_n, in source order.
   double acc[k_per_warp][8];
@@ -398,21 +395,20 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
   for (int j = 0; j < k_per_warp; ++j) {
     const int slice = slice_of(j);
     if (slice >= k_slices) break;
-    if (!STAGE && !KEEP) {
-      const int e = slice * k_slice + lane * 8;
+    const int e = slice * k_slice + lane * 8;
 #pragma unroll
-      for (int n = 0; n < NB; ++n) unpack8(*reinterpret_cast<const uint4*>(blocks + n * p.block_stride + e), v[STAGE ? 0 : j][STAGE ? 0 : n]);
-      unpack8(*reinterpret_cast<const uint4*>(prefix + e), v[STAGE ? 0 : j][STAGE ? 0 : NB]);  // this thread's own p
+    for (int i = 0; i < 8; ++i) acc[j][i] = 0.0;
+#pragma unroll
+    for (int n = 0; n < k_sources; ++n) {
+      const uint4 raw = STAGE ? *staged(j, n) : k_hold ? held[k_hold ? j : 0][k_hold ? n : 0]
+                                              : n < NB ? load_old(block_at(n, e)) : load_new(prefix + e);
+      const double w = __dmul_rn(weights[n], k_unscale);  // exact: w <= 1
+#pragma unroll
+      for (int i = 0; i < 8; ++i) acc[j][i] = __fma_rn(w, scaled_element(raw, i), acc[j][i]);
     }
-    float x[k_sources][8];
-#pragma unroll
-    for (int n = 0; n < k_sources; ++n) source8(j, n, x[n]);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) acc[j][i] = weighted_sum(w, [&](int n) { return x[n][i]; });
   }
 
-  unsigned short* out = reinterpret_cast<unsigned short*>(p.out) + t * H;
-  double r = 0.0;
+  // The scale: 1 / s, or with the output norm rsqrt(sum acc^2 / H + out_eps * s^2).
 #if HAS_OUT_NORM
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
@@ -420,21 +416,48 @@ __global__ void __launch_bounds__(THREADS) attn_res(const kk3_attn_res_params p)
     if (slice >= k_slices) break;
     double ss = 0.0;
 #pragma unroll
-    for (int i = 0; i < 8; ++i) ss = __dadd_rn(ss, __dmul_rn(acc[j][i], acc[j][i]));
+    for (int i = 0; i < 8; ++i) ss = __fma_rn(acc[j][i], acc[j][i], ss);
     ss = warp_sum(ss);
     if (lane == 0) acc_partial[slice] = ss;
   }
   if (B == 1) __syncthreads();
   else cluster_sync();
-  r = norm_scale<B>(acc_partial, s, p.out_eps);
+  if (warp == 0) {
+    const double total = total_over_slices<B>(acc_partial, lane);
+    const double s = weight_sum;
+    if (lane == 0) {
+      scale = __ddiv_rn(1.0, __dsqrt_rn(__dadd_rn(__ddiv_rn(total, static_cast<double>(H)),
+                                                  __dmul_rn(static_cast<double>(p.out_eps), __dmul_rn(s, s)))));
+    }
+  }
+  if (B > 1) cluster_arrive();  // this CTA has read its peers' partials for the last time
+#else
+  if (B > 1) cluster_arrive();
+  if (threadIdx.x == 0) scale = __ddiv_rn(1.0, weight_sum);
 #endif
+  __syncthreads();
+  const double r = scale;
+
+  unsigned short* out = reinterpret_cast<unsigned short*>(p.out) + t * H;
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
     const int slice = slice_of(j);
     if (slice >= k_slices) break;
     const int e = slice * k_slice + lane * 8;
-    *reinterpret_cast<uint4*>(out + e) = outputs(acc[j], r, s, reinterpret_cast<const unsigned short*>(p.out_w), e);
+    double o[8];
+#if HAS_OUT_NORM
+    const uint4 ow = load_old(reinterpret_cast<const unsigned short*>(p.out_w) + e);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) o[i] = __dmul_rn(__dmul_rn(acc[j][i], r), element(ow, i));
+#else
+#pragma unroll
+    for (int i = 0; i < 8; ++i) o[i] = __dmul_rn(acc[j][i], r);
+#endif
+    unsigned w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) w[i] = pack2(f64_to_bf16_rn(o[2 * i]), f64_to_bf16_rn(o[2 * i + 1]));
+    __stcs(reinterpret_cast<uint4*>(out + e), make_uint4(w[0], w[1], w[2], w[3]));
   }
-  if (B > 1) cluster_sync();  // peers may still be reading this CTA's partials
+  if (B > 1) cluster_wait();  // peers may still be reading this CTA's shared memory until here
   kk3_pdl_trigger();
 }

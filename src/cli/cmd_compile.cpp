@@ -31,12 +31,6 @@ struct compile_options {
   bool show_logs = false;            ///< print the NVRTC log of every variant
 };
 
-std::string fmt(const char* format, double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 std::string num(int v) { return v < 0 ? "?" : std::to_string(v); }
 
 }  // namespace
@@ -100,7 +94,7 @@ int run_compile(const global_options& global, const compile_options& options) {
     const std::string label = r.label.substr(0, r.label.find(" @ "));
     failed += !r.ok;
     hits += r.cache_hit;
-    table.add_row({label, r.arch, r.ok ? "ok" : "compile_failed", fmt("%.1f", r.compile_s * 1e3),
+    table.add_row({label, r.arch, r.ok ? "ok" : "compile_failed", cell("%.1f", r.compile_s * 1e3),
                    r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss"), num(r.usage.registers),
                    num(r.usage.spill_store_bytes), num(r.usage.spill_load_bytes), num(r.usage.shared_bytes)});
   }
@@ -114,7 +108,7 @@ int run_compile(const global_options& global, const compile_options& options) {
   }
   std::cout << "\n" << results.size() << " variant compiles for " << archs.size() << " arch(s): "
             << results.size() - failed << " ok, " << failed << " failed, " << hits << " from the cache ("
-            << (options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string()) << "); " << fmt("%.2f", wall_s) << " s on "
+            << (options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string()) << "); " << cell("%.2f", wall_s) << " s on "
             << (options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency())) << " threads\n";
   return failed ? k_exit_failure : k_exit_ok;
 }

@@ -28,12 +28,6 @@ struct time_options {
   std::string json;  ///< --json FILE, or "-" for stdout
 };
 
-std::string f(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
 double tb_per_s(const timing::measurement& m) { return m.stats.median > 0 ? m.bytes_moved / (m.stats.median * 1e-6) / 1e12 : 0; }
 
 void print_one(std::ostream& out, const loaded_variant& v, const timing::measurement& m, const time_options& o) {
@@ -50,22 +44,22 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
       << "\n"
       << "  samples    " << s.samples << " kept (" << throttled << " throttled dropped), " << m.launches_per_sample
       << (m.mode == timing::timing_mode::chain ? " chains" : " launches") << " per sample, stopped: "
-      << timing::to_string(m.stopped) << ", " << f("%.3f", m.wall_s) << " s wall\n"
-      << "  SM clock   " << f("%.0f", clock) << " MHz (median of kept samples)\n"
-      << (m.event_overhead_us != 0 ? "  events     " + f("%.3f", m.event_overhead_us) + " us for an empty event pair, measured this run and subtracted\n" : "")
-      << "  time us    median " << f("%.3f", s.median) << "  min " << f("%.3f", s.min) << "  mean " << f("%.3f", s.mean)
-      << "  p10 " << f("%.3f", s.p10) << "  p90 " << f("%.3f", s.p90) << "  stdev " << f("%.3f", s.stdev) << "  IQR "
-      << f("%.3f", s.iqr) << "\n"
-      << "  noise      " << f("%.3f", s.rel_stderr_median * 100) << "% relative standard error of the median (target "
-      << f("%.2f", o.noise_percent) << "%)\n";
+      << timing::to_string(m.stopped) << ", " << cell("%.3f", m.wall_s) << " s wall\n"
+      << "  SM clock   " << cell("%.0f", clock) << " MHz (median of kept samples)\n"
+      << (m.event_overhead_us != 0 ? "  events     " + cell("%.3f", m.event_overhead_us) + " us for an empty event pair, measured this run and subtracted\n" : "")
+      << "  time us    median " << cell("%.3f", s.median) << "  min " << cell("%.3f", s.min) << "  mean " << cell("%.3f", s.mean)
+      << "  p10 " << cell("%.3f", s.p10) << "  p90 " << cell("%.3f", s.p90) << "  stdev " << cell("%.3f", s.stdev) << "  IQR "
+      << cell("%.3f", s.iqr) << "\n"
+      << "  noise      " << cell("%.3f", s.rel_stderr_median * 100) << "% relative standard error of the median (target "
+      << cell("%.2f", o.noise_percent) << "%)\n";
   if (m.mode == timing::timing_mode::chain) {
-    out << "  chain      " << f("%.3f", m.chain_total_us) << " us per chain with the variant, " << f("%.3f", m.chain_base_us)
-        << " us without: the variant adds " << f("%.3f", s.median) << " us\n";
+    out << "  chain      " << cell("%.3f", m.chain_total_us) << " us per chain with the variant, " << cell("%.3f", m.chain_base_us)
+        << " us without: the variant adds " << cell("%.3f", s.median) << " us\n";
   } else {
-    out << "  bandwidth  " << f("%.3f", m.bytes_moved / 1e6) << " MB moved, " << f("%.3f", tb_s) << " TB/s";
-    if (o.ceiling_tb_s > 0) out << " (" << f("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of " << f("%.2f", o.ceiling_tb_s) << " TB/s)";
+    out << "  bandwidth  " << cell("%.3f", m.bytes_moved / 1e6) << " MB moved, " << cell("%.3f", tb_s) << " TB/s";
+    if (o.ceiling_tb_s > 0) out << " (" << cell("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of " << cell("%.2f", o.ceiling_tb_s) << " TB/s)";
     out << "; working set " << (m.fits_in_l2 ? "fits" : "does not fit") << " in L2 ("
-        << f("%.0f", static_cast<double>(v.info.l2_bytes) / 1048576) << " MiB)"
+        << cell("%.0f", static_cast<double>(v.info.l2_bytes) / 1048576) << " MiB)"
         << (m.mode == timing::timing_mode::cold ? ", flushed before each sample, " + std::to_string(m.rotated_workspaces) + " input sets rotated" : "")
         << "\n";
   }
@@ -78,12 +72,12 @@ void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing:
   const std::string& reference = space::find_variant(v.space.variants, v.space.config, "reference").id;
   text_table table({"variant", "median_us", "p10_us", "p90_us", "noise_%", "samples", "TB/s"}, {false, true, true, true, true, true, true});
   for (const auto& m : ms) {
-    table.add_row({m.label + (m.label == reference ? " (reference)" : ""), f("%.3f", m.stats.median), f("%.3f", m.stats.p10),
-                   f("%.3f", m.stats.p90), f("%.2f", 100 * m.stats.rel_stderr_median), std::to_string(m.stats.samples),
-                   f("%.3f", tb_per_s(m))});
+    table.add_row({m.label + (m.label == reference ? " (reference)" : ""), cell("%.3f", m.stats.median), cell("%.3f", m.stats.p10),
+                   cell("%.3f", m.stats.p90), cell("%.2f", 100 * m.stats.rel_stderr_median), std::to_string(m.stats.samples),
+                   cell("%.3f", tb_per_s(m))});
   }
   table.print(out);
-  if (o.ceiling_tb_s > 0) out << "(TB/s against a ceiling of " << f("%.2f", o.ceiling_tb_s) << ")\n";
+  if (o.ceiling_tb_s > 0) out << "(TB/s against a ceiling of " << cell("%.2f", o.ceiling_tb_s) << ")\n";
 }
 
 int run_time(const global_options& global, time_options o) {
@@ -138,7 +132,8 @@ int run_time(const global_options& global, time_options o) {
 
   if (!o.json.empty()) {
     report::measured_subject subject{v.space.config.family, v.mode->name, v.shape.tokens, v.shape.heads, v.shape.blocks,
-                                     v.seed, o.ceiling_tb_s};
+                                     v.seed, o.ceiling_tb_s,
+                                     space::find_variant(v.space.variants, v.space.config, "reference").id};
     const std::string doc = report::measurement_json(report::capture_context(v.info, global.argv), subject, result);
     if (o.json == "-") std::cout << doc;
     else write_file_atomic(o.json, doc);

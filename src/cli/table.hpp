@@ -1,10 +1,18 @@
 #pragma once
 // A plain-text table with aligned columns, for the CLI's summaries.
+#include <cstdio>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace kk3::cli {
+
+/// One number formatted for a table cell, e.g. cell("%.3f", 1.5).
+inline std::string cell(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
 
 /// Rows of cells printed with each column padded to its widest cell; numbers are best passed
 /// already formatted. Columns listed in `right_aligned` are padded on the left.

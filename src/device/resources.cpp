@@ -108,6 +108,11 @@ void device_buffer::fill(unsigned char value, CUstream s) const {
   KK3_CU(cuMemsetD8Async, m_ptr.get(), value, m_bytes, s);
 }
 
+void device_buffer::copy_from(const device_buffer& src, CUstream s) const {
+  if (src.m_bytes > m_bytes) throw error(error_kind::device, "copy of " + std::to_string(src.m_bytes) + " bytes into a buffer of " + std::to_string(m_bytes));
+  KK3_CU(cuMemcpyAsync, m_ptr.get(), src.m_ptr.get(), src.m_bytes, s);
+}
+
 mapped_host_buffer::mapped_host_buffer(std::size_t bytes) {
   KK3_CU(cuMemHostAlloc, &m_host, bytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
   KK3_CU(cuMemHostGetDevicePointer, &m_device, m_host, 0);

@@ -137,6 +137,8 @@ class device_buffer {
   void download(void* host, std::size_t bytes) const;
   /// Fills the whole buffer with one byte value, on `s`.
   void fill(unsigned char value, CUstream s) const;
+  /// Copies all of `src` (no larger than this buffer) to the start of this one, on `s`.
+  void copy_from(const device_buffer& src, CUstream s) const;
 
  private:
   unique_handle<CUdeviceptr, release_memory> m_ptr;

@@ -12,32 +12,30 @@ tensor_workspace::tensor_workspace(const problem& p) {
   }
 }
 
-CUdeviceptr tensor_workspace::ptr(const std::string& name) const {
+const device::device_buffer& tensor_workspace::buffer(const std::string& name) const {
   for (std::size_t i = 0; i < m_names.size(); ++i) {
-    if (m_names[i] == name) return m_buffers[i].ptr();
+    if (m_names[i] == name) return m_buffers[i];
   }
   throw error(error_kind::usage, "workspace has no tensor named " + name);
 }
 
+CUdeviceptr tensor_workspace::ptr(const std::string& name) const { return buffer(name).ptr(); }
+
 void tensor_workspace::download(problem& p) const {
-  for (std::size_t i = 0; i < m_names.size(); ++i) {
-    tensor& t = p.at(m_names[i]);
-    m_buffers[i].download(t.bytes.data(), t.bytes.size());
-  }
+  for (tensor& t : p.tensors) buffer(t.name).download(t.bytes.data(), t.bytes.size());
+}
+
+void tensor_workspace::restore(const tensor_workspace& from, CUstream s) const {
+  for (std::size_t i = 0; i < m_names.size(); ++i) m_buffers[i].copy_from(from.buffer(m_names[i]), s);
 }
 
 void tensor_workspace::upload(const tensor& t) const {
-  for (std::size_t i = 0; i < m_names.size(); ++i) {
-    if (m_names[i] == t.name) return m_buffers[i].upload(t.bytes.data(), t.bytes.size());
-  }
-  throw error(error_kind::usage, "workspace has no tensor named " + t.name);
+  const device::device_buffer& b = buffer(t.name);
+  b.upload(t.bytes.data(), t.bytes.size());
 }
 
 void tensor_workspace::fill(const std::string& name, unsigned char value, CUstream s) const {
-  for (std::size_t i = 0; i < m_names.size(); ++i) {
-    if (m_names[i] == name) return m_buffers[i].fill(value, s);
-  }
-  throw error(error_kind::usage, "workspace has no tensor named " + name);
+  buffer(name).fill(value, s);
 }
 
 }  // namespace kk3::families

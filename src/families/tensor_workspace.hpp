@@ -17,8 +17,12 @@ class tensor_workspace : public workspace {
 
   /// The device address of a tensor's buffer; throws error(usage) for an unknown name.
   CUdeviceptr ptr(const std::string& name) const;
-  /// Copies every tensor back into `p` (which must have the same tensors).
+  /// Copies back every tensor that `p` has (it may hold only some of the workspace's tensors).
   void download(problem& p) const;
+  /// Copies every tensor of `from` (the same problem's workspace) over this one's, on `s`.
+  void restore(const tensor_workspace& from, CUstream s) const;
+  /// The device buffer of a tensor; throws error(usage) for an unknown name.
+  const device::device_buffer& buffer(const std::string& name) const;
   /// Copies one tensor's bytes to the device.
   void upload(const tensor& t) const;
   /// Fills one tensor's buffer with a byte, on stream `s`.

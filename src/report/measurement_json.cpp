@@ -40,6 +40,7 @@ std::string measurement_json(const run_context& context, const measured_subject&
     const double tb_s = st.median > 0 ? m.bytes_moved / (st.median * 1e-6) / 1e12 : 0;
     json e = {
         {"variant", m.label},
+        {"reference", m.label == s.reference},
         {"timing",
          {{"mode", timing::to_string(m.mode)},
           {"pdl", m.pdl},

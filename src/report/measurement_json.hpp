@@ -14,6 +14,7 @@ struct measured_subject {
   long long tokens = 0, heads = 0, blocks = 0;
   unsigned long long seed = 0;
   double copy_ceiling_tb_s = 0;  ///< the bandwidth ceiling the fraction is taken of
+  std::string reference;         ///< the family's reference variant (its entry says "reference": true)
 };
 
 /// The JSON document (pretty-printed, 2-space indent): the context, the subject, and one
