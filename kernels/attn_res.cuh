@@ -213,12 +213,14 @@ __device__ __forceinline__ void mbarrier_expect(unsigned long long* bar, unsigne
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes) : "memory");
 }
 
-__device__ __forceinline__ void mbarrier_wait(unsigned long long* bar) {
+/// Waits until the phase of `bar` with the given parity (0 for its first use, then 1, 0, ...)
+/// has completed.
+__device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, unsigned parity) {
   unsigned ready = 0;
   do {
-    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
                  : "=r"(ready)
-                 : "r"(smem_address(bar))
+                 : "r"(smem_address(bar)), "r"(parity)
                  : "memory");
   } while (!ready);
 }
@@ -242,68 +244,77 @@ __device__ __forceinline__ uint4 load_new(const unsigned short* p) { return *rei
 /// inputs) before griddepcontrol.wait. KEEP (STAGE=0): keep every source in registers for the
 /// weighted sum (1) or read them again, from L2 (0). STAGE: stage the sources in shared memory
 /// with bulk copies (1) or load them into registers (0). OCC: ask the compiler for at most 64
-/// registers per thread, so 1024 threads fit on an SM (1), or leave it free (0).
-template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC>
+/// registers per thread, so 1024 threads fit on an SM (1), or leave it free (0). TPC (STAGE=1):
+/// tokens per cluster; with TPC > 1 a cluster keeps Q in registers and works through TPC tokens
+/// with two shared-memory stages, the bulk copies of token i + 1 in flight while it computes
+/// token i.
+template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC>
 __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(const kk3_attn_res_params p) {
   using namespace kk3_ar;
+  static_assert(TPC == 1 || STAGE, "several tokens per cluster need the staged path");
   constexpr int k_warps = THREADS / 32;
   constexpr int k_mine = (k_slices + B - 1) / B;                 // slices of the busiest CTA
   constexpr int k_per_warp = (k_mine + k_warps - 1) / k_warps;  // slices a warp holds
   constexpr int k_staged = k_sources + HAS_DELTA;                // staged tensors per slice
+  constexpr int k_stages = TPC > 1 ? 2 : 1;
   constexpr bool k_hold = !STAGE && (KEEP || EARLY_BLOCKS);     // sources held in registers
   __shared__ double partial[k_totals][k_slices];  // this CTA's slices: per source ss, dot
   __shared__ double acc_partial[k_slices];        // this CTA's slices: sum of acc^2
   __shared__ double totals[k_totals], weights[k_sources], weight_sum, scale;
-  __shared__ unsigned long long bars[2];          // STAGE: block sums; prefix and delta
-  extern __shared__ uint4 stage[];                // STAGE: [m][k_staged][32 lanes]
+  __shared__ unsigned long long bars[2];          // STAGE: one per stage
+  extern __shared__ uint4 stage[];                // STAGE: [stage][m][k_staged][32 lanes]
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = B == 1 ? 0 : static_cast<int>(cluster_rank());
-  const long long t = blockIdx.x / B;
-  const unsigned short* blocks = reinterpret_cast<const unsigned short*>(p.blocks) + t * p.block_token_stride;
-  unsigned short* prefix = reinterpret_cast<unsigned short*>(p.prefix) + t * H;
-  const unsigned short* delta = reinterpret_cast<const unsigned short*>(p.delta) + t * H;
+  const long long first = static_cast<long long>(blockIdx.x / B) * TPC;  // this cluster's first token
   const int mine = (k_slices - rank + B - 1) / B;  // slices of this CTA
+  auto blocks_of = [&](long long t) { return reinterpret_cast<const unsigned short*>(p.blocks) + t * p.block_token_stride; };
+  auto prefix_of = [&](long long t) { return reinterpret_cast<unsigned short*>(p.prefix) + t * H; };
+  auto delta_of = [&](long long t) { return reinterpret_cast<const unsigned short*>(p.delta) + t * H; };
   // This warp's j-th slice (k_slices when it has none), its CTA-local index, and where lane
-  // `lane` finds source n (n == NB: prefix, n == NB + 1: delta) of it when staged.
+  // `lane` finds source n (n == NB: prefix, n == NB + 1: delta) of it in stage s.
   auto local_of = [&](int j) { return warp + j * k_warps; };
   auto slice_of = [&](int j) {
     const int k = rank + B * local_of(j);
     return k < k_slices ? k : k_slices;
   };
-  auto staged = [&](int j, int n) -> uint4* { return stage + (local_of(j) * k_staged + n) * 32 + lane; };
-  auto block_at = [&](int n, int e) { return blocks + n * p.block_stride + e; };
+  auto staged = [&](int s, int j, int n) -> uint4* { return stage + ((s * k_mine + local_of(j)) * k_staged + n) * 32 + lane; };
 
+  // STAGE: one thread per slice issues that slice's copies of token t into stage s; thread 0
+  // first tells the stage's barrier how many bytes to expect. Older inputs (`olds`: the block
+  // sums) and newer ones (prefix, delta) separately, so the block sums can go before the wait.
+  auto expect = [&](int s) {
+    if (threadIdx.x == 0) mbarrier_expect(&bars[s], static_cast<unsigned>(mine * k_staged * 512));
+  };
+  auto fetch = [&](long long t, int s, bool olds) {
+    // The stage may have been read and written by this CTA's threads (generic proxy) for an
+    // earlier token: order that before the bulk copies (async proxy) overwrite it.
+    if (threadIdx.x < mine) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    for (int m = threadIdx.x; m < mine; m += THREADS) {
+      const int k = rank + B * m;
+      uint4* dst = stage + (s * k_mine + m) * k_staged * 32;
+      if (olds) {
+        for (int n = 0; n < NB; ++n) bulk_copy_slice(dst + n * 32, blocks_of(t) + n * p.block_stride + k * k_slice, &bars[s]);
+      } else {
+        bulk_copy_slice(dst + NB * 32, prefix_of(t) + k * k_slice, &bars[s]);
+#if HAS_DELTA
+        bulk_copy_slice(dst + (NB + 1) * 32, delta_of(t) + k * k_slice, &bars[s]);
+#endif
+      }
+    }
+  };
   if (STAGE) {
     if (threadIdx.x == 0) {
       mbarrier_init(&bars[0]);
       mbarrier_init(&bars[1]);
     }
     __syncthreads();
-    auto fetch = [&](bool olds) {  // one thread per slice issues that slice's copies
-      if (threadIdx.x == 0) {
-        mbarrier_expect(&bars[olds ? 0 : 1], static_cast<unsigned>(mine * (olds ? NB : 1 + HAS_DELTA) * 512));
-      }
-      for (int m = threadIdx.x; m < mine; m += THREADS) {
-        const int k = rank + B * m;
-        if (olds) {
-          for (int n = 0; n < NB; ++n) bulk_copy_slice(stage + (m * k_staged + n) * 32, block_at(n, k * k_slice), &bars[0]);
-        } else {
-          bulk_copy_slice(stage + (m * k_staged + NB) * 32, prefix + k * k_slice, &bars[1]);
-#if HAS_DELTA
-          bulk_copy_slice(stage + (m * k_staged + NB + 1) * 32, delta + k * k_slice, &bars[1]);
-#endif
-        }
-      }
-    };
-    if (NB > 0 && EARLY_BLOCKS) fetch(true);
-    kk3_pdl_wait();
-    if (NB > 0 && !EARLY_BLOCKS) fetch(true);
-    fetch(false);
+    expect(0);
+    if (NB > 0 && EARLY_BLOCKS) fetch(first, 0, true);
   }
 
-  // Older inputs first: Q = rms_w * res_w (an fp32 product, as a double) and, when held in
-  // registers with EARLY_BLOCKS, the block sums.
+  // Older inputs first: Q = rms_w * res_w (an fp32 product, as a double), kept in registers for
+  // every token, and, when held in registers with EARLY_BLOCKS, the block sums.
   double q[k_per_warp][8];
   uint4 held[k_hold ? k_per_warp : 1][k_hold ? k_sources : 1];
 #pragma unroll
@@ -321,7 +332,7 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
     }
     if (k_hold && EARLY_BLOCKS) {
 #pragma unroll
-      for (int n = 0; n < NB; ++n) held[k_hold ? j : 0][k_hold ? n : 0] = load_old(block_at(n, e));
+      for (int n = 0; n < NB; ++n) held[k_hold ? j : 0][k_hold ? n : 0] = load_old(blocks_of(first) + n * p.block_stride + e);
     }
   }
 #if READ_PREFIX_EARLY
@@ -329,135 +340,154 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
 #pragma unroll
   for (int j = 0; j < k_per_warp; ++j) {
     const int slice = slice_of(j);
-    if (slice < k_slices) early_prefix[j] = load_new(prefix + slice * k_slice + lane * 8);
+    if (slice < k_slices) early_prefix[j] = load_new(prefix_of(first) + slice * k_slice + lane * 8);
   }
 #endif
+  kk3_pdl_wait();
   if (STAGE) {
-    if (NB > 0) mbarrier_wait(&bars[0]);
-    mbarrier_wait(&bars[1]);
-  } else {
-    kk3_pdl_wait();
+    if (NB > 0 && !EARLY_BLOCKS) fetch(first, 0, true);
+    fetch(first, 0, false);
   }
 
-  // The newest source: p = bf16(prefix + delta), written back in place; then the partials.
-#pragma unroll
-  for (int j = 0; j < k_per_warp; ++j) {
-    const int slice = slice_of(j);
-    if (slice >= k_slices) break;
-    const int e = slice * k_slice + lane * 8;
-    uint4 raw[k_sources];
-#pragma unroll
-    for (int n = 0; n < NB; ++n) {
-      raw[n] = STAGE ? *staged(j, n) : k_hold && EARLY_BLOCKS ? held[k_hold ? j : 0][k_hold ? n : 0] : load_old(block_at(n, e));
+  for (int it = 0; it < TPC; ++it) {
+    const long long t = first + it;
+    if (t >= p.tokens) break;  // the same for every CTA of the cluster
+    const int s = k_stages == 2 ? (it & 1) : 0;
+    if (STAGE && TPC > 1 && it + 1 < TPC && t + 1 < p.tokens) {
+      // The other stage was last read by token it - 1, which every thread has finished.
+      expect(s ^ 1);
+      fetch(t + 1, s ^ 1, true);
+      fetch(t + 1, s ^ 1, false);
     }
+    if (STAGE) mbarrier_wait(&bars[s], static_cast<unsigned>(it >> 1) & 1u);
+    const unsigned short* blocks = blocks_of(t);
+    unsigned short* prefix = prefix_of(t);
+    const unsigned short* delta = delta_of(t);
+    auto block_at = [&](int n, int e) { return blocks + n * p.block_stride + e; };
+
+    // The newest source: p = bf16(prefix + delta), written back in place; then the partials.
+#pragma unroll
+    for (int j = 0; j < k_per_warp; ++j) {
+      const int slice = slice_of(j);
+      if (slice >= k_slices) break;
+      const int e = slice * k_slice + lane * 8;
+      uint4 raw[k_sources];
+#pragma unroll
+      for (int n = 0; n < NB; ++n) {
+        raw[n] = STAGE ? *staged(s, j, n) : k_hold && EARLY_BLOCKS ? held[k_hold ? j : 0][k_hold ? n : 0] : load_old(block_at(n, e));
+      }
 #if READ_PREFIX_EARLY
-    raw[NB] = STAGE ? *staged(j, NB) : early_prefix[j];
+      raw[NB] = STAGE ? *staged(s, j, NB) : early_prefix[j];
 #else
-    raw[NB] = STAGE ? *staged(j, NB) : load_new(prefix + e);
+      raw[NB] = STAGE ? *staged(s, j, NB) : load_new(prefix + e);
 #endif
 #if HAS_DELTA
-    const uint4 d = STAGE ? *staged(j, NB + 1) : load_new(delta + e);
-    const unsigned wp[4] = {raw[NB].x, raw[NB].y, raw[NB].z, raw[NB].w}, wd[4] = {d.x, d.y, d.z, d.w};
-    unsigned sum[4];
+      const uint4 d = STAGE ? *staged(s, j, NB + 1) : load_new(delta + e);
+      const unsigned wp[4] = {raw[NB].x, raw[NB].y, raw[NB].z, raw[NB].w}, wd[4] = {d.x, d.y, d.z, d.w};
+      unsigned sum[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      sum[i] = pack2(f32_to_bf16_rn(__fadd_rn(bf16_to_f32(wp[i]), bf16_to_f32(wd[i]))),
-                     f32_to_bf16_rn(__fadd_rn(bf16_to_f32(wp[i] >> 16), bf16_to_f32(wd[i] >> 16))));
-    }
-    raw[NB] = make_uint4(sum[0], sum[1], sum[2], sum[3]);
-    *reinterpret_cast<uint4*>(prefix + e) = raw[NB];
-    if (STAGE) *staged(j, NB) = raw[NB];  // the weighted sum reads p from here
+      for (int i = 0; i < 4; ++i) {
+        sum[i] = pack2(f32_to_bf16_rn(__fadd_rn(bf16_to_f32(wp[i]), bf16_to_f32(wd[i]))),
+                       f32_to_bf16_rn(__fadd_rn(bf16_to_f32(wp[i] >> 16), bf16_to_f32(wd[i] >> 16))));
+      }
+      raw[NB] = make_uint4(sum[0], sum[1], sum[2], sum[3]);
+      *reinterpret_cast<uint4*>(prefix + e) = raw[NB];
+      if (STAGE) *staged(s, j, NB) = raw[NB];  // the weighted sum reads p from here
 #endif
-    double v[k_totals];
-    int index;
-    slice_partials(raw, q[j], v, lane, index);
-    if (index >= 0) partial[index][slice] = v[0];
-    if (k_hold) {
+      double v[k_totals];
+      int index;
+      slice_partials(raw, q[j], v, lane, index);
+      if (index >= 0) partial[index][slice] = v[0];
+      if (k_hold) {
 #pragma unroll
-      for (int n = 0; n < k_sources; ++n) held[k_hold ? j : 0][k_hold ? n : 0] = raw[n];
+        for (int n = 0; n < k_sources; ++n) held[k_hold ? j : 0][k_hold ? n : 0] = raw[n];
+      }
     }
-  }
-  if (B == 1) __syncthreads();
-  else cluster_sync();
+    if (B == 1) __syncthreads();
+    else cluster_sync();
 
-  // The totals over slices (one warp per total), then the softmax (warp 0).
-  for (int i = warp; i < k_totals; i += k_warps) {
-    const double v = total_over_slices<B>(partial[i], lane);
-    if (lane == 0) totals[i] = v;
-  }
-  __syncthreads();
-  if (warp == 0) softmax_weights(totals, p.eps, weights, &weight_sum, lane);
-  __syncthreads();
-
-  // acc = sum_n w_n V_n, in source order.
-  double acc[k_per_warp][8];
-#pragma unroll
-  for (int j = 0; j < k_per_warp; ++j) {
-    const int slice = slice_of(j);
-    if (slice >= k_slices) break;
-    const int e = slice * k_slice + lane * 8;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) acc[j][i] = 0.0;
-#pragma unroll
-    for (int n = 0; n < k_sources; ++n) {
-      const uint4 raw = STAGE ? *staged(j, n) : k_hold ? held[k_hold ? j : 0][k_hold ? n : 0]
-                                              : n < NB ? load_old(block_at(n, e)) : load_new(prefix + e);
-      const double w = __dmul_rn(weights[n], k_unscale);  // exact: w <= 1
-#pragma unroll
-      for (int i = 0; i < 8; ++i) acc[j][i] = __fma_rn(w, scaled_element(raw, i), acc[j][i]);
+    // The totals over slices (one warp per total), then the softmax (warp 0).
+    for (int i = warp; i < k_totals; i += k_warps) {
+      const double v = total_over_slices<B>(partial[i], lane);
+      if (lane == 0) totals[i] = v;
     }
-  }
+    __syncthreads();
+    if (warp == 0) softmax_weights(totals, p.eps, weights, &weight_sum, lane);
+    __syncthreads();
 
-  // The scale: 1 / s, or with the output norm rsqrt(sum acc^2 / H + out_eps * s^2).
+    // acc = sum_n w_n V_n, in source order.
+    double acc[k_per_warp][8];
+#pragma unroll
+    for (int j = 0; j < k_per_warp; ++j) {
+      const int slice = slice_of(j);
+      if (slice >= k_slices) break;
+      const int e = slice * k_slice + lane * 8;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) acc[j][i] = 0.0;
+#pragma unroll
+      for (int n = 0; n < k_sources; ++n) {
+        const uint4 raw = STAGE ? *staged(s, j, n) : k_hold ? held[k_hold ? j : 0][k_hold ? n : 0]
+                                                   : n < NB ? load_old(block_at(n, e)) : load_new(prefix + e);
+        const double w = __dmul_rn(weights[n], k_unscale);  // exact: w <= 1
+#pragma unroll
+        for (int i = 0; i < 8; ++i) acc[j][i] = __fma_rn(w, scaled_element(raw, i), acc[j][i]);
+      }
+    }
+
+    // The scale: 1 / s, or with the output norm rsqrt(sum acc^2 / H + out_eps * s^2).
 #if HAS_OUT_NORM
 #pragma unroll
-  for (int j = 0; j < k_per_warp; ++j) {
-    const int slice = slice_of(j);
-    if (slice >= k_slices) break;
-    double ss = 0.0;
+    for (int j = 0; j < k_per_warp; ++j) {
+      const int slice = slice_of(j);
+      if (slice >= k_slices) break;
+      double ss = 0.0;
 #pragma unroll
-    for (int i = 0; i < 8; ++i) ss = __fma_rn(acc[j][i], acc[j][i], ss);
-    ss = warp_sum(ss);
-    if (lane == 0) acc_partial[slice] = ss;
-  }
-  if (B == 1) __syncthreads();
-  else cluster_sync();
-  if (warp == 0) {
-    const double total = total_over_slices<B>(acc_partial, lane);
-    const double s = weight_sum;
-    if (lane == 0) {
-      scale = __ddiv_rn(1.0, __dsqrt_rn(__dadd_rn(__ddiv_rn(total, static_cast<double>(H)),
-                                                  __dmul_rn(static_cast<double>(p.out_eps), __dmul_rn(s, s)))));
+      for (int i = 0; i < 8; ++i) ss = __fma_rn(acc[j][i], acc[j][i], ss);
+      ss = warp_sum(ss);
+      if (lane == 0) acc_partial[slice] = ss;
     }
-  }
-  if (B > 1) cluster_arrive();  // this CTA has read its peers' partials for the last time
+    if (B == 1) __syncthreads();
+    else cluster_sync();
+    if (warp == 0) {
+      const double total = total_over_slices<B>(acc_partial, lane);
+      const double ws = weight_sum;
+      if (lane == 0) {
+        scale = __ddiv_rn(1.0, __dsqrt_rn(__dadd_rn(__ddiv_rn(total, static_cast<double>(H)),
+                                                    __dmul_rn(static_cast<double>(p.out_eps), __dmul_rn(ws, ws)))));
+      }
+    }
+    if (B > 1) cluster_arrive();  // this CTA has read its peers' partials of token t for the last time
 #else
-  if (B > 1) cluster_arrive();
-  if (threadIdx.x == 0) scale = __ddiv_rn(1.0, weight_sum);
+    if (B > 1) cluster_arrive();
+    if (threadIdx.x == 0) scale = __ddiv_rn(1.0, weight_sum);
 #endif
-  __syncthreads();
-  const double r = scale;
+    __syncthreads();
+    const double r = scale;
 
-  unsigned short* out = reinterpret_cast<unsigned short*>(p.out) + t * H;
+    unsigned short* out = reinterpret_cast<unsigned short*>(p.out) + t * H;
 #pragma unroll
-  for (int j = 0; j < k_per_warp; ++j) {
-    const int slice = slice_of(j);
-    if (slice >= k_slices) break;
-    const int e = slice * k_slice + lane * 8;
-    double o[8];
+    for (int j = 0; j < k_per_warp; ++j) {
+      const int slice = slice_of(j);
+      if (slice >= k_slices) break;
+      const int e = slice * k_slice + lane * 8;
+      double o[8];
 #if HAS_OUT_NORM
-    const uint4 ow = load_old(reinterpret_cast<const unsigned short*>(p.out_w) + e);
+      const uint4 ow = load_old(reinterpret_cast<const unsigned short*>(p.out_w) + e);
 #pragma unroll
-    for (int i = 0; i < 8; ++i) o[i] = __dmul_rn(__dmul_rn(acc[j][i], r), element(ow, i));
+      for (int i = 0; i < 8; ++i) o[i] = __dmul_rn(__dmul_rn(acc[j][i], r), element(ow, i));
 #else
 #pragma unroll
-    for (int i = 0; i < 8; ++i) o[i] = __dmul_rn(acc[j][i], r);
+      for (int i = 0; i < 8; ++i) o[i] = __dmul_rn(acc[j][i], r);
 #endif
-    unsigned w[4];
+      unsigned w[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) w[i] = pack2(f64_to_bf16_rn(o[2 * i]), f64_to_bf16_rn(o[2 * i + 1]));
-    __stcs(reinterpret_cast<uint4*>(out + e), make_uint4(w[0], w[1], w[2], w[3]));
+      for (int i = 0; i < 4; ++i) w[i] = pack2(f64_to_bf16_rn(o[2 * i]), f64_to_bf16_rn(o[2 * i + 1]));
+      __stcs(reinterpret_cast<uint4*>(out + e), make_uint4(w[0], w[1], w[2], w[3]));
+    }
+    // Before the next token reuses the shared arrays and this stage: peers may still read this
+    // CTA's partials until the cluster barrier, and this CTA's threads the stage and `scale`.
+    if (B > 1) cluster_wait();
+    else __syncthreads();
   }
-  if (B > 1) cluster_wait();  // peers may still be reading this CTA's shared memory until here
   kk3_pdl_trigger();
 }

@@ -38,14 +38,15 @@ ar_layout layout_for(const shape& s, const ar_mode& m) {
 }  // namespace
 
 device::launch_config attn_res::geometry(const space::variant& v, const space::mode& mode, const shape& s) const {
-  const long long ctas_per_token = v.value("B");
+  const long long ctas_per_token = v.value("B"), tokens_per_cluster = v.value("TPC");
   device::launch_config c;
-  if (v.value("STAGE")) {  // every staged tensor's slices of the busiest CTA, 512 bytes each
+  if (v.value("STAGE")) {  // every staged tensor's slices of the busiest CTA, 512 bytes each, per stage
     const ar_mode m = read_mode(mode);
     const long long slices = (m.hidden / 256 + ctas_per_token - 1) / ctas_per_token;
-    c.shared_bytes = static_cast<unsigned>(slices * (m.nb + 1 + (m.delta ? 1 : 0)) * 512);
+    const long long stages = tokens_per_cluster > 1 ? 2 : 1;
+    c.shared_bytes = static_cast<unsigned>(stages * slices * (m.nb + 1 + (m.delta ? 1 : 0)) * 512);
   }
-  c.grid.x = static_cast<unsigned>(s.tokens * ctas_per_token);
+  c.grid.x = static_cast<unsigned>((s.tokens + tokens_per_cluster - 1) / tokens_per_cluster * ctas_per_token);
   c.block.x = static_cast<unsigned>(v.value("THREADS"));
   c.cluster.x = static_cast<unsigned>(ctas_per_token);
   return c;
