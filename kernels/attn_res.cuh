@@ -4,7 +4,7 @@
 // The numerics contract: every variant computes bit for bit the same result. The arithmetic is
 // fixed independently of the knobs:
 // - H is cut into slices of 256 elements. A slice is always reduced by one warp: lane l sums its
-//   8 contiguous elements in order, then a butterfly over the 32 lanes in a fixed order.
+//   8 contiguous elements in order, then a fixed tree over the 32 lanes (transpose_sum).
 // - A total over slices is always the same tree: lane l of one warp adds the partials of slices
 //   l, l + 32, l + 64, ... in that order, then the butterfly.
 // - The softmax over the N <= 9 logits is exact: max, exp, then sums in source order.
@@ -15,20 +15,20 @@
 // peers' partials (distributed shared memory), so all CTAs agree on the softmax and the norm.
 //
 // Everything after the loads is fp64: with fp32 weights and sums, elements where the weighted
-// sum nearly cancels missed the float64 reference by up to 207 bf16 ulps on the H200. A bf16
-// value becomes a double exactly with two integer operations and one multiply by 2^896 (no
-// cvt, which runs at a quarter of the fp64 rate on Hopper); squares and products with Q
-// (bf16 x fp32) are exact in a double, so each element of each source costs one conversion and
-// two fused multiply-adds for the logits, and one fused multiply-add for the weighted sum (whose
-// weights carry the 2^896, so the conversion there is integer operations only). The cross-lane
-// sums of a slice's 2N partials share their shuffles (transpose_sum). Inputs are assumed finite.
+// sum nearly cancels missed the float64 reference by up to 207 bf16 ulps on the H200. Every bf16
+// becomes a double exactly, by a float and a conversion (F2F), or by integer operations alone as
+// the double times 2^-896, with the 2^896 carried by the weight it is multiplied with (knob CVT;
+// the product is the same either way). Squares and products with Q (bf16 x fp32) are exact in a
+// double, so each element of each source costs two conversions and three fused multiply-adds.
+// The cross-lane sums of a slice's 2N partials share their shuffles (transpose_sum). Inputs are
+// assumed finite.
 // The prefix update p = bf16(prefix + delta) is fp32, as specified.
 //
 // PDL: prefix and delta come from the kernel launched just before: read after
 // griddepcontrol.wait. The block sums and the weights are older and may be read before it.
 //
 // Compile-time: H, NB (0..8), HAS_DELTA, HAS_OUT_NORM, and the knobs B, THREADS, EARLY_BLOCKS,
-// KEEP, STAGE, OCC. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
+// KEEP, STAGE, OCC, TPC, CVT. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
 // memory with bulk asynchronous copies completing on mbarriers, then computes from there: few
 // registers, many CTAs per SM. Every path calls the same arithmetic helpers in the same order.
 #include "common/pdl.cuh"
@@ -82,12 +82,19 @@ constexpr double k_unscale = 0x1p896;
 /// only). A product of it with y * 2^896 is exactly the element times y.
 __device__ __forceinline__ double scaled_element(const uint4& raw, int i) {
   const unsigned w = i < 2 ? raw.x : i < 4 ? raw.y : i < 6 ? raw.z : raw.w;
-  const unsigned hi = i & 1 ? (w & 0x80000000u) | ((w >> 3) & 0x0fffe000u) : ((w & 0x8000u) << 16) | ((w & 0x7fffu) << 13);
-  return __hiloint2double(static_cast<int>(hi), 0);
+  // The element in the top half of a word; shifted right arithmetically by 3, its sign lands in
+  // bits 31..28 (30..28 cleared by the mask), exponent and mantissa in 27..13.
+  const int top = static_cast<int>(i & 1 ? w : w << 16);
+  return __hiloint2double(static_cast<int>(static_cast<unsigned>(top >> 3) & 0x8fffe000u), 0);
 }
 
-/// Element i (0..7) of 8 packed bf16 values, as a double, exactly.
-__device__ __forceinline__ double element(const uint4& raw, int i) { return __dmul_rn(scaled_element(raw, i), k_unscale); }
+/// Element i (0..7) of 8 packed bf16 values, as a double, exactly: a shift or a mask makes it a
+/// float, one conversion a double (F2F runs at a quarter of the fp64 rate on Hopper, but takes one
+/// issue slot where the integer route takes five and a multiply).
+__device__ __forceinline__ double element(const uint4& raw, int i) {
+  const unsigned w = i < 2 ? raw.x : i < 4 ? raw.y : i < 6 ? raw.z : raw.w;
+  return static_cast<double>(__uint_as_float(i & 1 ? w & 0xffff0000u : w << 16));
+}
 
 __device__ __forceinline__ unsigned pack2(unsigned short lo, unsigned short hi) { return lo | (static_cast<unsigned>(hi) << 16); }
 
@@ -247,8 +254,9 @@ __device__ __forceinline__ uint4 load_new(const unsigned short* p) { return *rei
 /// registers per thread, so 1024 threads fit on an SM (1), or leave it free (0). TPC (STAGE=1):
 /// tokens per cluster; with TPC > 1 a cluster keeps Q in registers and works through TPC tokens
 /// with two shared-memory stages, the bulk copies of token i + 1 in flight while it computes
-/// token i.
-template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC>
+/// token i. CVT: how the weighted sum turns bf16 into doubles: integer operations (0) or a
+/// conversion instruction (1), which takes fewer issue slots but runs at a quarter rate.
+template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC, int CVT>
 __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(const kk3_attn_res_params p) {
   using namespace kk3_ar;
   static_assert(TPC == 1 || STAGE, "several tokens per cluster need the staged path");
@@ -428,9 +436,10 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
       for (int n = 0; n < k_sources; ++n) {
         const uint4 raw = STAGE ? *staged(s, j, n) : k_hold ? held[k_hold ? j : 0][k_hold ? n : 0]
                                                    : n < NB ? load_old(block_at(n, e)) : load_new(prefix + e);
-        const double w = __dmul_rn(weights[n], k_unscale);  // exact: w <= 1
+        // The same product either way: w x exactly, or (w 2^896) (x 2^-896) exactly (w <= 1).
+        const double w = CVT ? weights[n] : __dmul_rn(weights[n], k_unscale);
 #pragma unroll
-        for (int i = 0; i < 8; ++i) acc[j][i] = __fma_rn(w, scaled_element(raw, i), acc[j][i]);
+        for (int i = 0; i < 8; ++i) acc[j][i] = __fma_rn(w, CVT ? element(raw, i) : scaled_element(raw, i), acc[j][i]);
       }
     }
 
