@@ -28,7 +28,7 @@
 // griddepcontrol.wait. The block sums and the weights are older and may be read before it.
 //
 // Compile-time: H, NB (0..8), HAS_DELTA, HAS_OUT_NORM, and the knobs B, THREADS, EARLY_BLOCKS,
-// KEEP, STAGE, OCC, TPC, CVT. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
+// KEEP, STAGE, OCC, TPC, CVT, NC. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
 // memory with bulk asynchronous copies completing on mbarriers, then computes from there: few
 // registers, many CTAs per SM. Every path calls the same arithmetic helpers in the same order.
 #include "common/pdl.cuh"
@@ -170,23 +170,26 @@ __device__ __forceinline__ void transpose_sum(double* v, int lane, int& index, i
   }
 }
 
-/// A slice's partials of every source: lane-sequential sums over the lane's 8 elements of the
-/// squares and of the products with Q, then the fixed cross-lane tree. Lane `index` >= 0 holds
-/// total `index` (2n: source n's sum of squares, 2n + 1: its dot product with Q) in v[0].
+/// A slice's partials of `Count` sources (raw[0..Count)): lane-sequential sums over the lane's 8
+/// elements of the squares and of the products with Q, then the fixed cross-lane tree. Lane
+/// `index` >= 0 holds partial `index` (2c: source c's sum of squares, 2c + 1: its dot product with
+/// Q) in v[0]. Every partial gets the same tree whatever Count is (the pairs are always lanes l
+/// and l ^ 16, then l ^ 8, ...), so the number of sources per chunk is free to choose.
+template <int Count>
 __device__ __forceinline__ void slice_partials(const uint4* raw, const double* q, double* v, int lane, int& index) {
 #pragma unroll
-  for (int n = 0; n < k_sources; ++n) {
+  for (int c = 0; c < Count; ++c) {
     double ss = 0.0, dot = 0.0;
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
-      const double x = element(raw[n], i);
+      const double x = element(raw[c], i);
       ss = __fma_rn(x, x, ss);
       dot = __fma_rn(x, q[i], dot);
     }
-    v[2 * n] = ss;
-    v[2 * n + 1] = dot;
+    v[2 * c] = ss;
+    v[2 * c + 1] = dot;
   }
-  transpose_sum<k_totals>(v, lane, index);
+  transpose_sum<2 * Count>(v, lane, index);
 }
 
 /// Warp 0 turns the totals into the softmax weights w_n and their sum s, in shared memory:
@@ -255,8 +258,9 @@ __device__ __forceinline__ uint4 load_new(const unsigned short* p) { return *rei
 /// tokens per cluster; with TPC > 1 a cluster keeps Q in registers and works through TPC tokens
 /// with two shared-memory stages, the bulk copies of token i + 1 in flight while it computes
 /// token i. CVT: how the weighted sum turns bf16 into doubles: integer operations (0) or a
-/// conversion instruction (1), which takes fewer issue slots but runs at a quarter rate.
-template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC, int CVT>
+/// conversion instruction (1), which takes fewer issue slots but runs at a quarter rate. NC:
+/// sources per chunk of the logits pass (loads in flight and registers held at once).
+template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC, int CVT, int NC>
 __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(const kk3_attn_res_params p) {
   using namespace kk3_ar;
   static_assert(TPC == 1 || STAGE, "several tokens per cluster need the staged path");
@@ -265,6 +269,7 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
   constexpr int k_per_warp = (k_mine + k_warps - 1) / k_warps;  // slices a warp holds
   constexpr int k_staged = k_sources + HAS_DELTA;                // staged tensors per slice
   constexpr int k_stages = TPC > 1 ? 2 : 1;
+  constexpr int k_chunk = NC < k_sources ? NC : k_sources;  // sources per chunk
   constexpr bool k_hold = !STAGE && (KEEP || EARLY_BLOCKS);     // sources held in registers
   __shared__ double partial[k_totals][k_slices];  // this CTA's slices: per source ss, dot
   __shared__ double acc_partial[k_slices];        // this CTA's slices: sum of acc^2
@@ -379,36 +384,43 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
       const int slice = slice_of(j);
       if (slice >= k_slices) break;
       const int e = slice * k_slice + lane * 8;
-      uint4 raw[k_sources];
-#pragma unroll
-      for (int n = 0; n < NB; ++n) {
-        raw[n] = STAGE ? *staged(s, j, n) : k_hold && EARLY_BLOCKS ? held[k_hold ? j : 0][k_hold ? n : 0] : load_old(block_at(n, e));
-      }
+      // The newest source first: p = bf16(prefix + delta), written back in place.
 #if READ_PREFIX_EARLY
-      raw[NB] = STAGE ? *staged(s, j, NB) : early_prefix[j];
+      uint4 newest = STAGE ? *staged(s, j, NB) : early_prefix[j];
 #else
-      raw[NB] = STAGE ? *staged(s, j, NB) : load_new(prefix + e);
+      uint4 newest = STAGE ? *staged(s, j, NB) : load_new(prefix + e);
 #endif
 #if HAS_DELTA
       const uint4 d = STAGE ? *staged(s, j, NB + 1) : load_new(delta + e);
-      const unsigned wp[4] = {raw[NB].x, raw[NB].y, raw[NB].z, raw[NB].w}, wd[4] = {d.x, d.y, d.z, d.w};
+      const unsigned wp[4] = {newest.x, newest.y, newest.z, newest.w}, wd[4] = {d.x, d.y, d.z, d.w};
       unsigned sum[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         sum[i] = pack2(f32_to_bf16_rn(__fadd_rn(bf16_to_f32(wp[i]), bf16_to_f32(wd[i]))),
                        f32_to_bf16_rn(__fadd_rn(bf16_to_f32(wp[i] >> 16), bf16_to_f32(wd[i] >> 16))));
       }
-      raw[NB] = make_uint4(sum[0], sum[1], sum[2], sum[3]);
-      *reinterpret_cast<uint4*>(prefix + e) = raw[NB];
-      if (STAGE) *staged(s, j, NB) = raw[NB];  // the weighted sum reads p from here
+      newest = make_uint4(sum[0], sum[1], sum[2], sum[3]);
+      *reinterpret_cast<uint4*>(prefix + e) = newest;
+      if (STAGE) *staged(s, j, NB) = newest;  // the weighted sum reads p from here
 #endif
-      double v[k_totals];
-      int index;
-      slice_partials(raw, q[j], v, lane, index);
-      if (index >= 0) partial[index][slice] = v[0];
-      if (k_hold) {
+      // Then the partials of every source, NC sources at a time.
 #pragma unroll
-        for (int n = 0; n < k_sources; ++n) held[k_hold ? j : 0][k_hold ? n : 0] = raw[n];
+      for (int c0 = 0; c0 < k_sources; c0 += k_chunk) {
+        uint4 raw[k_chunk];
+#pragma unroll
+        for (int c = 0; c < k_chunk; ++c) {
+          const int n = c0 + c;
+          raw[c] = n >= k_sources ? make_uint4(0, 0, 0, 0)
+                   : n == NB      ? newest
+                   : STAGE        ? *staged(s, j, n)
+                   : k_hold && EARLY_BLOCKS ? held[k_hold ? j : 0][k_hold ? n : 0]
+                                            : load_old(block_at(n, e));
+          if (k_hold && n < k_sources) held[k_hold ? j : 0][k_hold ? n : 0] = raw[c];
+        }
+        double v[2 * k_chunk];
+        int index;
+        slice_partials<k_chunk>(raw, q[j], v, lane, index);
+        if (index >= 0 && 2 * c0 + index < k_totals) partial[2 * c0 + index][slice] = v[0];
       }
     }
     if (B == 1) __syncthreads();
