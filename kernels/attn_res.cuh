@@ -16,9 +16,9 @@
 //
 // Everything after the loads is fp64: with fp32 weights and sums, elements where the weighted
 // sum nearly cancels missed the float64 reference by up to 207 bf16 ulps on the H200. Every bf16
-// becomes a double exactly, by a float and a conversion (F2F), or by integer operations alone as
-// the double times 2^-896, with the 2^896 carried by the weight it is multiplied with (knob CVT;
-// the product is the same either way). Squares and products with Q (bf16 x fp32) are exact in a
+// becomes a double exactly, by one conversion instruction (cvt.f64.bf16), or by integer
+// operations alone as the double times 2^-896, with the 2^896 carried by the weight it is
+// multiplied with (knob CVT, for the weighted sum; the product is the same either way). Squares and products with Q (bf16 x fp32) are exact in a
 // double, so each element of each source costs two conversions and three fused multiply-adds.
 // The cross-lane sums of a slice's 2N partials share their shuffles (transpose_sum). Inputs are
 // assumed finite.
@@ -88,12 +88,14 @@ __device__ __forceinline__ double scaled_element(const uint4& raw, int i) {
   return __hiloint2double(static_cast<int>(static_cast<unsigned>(top >> 3) & 0x8fffe000u), 0);
 }
 
-/// Element i (0..7) of 8 packed bf16 values, as a double, exactly: a shift or a mask makes it a
-/// float, one conversion a double (F2F runs at a quarter of the fp64 rate on Hopper, but takes one
-/// issue slot where the integer route takes five and a multiply).
+/// Element i (0..7) of 8 packed bf16 values, as a double, exactly: one conversion instruction
+/// (F2F.F64.BF16, reading either half of the register; a quarter of the fp64 rate on Hopper).
 __device__ __forceinline__ double element(const uint4& raw, int i) {
   const unsigned w = i < 2 ? raw.x : i < 4 ? raw.y : i < 6 ? raw.z : raw.w;
-  return static_cast<double>(__uint_as_float(i & 1 ? w & 0xffff0000u : w << 16));
+  double d;
+  if (i & 1) asm("{ .reg .b16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f64.bf16 %0, hi; }" : "=d"(d) : "r"(w));
+  else asm("{ .reg .b16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f64.bf16 %0, lo; }" : "=d"(d) : "r"(w));
+  return d;
 }
 
 __device__ __forceinline__ unsigned pack2(unsigned short lo, unsigned short hi) { return lo | (static_cast<unsigned>(hi) << 16); }
@@ -257,7 +259,7 @@ __device__ __forceinline__ uint4 load_new(const unsigned short* p) { return *rei
 /// registers per thread, so 1024 threads fit on an SM (1), or leave it free (0). TPC (STAGE=1):
 /// tokens per cluster; with TPC > 1 a cluster keeps Q in registers and works through TPC tokens
 /// with two shared-memory stages, the bulk copies of token i + 1 in flight while it computes
-/// token i. CVT: how the weighted sum turns bf16 into doubles: integer operations (0) or a
+/// token i. CVT: how the weighted sum turns bf16 into doubles: integer operations (0) or the
 /// conversion instruction (1), which takes fewer issue slots but runs at a quarter rate. NC:
 /// sources per chunk of the logits pass (loads in flight and registers held at once).
 template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC, int CVT, int NC>
