@@ -28,7 +28,7 @@
 // griddepcontrol.wait. The block sums and the weights are older and may be read before it.
 //
 // Compile-time: H, NB (0..8), HAS_DELTA, HAS_OUT_NORM, and the knobs B, THREADS, EARLY_BLOCKS,
-// KEEP, STAGE, OCC, TPC, CVT, NC. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
+// KEEP, STAGE, OCC, TPC, CVT, NC, SPREAD. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
 // memory with bulk asynchronous copies completing on mbarriers, then computes from there: few
 // registers, many CTAs per SM. Every path calls the same arithmetic helpers in the same order.
 #include "common/pdl.cuh"
@@ -194,13 +194,26 @@ __device__ __forceinline__ void slice_partials(const uint4* raw, const double* q
   transpose_sum<2 * Count>(v, lane, index);
 }
 
-/// Warp 0 turns the totals into the softmax weights w_n and their sum s, in shared memory:
-/// lane n computes logit n; max (exact in any order), exp, then sums in source order.
-__device__ __forceinline__ void softmax_weights(const double* totals, float eps, double* w, double* s, int lane) {
+/// The lane that transpose_sum<Count> leaves holding value q (the inverse of its `index`).
+template <int Count, int Offset = 16>
+__device__ __forceinline__ int holder_lane(int q) {
+  constexpr int half = (Count + 1) / 2;
+  const int bit = q >= half ? Offset : 0;
+  if constexpr (Offset > 1) {
+    return bit + holder_lane<half, Offset / 2>(q >= half ? q - half : q);
+  } else {
+    return bit;
+  }
+}
+
+/// The softmax over the N logits, by one warp: lane n (< N) holds source n's total sum of squares
+/// and dot product with Q, computes logit n, and gets its weight w_n (0 in lanes >= N); every
+/// lane gets s, the sum of the weights. Max (exact in any order), exp, then sums in source order.
+__device__ __forceinline__ double softmax_lane(double ss, double dot, float eps, int lane, double& s) {
   double logit = -1.0e308;
   if (lane < k_sources) {
-    const double ms = __dadd_rn(__ddiv_rn(totals[2 * lane], static_cast<double>(H)), static_cast<double>(eps));
-    logit = __ddiv_rn(totals[2 * lane + 1], __dsqrt_rn(ms));
+    const double ms = __dadd_rn(__ddiv_rn(ss, static_cast<double>(H)), static_cast<double>(eps));
+    logit = __ddiv_rn(dot, __dsqrt_rn(ms));
   }
   double top = logit;
 #pragma unroll
@@ -209,12 +222,18 @@ __device__ __forceinline__ void softmax_weights(const double* totals, float eps,
   double z = 0.0;
 #pragma unroll
   for (int n = 0; n < k_sources; ++n) z = __dadd_rn(z, __shfl_sync(0xffffffffu, e, n));
-  const double mine = __ddiv_rn(e, z);
-  double sum = 0.0;
+  const double w = __ddiv_rn(e, z);
+  s = 0.0;
 #pragma unroll
-  for (int n = 0; n < k_sources; ++n) sum = __dadd_rn(sum, __shfl_sync(0xffffffffu, mine, n));
-  if (lane < k_sources) w[lane] = mine;
-  if (lane == 0) *s = sum;
+  for (int n = 0; n < k_sources; ++n) s = __dadd_rn(s, __shfl_sync(0xffffffffu, w, n));
+  return w;
+}
+
+/// The output scale from the total of acc^2 and s: rsqrt(total / H + out_eps * s^2), as a
+/// correctly rounded square root and division.
+__device__ __forceinline__ double norm_scale(double total, double s, float out_eps) {
+  return __ddiv_rn(1.0, __dsqrt_rn(__dadd_rn(__ddiv_rn(total, static_cast<double>(H)),
+                                            __dmul_rn(static_cast<double>(out_eps), __dmul_rn(s, s)))));
 }
 
 __device__ __forceinline__ void mbarrier_init(unsigned long long* bar) {
@@ -261,8 +280,11 @@ __device__ __forceinline__ uint4 load_new(const unsigned short* p) { return *rei
 /// with two shared-memory stages, the bulk copies of token i + 1 in flight while it computes
 /// token i. CVT: how the weighted sum turns bf16 into doubles: integer operations (0) or the
 /// conversion instruction (1), which takes fewer issue slots but runs at a quarter rate. NC:
-/// sources per chunk of the logits pass (loads in flight and registers held at once).
-template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC, int CVT, int NC>
+/// sources per chunk of the logits pass (loads in flight and registers held at once). SPREAD:
+/// every warp derives the totals, the softmax and the norm itself (1), with no block barrier
+/// between them (shorter for a few tokens, more instructions), or one warp each, handed over
+/// in shared memory (0).
+template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC, int CVT, int NC, int SPREAD>
 __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(const kk3_attn_res_params p) {
   using namespace kk3_ar;
   static_assert(TPC == 1 || STAGE, "several tokens per cluster need the staged path");
@@ -275,7 +297,7 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
   constexpr bool k_hold = !STAGE && (KEEP || EARLY_BLOCKS);     // sources held in registers
   __shared__ double partial[k_totals][k_slices];  // this CTA's slices: per source ss, dot
   __shared__ double acc_partial[k_slices];        // this CTA's slices: sum of acc^2
-  __shared__ double totals[k_totals], weights[k_sources], weight_sum, scale;
+  __shared__ double totals[k_totals], weights[k_sources], weight_sum, scale;  // SPREAD=0
   __shared__ unsigned long long bars[2];          // STAGE: one per stage
   extern __shared__ uint4 stage[];                // STAGE: [stage][m][k_staged][32 lanes]
 
@@ -428,14 +450,40 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
     if (B == 1) __syncthreads();
     else cluster_sync();
 
-    // The totals over slices (one warp per total), then the softmax (warp 0).
-    for (int i = warp; i < k_totals; i += k_warps) {
-      const double v = total_over_slices<B>(partial[i], lane);
-      if (lane == 0) totals[i] = v;
+    // The totals over slices, then the softmax. SPREAD=0: one warp per total, warp 0 the softmax,
+    // handed over in shared memory. SPREAD=1: every warp derives all of it (the same trees).
+    double my_weight = 0.0, wsum = 0.0;  // SPREAD: lane n's w_n; the sum s of the weights, in every lane
+    if (SPREAD) {
+      double v[k_totals];
+#pragma unroll
+      for (int i = 0; i < k_totals; ++i) {
+        double sum = 0.0;
+#pragma unroll
+        for (int k = lane; k < k_slices; k += 32) sum = __dadd_rn(sum, B == 1 ? partial[i][k] : load_peer(&partial[i][k], k % B));
+        v[i] = sum;
+      }
+      int index;
+      transpose_sum<k_totals>(v, lane, index);
+      const int n = lane < k_sources ? lane : 0;
+      const double ss = __shfl_sync(0xffffffffu, v[0], holder_lane<k_totals>(2 * n));
+      const double dot = __shfl_sync(0xffffffffu, v[0], holder_lane<k_totals>(2 * n + 1));
+      my_weight = softmax_lane(ss, dot, p.eps, lane, wsum);
+    } else {
+      for (int i = warp; i < k_totals; i += k_warps) {
+        const double v = total_over_slices<B>(partial[i], lane);
+        if (lane == 0) totals[i] = v;
+      }
+      __syncthreads();
+      if (warp == 0) {
+        const int n = lane < k_sources ? lane : 0;
+        double sum;
+        const double w = softmax_lane(totals[2 * n], totals[2 * n + 1], p.eps, lane, sum);
+        if (lane < k_sources) weights[lane] = w;
+        if (lane == 0) weight_sum = sum;
+      }
+      __syncthreads();
+      wsum = weight_sum;
     }
-    __syncthreads();
-    if (warp == 0) softmax_weights(totals, p.eps, weights, &weight_sum, lane);
-    __syncthreads();
 
     // acc = sum_n w_n V_n, in source order.
     double acc[k_per_warp][8];
@@ -451,7 +499,8 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
         const uint4 raw = STAGE ? *staged(s, j, n) : k_hold ? held[k_hold ? j : 0][k_hold ? n : 0]
                                                    : n < NB ? load_old(block_at(n, e)) : load_new(prefix + e);
         // The same product either way: w x exactly, or (w 2^896) (x 2^-896) exactly (w <= 1).
-        const double w = CVT ? weights[n] : __dmul_rn(weights[n], k_unscale);
+        const double wn = SPREAD ? __shfl_sync(0xffffffffu, my_weight, n) : weights[n];
+        const double w = CVT ? wn : __dmul_rn(wn, k_unscale);
 #pragma unroll
         for (int i = 0; i < 8; ++i) acc[j][i] = __fma_rn(w, CVT ? element(raw, i) : scaled_element(raw, i), acc[j][i]);
       }
@@ -471,21 +520,23 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
     }
     if (B == 1) __syncthreads();
     else cluster_sync();
-    if (warp == 0) {
-      const double total = total_over_slices<B>(acc_partial, lane);
-      const double ws = weight_sum;
-      if (lane == 0) {
-        scale = __ddiv_rn(1.0, __dsqrt_rn(__dadd_rn(__ddiv_rn(total, static_cast<double>(H)),
-                                                    __dmul_rn(static_cast<double>(p.out_eps), __dmul_rn(ws, ws)))));
+    double r;
+    if (SPREAD) {
+      r = norm_scale(total_over_slices<B>(acc_partial, lane), wsum, p.out_eps);
+      if (B > 1) cluster_arrive();  // this CTA has read its peers' partials of token t for the last time
+    } else {
+      if (warp == 0) {
+        const double total = total_over_slices<B>(acc_partial, lane);
+        if (lane == 0) scale = norm_scale(total, wsum, p.out_eps);
       }
+      if (B > 1) cluster_arrive();
+      __syncthreads();
+      r = scale;
     }
-    if (B > 1) cluster_arrive();  // this CTA has read its peers' partials of token t for the last time
 #else
     if (B > 1) cluster_arrive();
-    if (threadIdx.x == 0) scale = __ddiv_rn(1.0, weight_sum);
+    const double r = __ddiv_rn(1.0, wsum);
 #endif
-    __syncthreads();
-    const double r = scale;
 
     unsigned short* out = reinterpret_cast<unsigned short*>(p.out) + t * H;
 #pragma unroll
