@@ -28,7 +28,7 @@
 // griddepcontrol.wait. The block sums and the weights are older and may be read before it.
 //
 // Compile-time: H, NB (0..8), HAS_DELTA, HAS_OUT_NORM, and the knobs B, THREADS, EARLY_BLOCKS,
-// KEEP, STAGE, OCC, TPC, CVT, NC, SPREAD. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
+// KEEP, STAGE, OCC, TPC, CVT, NC, SPREAD, RED. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
 // memory with bulk asynchronous copies completing on mbarriers, then computes from there: few
 // registers, many CTAs per SM. Every path calls the same arithmetic helpers in the same order.
 #include "common/pdl.cuh"
@@ -172,6 +172,33 @@ __device__ __forceinline__ void transpose_sum(double* v, int lane, int& index, i
   }
 }
 
+/// One source's lane partials: the sum of the squares and of the products with Q over the lane's
+/// 8 elements, in order.
+__device__ __forceinline__ void lane_partials(const uint4& raw, const double* q, double& ss, double& dot) {
+  ss = 0.0;
+  dot = 0.0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const double x = element(raw, i);
+    ss = __fma_rn(x, x, ss);
+    dot = __fma_rn(x, q[i], dot);
+  }
+}
+
+/// The sum of 32 lane values column[l * stride] (l = 0..31) in the butterfly's tree (pairs l and
+/// l + 16 first, then l and l + 8 of those, ...), so it equals warp_sum and transpose_sum bit for
+/// bit, computed by one lane from shared memory.
+__device__ __forceinline__ double tree_of_32(const double* column, int stride) {
+  double a[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i) a[i] = __dadd_rn(column[i * stride], column[(i + 16) * stride]);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) a[i] = __dadd_rn(a[i], a[i + 8]);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) a[i] = __dadd_rn(a[i], a[i + 4]);
+  return __dadd_rn(__dadd_rn(a[0], a[2]), __dadd_rn(a[1], a[3]));
+}
+
 /// A slice's partials of `Count` sources (raw[0..Count)): lane-sequential sums over the lane's 8
 /// elements of the squares and of the products with Q, then the fixed cross-lane tree. Lane
 /// `index` >= 0 holds partial `index` (2c: source c's sum of squares, 2c + 1: its dot product with
@@ -180,17 +207,7 @@ __device__ __forceinline__ void transpose_sum(double* v, int lane, int& index, i
 template <int Count>
 __device__ __forceinline__ void slice_partials(const uint4* raw, const double* q, double* v, int lane, int& index) {
 #pragma unroll
-  for (int c = 0; c < Count; ++c) {
-    double ss = 0.0, dot = 0.0;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const double x = element(raw[c], i);
-      ss = __fma_rn(x, x, ss);
-      dot = __fma_rn(x, q[i], dot);
-    }
-    v[2 * c] = ss;
-    v[2 * c + 1] = dot;
-  }
+  for (int c = 0; c < Count; ++c) lane_partials(raw[c], q, v[2 * c], v[2 * c + 1]);
   transpose_sum<2 * Count>(v, lane, index);
 }
 
@@ -283,11 +300,14 @@ __device__ __forceinline__ uint4 load_new(const unsigned short* p) { return *rei
 /// sources per chunk of the logits pass (loads in flight and registers held at once). SPREAD:
 /// every warp derives the totals, the softmax and the norm itself (1), with no block barrier
 /// between them (shorter for a few tokens, more instructions), or one warp each, handed over
-/// in shared memory (0).
-template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC, int CVT, int NC, int SPREAD>
+/// in shared memory (0). RED (registers path): a slice's lane partials summed across the lanes
+/// by shuffles (0, transpose_sum) or through shared memory, one lane per partial (1; the same
+/// tree, fewer instructions, k_totals x 32 doubles of dynamic shared memory per warp).
+template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC, int CVT, int NC, int SPREAD, int RED>
 __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(const kk3_attn_res_params p) {
   using namespace kk3_ar;
   static_assert(TPC == 1 || STAGE, "several tokens per cluster need the staged path");
+  static_assert(!RED || !STAGE, "RED=1 uses the dynamic shared memory the staged path stages into");
   constexpr int k_warps = THREADS / 32;
   constexpr int k_mine = (k_slices + B - 1) / B;                 // slices of the busiest CTA
   constexpr int k_per_warp = (k_mine + k_warps - 1) / k_warps;  // slices a warp holds
@@ -300,6 +320,7 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
   __shared__ double totals[k_totals], weights[k_sources], weight_sum, scale;  // SPREAD=0
   __shared__ unsigned long long bars[2];          // STAGE: one per stage
   extern __shared__ uint4 stage[];                // STAGE: [stage][m][k_staged][32 lanes]
+  double* scratch = reinterpret_cast<double*>(stage) + (threadIdx.x >> 5) * 32 * k_totals;  // RED: [lane][k_totals]
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = B == 1 ? 0 : static_cast<int>(cluster_rank());
@@ -441,10 +462,27 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
                                             : load_old(block_at(n, e));
           if (k_hold && n < k_sources) held[k_hold ? j : 0][k_hold ? n : 0] = raw[c];
         }
-        double v[2 * k_chunk];
-        int index;
-        slice_partials<k_chunk>(raw, q[j], v, lane, index);
-        if (index >= 0 && 2 * c0 + index < k_totals) partial[2 * c0 + index][slice] = v[0];
+        if (RED) {  // each lane's partials to this warp's scratch rows, summed below
+#pragma unroll
+          for (int c = 0; c < k_chunk; ++c) {
+            if (c0 + c >= k_sources) break;
+            double ss, dot;
+            lane_partials(raw[c], q[j], ss, dot);
+            double* row = scratch + lane * k_totals + 2 * (c0 + c);
+            row[0] = ss;
+            row[1] = dot;
+          }
+        } else {
+          double v[2 * k_chunk];
+          int index;
+          slice_partials<k_chunk>(raw, q[j], v, lane, index);
+          if (index >= 0 && 2 * c0 + index < k_totals) partial[2 * c0 + index][slice] = v[0];
+        }
+      }
+      if (RED) {  // lane i sums partial i over the 32 lanes, in the butterfly's tree
+        __syncwarp();
+        if (lane < k_totals) partial[lane][slice] = tree_of_32(scratch + lane, k_totals);
+        __syncwarp();
       }
     }
     if (B == 1) __syncthreads();

@@ -78,6 +78,32 @@ TEST_F(attn_res_reference, without_norm_the_output_is_a_convex_mix_of_the_source
   }
 }
 
+// The launch geometry the kernel's shared-memory layout and token mapping rely on.
+TEST_F(attn_res_reference, geometry_matches_the_kernels_layout) {
+  const shape s = ar.model_shape(4097, 0, 0);
+  auto knobs = [&](const std::string& id) { return space::find_variant(space.variants, space.config, id); };
+  // Registers path, one token per cluster of B CTAs, no dynamic shared memory.
+  device::launch_config c = ar.geometry(knobs("b7-threads128-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0"), mode("nb8"), s);
+  EXPECT_EQ(c.grid.x, 4097u * 7);
+  EXPECT_EQ(c.cluster.x, 7u);
+  EXPECT_EQ(c.block.x, 128u);
+  EXPECT_EQ(c.shared_bytes, 0u);
+  // Staged: the busiest CTA's 4 slices of 8 blocks, prefix and delta, 512 bytes each.
+  c = ar.geometry(knobs("b7-threads128-early_blocks0-keep0-stage1-occ0-tpc1-cvt0-nc3-spread0-red0"), mode("nb8"), s);
+  EXPECT_EQ(c.shared_bytes, 4u * 10 * 512);
+  // Eight tokens per cluster: ceil(4097 / 8) clusters, two stages.
+  c = ar.geometry(knobs("b7-threads128-early_blocks1-keep0-stage1-occ0-tpc8-cvt0-nc3-spread0-red0"), mode("nb8"), s);
+  EXPECT_EQ(c.grid.x, 513u * 7);
+  EXPECT_EQ(c.shared_bytes, 2u * 4 * 10 * 512);
+  // Without delta one staged tensor less.
+  c = ar.geometry(knobs("b7-threads128-early_blocks0-keep0-stage1-occ0-tpc1-cvt0-nc3-spread0-red0"), mode("nb8_norm"), s);
+  EXPECT_EQ(c.shared_bytes, 4u * 9 * 512);
+  // RED: a row of 2N doubles per thread.
+  c = ar.geometry(knobs("b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1"), mode("nb8"), s);
+  EXPECT_EQ(c.shared_bytes, 1024u * 18 * 8);
+  EXPECT_EQ(c.grid.x, 4097u);
+}
+
 }  // namespace
 }  // namespace kk3::families
 

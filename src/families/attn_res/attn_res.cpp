@@ -46,6 +46,10 @@ device::launch_config attn_res::geometry(const space::variant& v, const space::m
     const long long stages = tokens_per_cluster > 1 ? 2 : 1;
     c.shared_bytes = static_cast<unsigned>(stages * slices * (m.nb + 1 + (m.delta ? 1 : 0)) * 512);
   }
+  if (v.value("RED")) {  // a scratch row of 2N doubles per lane, for every warp
+    const ar_mode m = read_mode(mode);
+    c.shared_bytes = static_cast<unsigned>(v.value("THREADS") * 2 * (m.nb + 1) * 8);
+  }
   c.grid.x = static_cast<unsigned>((s.tokens + tokens_per_cluster - 1) / tokens_per_cluster * ctas_per_token);
   c.block.x = static_cast<unsigned>(v.value("THREADS"));
   c.cluster.x = static_cast<unsigned>(ctas_per_token);
