@@ -62,7 +62,7 @@ int run_compile(const global_options& global, const compile_options& options) {
       std::vector<space::mode> kept;
       for (const auto& m : s.config.modes) if (m.name == options.mode) kept.push_back(m);
       if (kept.empty()) {
-        if (!options.family.empty()) throw error(error_kind::usage, "--mode: family " + f->name() + " has no mode '" + options.mode + "'");
+        if (!options.family.empty()) space::find_mode(s.config, options.mode);  // throws error(usage) naming the modes
         continue;
       }
       s.config.modes = kept;

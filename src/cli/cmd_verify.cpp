@@ -49,10 +49,11 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
     const long long nb = m.define_or("NB", -1);
     return o.blocks.empty() || nb < 0 || std::find(o.blocks.begin(), o.blocks.end(), nb) != o.blocks.end();
   };
+  if (!o.mode.empty()) space::find_mode(space.config, o.mode);  // throws error(usage) naming the modes
   for (const auto& m : space.config.modes) {
     if ((o.mode.empty() || m.name == o.mode) && blocks_match(m)) modes.push_back(&m);
   }
-  if (modes.empty()) throw error(error_kind::usage, "--mode: family " + o.family + " has no mode '" + o.mode + "'");
+  if (modes.empty()) throw error(error_kind::usage, "--blocks: no mode of family " + o.family + " has those block counts");
 
   const device::device_info info = device::first_gpu();
   const device::context ctx(0);

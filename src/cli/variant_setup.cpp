@@ -42,13 +42,7 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   loaded_variant v;
   v.kernel_dir = find_kernel_dir(global.kernel_dir).dir;
   v.space = families::load_family_space(families::find_family(o.family), find_config_dir(global.config_dir).dir);
-  for (const auto& m : v.space.config.modes) {
-    if (o.mode.empty() || m.name == o.mode) {
-      v.mode = &m;
-      break;
-    }
-  }
-  if (!v.mode) throw error(error_kind::usage, "--mode: family " + o.family + " has no mode '" + o.mode + "'");
+  v.mode = o.mode.empty() ? &v.space.config.modes.front() : &space::find_mode(v.space.config, o.mode);
   std::vector<const space::variant*> chosen;
   if (o.variant == "all") {
     for (const auto& var : v.space.variants) chosen.push_back(&var);

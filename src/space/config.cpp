@@ -178,4 +178,13 @@ family_config load_family_config(const std::filesystem::path& file) {
   return cfg;
 }
 
+const mode& find_mode(const family_config& config, const std::string& name) {
+  std::string names;
+  for (const mode& m : config.modes) {
+    if (m.name == name) return m;
+    names += (names.empty() ? "" : ", ") + m.name;
+  }
+  throw error(error_kind::usage, "family " + config.family + " has no mode '" + name + "' (its modes: " + names + ")");
+}
+
 }  // namespace kk3::space

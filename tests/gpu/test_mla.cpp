@@ -84,10 +84,7 @@ TEST_F(mla_gpu, reading_q_before_the_wait_is_caught_in_every_one_of_20_runs) {
 TEST_F(mla_gpu, nan_and_saturation_match_the_documented_cpu_conversions) {
   const families::mla_decode_epilogue mla;
   for (const char* mode_name : {"fp8", "fp8_rope", "bf16_rope"}) {
-    const space::mode* m = nullptr;
-    for (const auto& mm : space.config.modes) {
-      if (mm.name == mode_name) m = &mm;
-    }
+    const space::mode* m = &space::find_mode(space.config, mode_name);
     const families::shape s = mla.model_shape(2, 3, 0);
     families::problem p = mla.make_problem(s, *m, 99);
     auto* ql = reinterpret_cast<std::uint16_t*>(p.at("ql_nope").bytes.data());

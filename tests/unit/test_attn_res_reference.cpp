@@ -23,12 +23,7 @@ TEST(numerics, f64_to_bf16_rounds_once) {
 class attn_res_reference : public ::testing::Test {
  protected:
   void SetUp() override { space = load_family_space(find_family("attn_res"), KK3_CONFIG_DIR); }
-  const space::mode& mode(const std::string& name) {
-    for (const auto& m : space.config.modes) {
-      if (m.name == name) return m;
-    }
-    throw std::runtime_error("no mode " + name);
-  }
+  const space::mode& mode(const std::string& name) { return space::find_mode(space.config, name); }
   family_space space;
   attn_res ar;
 };

@@ -13,12 +13,7 @@ namespace {
 class mla_reference : public ::testing::Test {
  protected:
   void SetUp() override { space = load_family_space(find_family("mla_decode_epilogue"), KK3_CONFIG_DIR); }
-  const space::mode& mode(const std::string& name) {
-    for (const auto& m : space.config.modes) {
-      if (m.name == name) return m;
-    }
-    throw std::runtime_error("no mode " + name);
-  }
+  const space::mode& mode(const std::string& name) { return space::find_mode(space.config, name); }
   template <class T>
   static T* at(problem& p, const char* name) {
     return reinterpret_cast<T*>(p.at(name).bytes.data());
