@@ -65,11 +65,11 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
   }
 }
 
-void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing::measurement> ms, const time_options& o) {
+void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing::measurement> ms, const time_options& o,
+                 const std::string& reference) {
   std::sort(ms.begin(), ms.end(), [](const auto& a, const auto& b) { return a.stats.median < b.stats.median; });
   out << v.describe() << "  timing=" << timing::to_string(ms.front().mode) << " pdl=" << (ms.front().pdl ? "on" : "off")
       << " seed=" << v.seed << ", interleaved, fastest first\n";
-  const std::string& reference = space::find_variant(v.space.variants, v.space.config, "reference").id;
   text_table table({"variant", "median_us", "p10_us", "p90_us", "noise_%", "samples", "TB/s"}, {false, true, true, true, true, true, true});
   for (const auto& m : ms) {
     table.add_row({m.label + (m.label == reference ? " (reference)" : ""), cell("%.3f", m.stats.median), cell("%.3f", m.stats.p10),
@@ -123,17 +123,17 @@ int run_time(const global_options& global, time_options o) {
     nvtx::range shape_range(v.shape_range_name(), v.shape.tokens);
     result = timer.measure(candidates, to);
   }
+  const std::string& reference = space::find_variant(v.space.variants, v.space.config, "reference").id;
   std::ostream& out = o.json == "-" ? std::cerr : std::cout;
   if (result.size() == 1) {
     print_one(out, v, result.front(), o);
   } else {
-    print_table(out, v, result, o);
+    print_table(out, v, result, o, reference);
   }
 
   if (!o.json.empty()) {
     report::measured_subject subject{v.space.config.family, v.mode->name, v.shape.tokens, v.shape.heads, v.shape.blocks,
-                                     v.seed, o.ceiling_tb_s,
-                                     space::find_variant(v.space.variants, v.space.config, "reference").id};
+                                     v.seed, o.ceiling_tb_s, reference};
     const std::string doc = report::measurement_json(report::capture_context(v.info, global.argv), subject, result);
     if (o.json == "-") std::cout << doc;
     else write_file_atomic(o.json, doc);

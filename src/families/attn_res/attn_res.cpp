@@ -39,15 +39,14 @@ ar_layout layout_for(const shape& s, const ar_mode& m) {
 
 device::launch_config attn_res::geometry(const space::variant& v, const space::mode& mode, const shape& s) const {
   const long long ctas_per_token = v.value("B"), tokens_per_cluster = v.value("TPC");
+  const ar_mode m = read_mode(mode);
   device::launch_config c;
   if (v.value("STAGE")) {  // every staged tensor's slices of the busiest CTA, 512 bytes each, per stage
-    const ar_mode m = read_mode(mode);
     const long long slices = (m.hidden / 256 + ctas_per_token - 1) / ctas_per_token;
     const long long stages = tokens_per_cluster > 1 ? 2 : 1;
     c.shared_bytes = static_cast<unsigned>(stages * slices * (m.nb + 1 + (m.delta ? 1 : 0)) * 512);
   }
   if (v.value("RED")) {  // a scratch row of 2N doubles per lane, for every warp
-    const ar_mode m = read_mode(mode);
     c.shared_bytes = static_cast<unsigned>(v.value("THREADS") * 2 * (m.nb + 1) * 8);
   }
   c.grid.x = static_cast<unsigned>((s.tokens + tokens_per_cluster - 1) / tokens_per_cluster * ctas_per_token);
