@@ -18,14 +18,10 @@ namespace {
 // (T = 1, 2 strided, 7, 64 strided) and T = 65; NB = 0 and NB = 8 also at T = 4097, an odd T
 // past the 4096 that a power-of-two grid would stop at. Prints the figures against the CPU
 // reference per mode.
-TEST(attn_res_gpu, every_variant_in_every_mode_matches_and_the_early_reader_is_caught) {
-  std::string why;
-  const auto info = test::hopper_or_newer(why);
-  if (!info) GTEST_SKIP() << why;
-  const device::context ctx(0);
-  const auto engine = test::make_engine({});
-  const timing::helper_kernels helpers(engine, info->arch, KK3_KERNEL_DIR);
-  const verifier check(*info, engine, KK3_KERNEL_DIR, helpers);
+class attn_res_gpu : public test::hopper_jit_test {};
+
+TEST_F(attn_res_gpu, every_variant_in_every_mode_matches_and_the_early_reader_is_caught) {
+  const verifier check(info, *engine, KK3_KERNEL_DIR, *helpers);
   const auto space = families::load_family_space(families::find_family("attn_res"), KK3_CONFIG_DIR, true);
   for (const auto& m : space.config.modes) {
     verify_options o;

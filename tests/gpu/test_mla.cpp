@@ -17,13 +17,11 @@
 namespace kk3::verify {
 namespace {
 
-class mla_gpu : public test::hopper_test {
+class mla_gpu : public test::hopper_jit_test {
  protected:
   void SetUp() override {
-    hopper_test::SetUp();
+    hopper_jit_test::SetUp();
     if (IsSkipped()) return;
-    engine.emplace(test::make_engine({}));
-    helpers.emplace(*engine, info.arch, KK3_KERNEL_DIR);
     check.emplace(info, *engine, KK3_KERNEL_DIR, *helpers);
     space = families::load_family_space(families::find_family("mla_decode_epilogue"), KK3_CONFIG_DIR, true);
   }
@@ -36,8 +34,6 @@ class mla_gpu : public test::hopper_test {
     return out;
   }
 
-  std::optional<jit::jit_engine> engine;
-  std::optional<timing::helper_kernels> helpers;
   std::optional<verifier> check;
   families::family_space space;
 };

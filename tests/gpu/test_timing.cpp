@@ -15,13 +15,11 @@
 namespace kk3::timing {
 namespace {
 
-class timing_gpu : public test::hopper_test {
+class timing_gpu : public test::hopper_jit_test {
  protected:
   void SetUp() override {
-    hopper_test::SetUp();
+    hopper_jit_test::SetUp();
     if (IsSkipped()) return;
-    engine.emplace(test::make_engine({}));
-    helpers.emplace(*engine, info.arch, KK3_KERNEL_DIR);
     space = families::load_family_space(families::find_family("copy_example"), KK3_CONFIG_DIR);
     const auto& v = space::find_variant(space.variants, space.config, "reference");
     compiled = engine->compile(jit::make_request(space.config, space.config.modes[0], v, info.arch, KK3_KERNEL_DIR));
@@ -61,8 +59,6 @@ class timing_gpu : public test::hopper_test {
     }
   }
 
-  std::optional<jit::jit_engine> engine;
-  std::optional<helper_kernels> helpers;
   families::family_space space;
   jit::compile_result compiled;
   std::optional<device::module> module;

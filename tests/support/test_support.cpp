@@ -62,6 +62,13 @@ void hopper_test::SetUp() {
   ctx.emplace(0);
 }
 
+void hopper_jit_test::SetUp() {
+  hopper_test::SetUp();
+  if (IsSkipped()) return;
+  engine.emplace(make_engine({}));
+  helpers.emplace(*engine, info.arch, KK3_KERNEL_DIR);
+}
+
 command_result run_command(const std::string& command_line) {
   const std::string cmd = command_line + " 2>&1";
   command_result r;

@@ -11,6 +11,7 @@
 #include "device/device_info.hpp"
 #include "device/resources.hpp"
 #include "jit/batch.hpp"
+#include "timing/helper_kernels.hpp"
 
 namespace kk3::test {
 
@@ -50,6 +51,16 @@ class hopper_test : public ::testing::Test {
   void SetUp() override;
   device::device_info info;
   std::optional<device::context> ctx;
+};
+
+/// A GPU test that compiles: a JIT engine over kernels/ (no cache) and the measurement
+/// engine's helper kernels for the GPU. Derived fixtures call hopper_jit_test::SetUp() first and
+/// return if IsSkipped().
+class hopper_jit_test : public hopper_test {
+ protected:
+  void SetUp() override;
+  std::optional<jit::jit_engine> engine;
+  std::optional<timing::helper_kernels> helpers;
 };
 
 /// Runs the kk3tune binary with `args` (shell-quoted here) and extra VAR=value settings.
