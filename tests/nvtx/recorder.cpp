@@ -15,7 +15,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -77,28 +76,20 @@ std::string message_text(const nvtxEventAttributes_t* attributes) {
 
 std::string payload_text(const nvtxEventAttributes_t* attributes) {
   if (!attributes) return "none";
-  char buf[64];
+  auto real = [](double v) {  // like printf's %g
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  const auto& p = attributes->payload;
   switch (attributes->payloadType) {
-    case NVTX_PAYLOAD_TYPE_INT64:
-      std::snprintf(buf, sizeof buf, "%" PRId64, attributes->payload.llValue);
-      return buf;
-    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64:
-      std::snprintf(buf, sizeof buf, "%" PRIu64, attributes->payload.ullValue);
-      return buf;
-    case NVTX_PAYLOAD_TYPE_INT32:
-      std::snprintf(buf, sizeof buf, "%" PRId32, attributes->payload.iValue);
-      return buf;
-    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32:
-      std::snprintf(buf, sizeof buf, "%" PRIu32, attributes->payload.uiValue);
-      return buf;
-    case NVTX_PAYLOAD_TYPE_DOUBLE:
-      std::snprintf(buf, sizeof buf, "%g", attributes->payload.dValue);
-      return buf;
-    case NVTX_PAYLOAD_TYPE_FLOAT:
-      std::snprintf(buf, sizeof buf, "%g", static_cast<double>(attributes->payload.fValue));
-      return buf;
-    default:
-      return "none";
+    case NVTX_PAYLOAD_TYPE_INT64: return std::to_string(p.llValue);
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64: return std::to_string(p.ullValue);
+    case NVTX_PAYLOAD_TYPE_INT32: return std::to_string(p.iValue);
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32: return std::to_string(p.uiValue);
+    case NVTX_PAYLOAD_TYPE_DOUBLE: return real(p.dValue);
+    case NVTX_PAYLOAD_TYPE_FLOAT: return real(p.fValue);
+    default: return "none";
   }
 }
 
