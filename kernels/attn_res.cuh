@@ -280,6 +280,19 @@ __device__ __forceinline__ void bulk_copy_slice(void* dst, const void* src, unsi
                : "memory");
 }
 
+/// body(j, slice, e) for a warp's slices in order: the j-th (j < PerWarp), its index in H / 256
+/// (slice_of(j), k_slices when the warp has no j-th slice), and where lane `lane`'s 8 elements
+/// of it start.
+template <int PerWarp, class SliceOf, class Body>
+__device__ __forceinline__ void for_my_slices(const SliceOf& slice_of, int lane, const Body& body) {
+#pragma unroll
+  for (int j = 0; j < PerWarp; ++j) {
+    const int slice = slice_of(j);
+    if (slice >= k_slices) break;
+    body(j, slice, slice * k_slice + lane * 8);
+  }
+}
+
 /// 8 bf16 from global memory that no kernel writes while this one runs.
 __device__ __forceinline__ uint4 load_old(const unsigned short* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
 /// 8 bf16 from global memory written by the previous kernel or by this thread.
@@ -375,11 +388,7 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
   // every token, and, when held in registers with EARLY_BLOCKS, the block sums.
   double q[k_per_warp][8];
   uint4 held[k_hold ? k_per_warp : 1][k_hold ? k_sources : 1];
-#pragma unroll
-  for (int j = 0; j < k_per_warp; ++j) {
-    const int slice = slice_of(j);
-    if (slice >= k_slices) break;
-    const int e = slice * k_slice + lane * 8;
+  for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int, int e) {
     const uint4 a = load_old(reinterpret_cast<const unsigned short*>(p.rms_w) + e);
     const uint4 b = load_old(reinterpret_cast<const unsigned short*>(p.res_w) + e);
     const unsigned wa[4] = {a.x, a.y, a.z, a.w}, wb[4] = {b.x, b.y, b.z, b.w};
@@ -392,14 +401,10 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
 #pragma unroll
       for (int n = 0; n < NB; ++n) held[k_hold ? j : 0][k_hold ? n : 0] = load_old(blocks_of(first) + n * p.block_stride + e);
     }
-  }
+  });
 #if READ_PREFIX_EARLY
   uint4 early_prefix[k_per_warp];
-#pragma unroll
-  for (int j = 0; j < k_per_warp; ++j) {
-    const int slice = slice_of(j);
-    if (slice < k_slices) early_prefix[j] = load_new(prefix_of(first) + slice * k_slice + lane * 8);
-  }
+  for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int, int e) { early_prefix[j] = load_new(prefix_of(first) + e); });
 #endif
   kk3_pdl_wait();
   if (STAGE) {
@@ -423,12 +428,7 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
     const unsigned short* delta = delta_of(t);
     auto block_at = [&](int n, int e) { return blocks + n * p.block_stride + e; };
 
-    // The newest source: p = bf16(prefix + delta), written back in place; then the partials.
-#pragma unroll
-    for (int j = 0; j < k_per_warp; ++j) {
-      const int slice = slice_of(j);
-      if (slice >= k_slices) break;
-      const int e = slice * k_slice + lane * 8;
+    for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int slice, int e) {
       // The newest source first: p = bf16(prefix + delta), written back in place.
 #if READ_PREFIX_EARLY
       uint4 newest = STAGE ? *staged(s, j, NB) : early_prefix[j];
@@ -484,7 +484,7 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
         if (lane < k_totals) partial[lane][slice] = tree_of_32(scratch + lane, k_totals);
         __syncwarp();
       }
-    }
+    });
     if (B == 1) __syncthreads();
     else cluster_sync();
 
@@ -525,11 +525,7 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
 
     // acc = sum_n w_n V_n, in source order.
     double acc[k_per_warp][8];
-#pragma unroll
-    for (int j = 0; j < k_per_warp; ++j) {
-      const int slice = slice_of(j);
-      if (slice >= k_slices) break;
-      const int e = slice * k_slice + lane * 8;
+    for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int, int e) {
 #pragma unroll
       for (int i = 0; i < 8; ++i) acc[j][i] = 0.0;
 #pragma unroll
@@ -542,20 +538,17 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
 #pragma unroll
         for (int i = 0; i < 8; ++i) acc[j][i] = __fma_rn(w, CVT ? element(raw, i) : scaled_element(raw, i), acc[j][i]);
       }
-    }
+    });
 
     // The scale: 1 / s, or with the output norm rsqrt(sum acc^2 / H + out_eps * s^2).
 #if HAS_OUT_NORM
-#pragma unroll
-    for (int j = 0; j < k_per_warp; ++j) {
-      const int slice = slice_of(j);
-      if (slice >= k_slices) break;
+    for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int slice, int) {
       double ss = 0.0;
 #pragma unroll
       for (int i = 0; i < 8; ++i) ss = __fma_rn(acc[j][i], acc[j][i], ss);
       ss = warp_sum(ss);
       if (lane == 0) acc_partial[slice] = ss;
-    }
+    });
     if (B == 1) __syncthreads();
     else cluster_sync();
     double r;
@@ -577,11 +570,7 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
 #endif
 
     unsigned short* out = reinterpret_cast<unsigned short*>(p.out) + t * H;
-#pragma unroll
-    for (int j = 0; j < k_per_warp; ++j) {
-      const int slice = slice_of(j);
-      if (slice >= k_slices) break;
-      const int e = slice * k_slice + lane * 8;
+    for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int, int e) {
       double o[8];
 #if HAS_OUT_NORM
       const uint4 ow = load_old(reinterpret_cast<const unsigned short*>(p.out_w) + e);
@@ -595,7 +584,7 @@ __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(co
 #pragma unroll
       for (int i = 0; i < 4; ++i) w[i] = pack2(f64_to_bf16_rn(o[2 * i]), f64_to_bf16_rn(o[2 * i + 1]));
       __stcs(reinterpret_cast<uint4*>(out + e), make_uint4(w[0], w[1], w[2], w[3]));
-    }
+    });
     // Before the next token reuses the shared arrays and this stage: peers may still read this
     // CTA's partials until the cluster barrier, and this CTA's threads the stage and `scale`.
     if (B > 1) cluster_wait();
