@@ -33,6 +33,8 @@ int run(int argc, char** argv) {
   add_verify_command(app, global, exit_code);
   add_time_command(app, global, exit_code);
   add_profile_command(app, global, exit_code);
+  add_sweep_command(app, global, exit_code);
+  add_emit_command(app, global, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -29,5 +29,7 @@ void add_compile_command(CLI::App& app, const global_options& global, int& exit_
 void add_verify_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_time_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_profile_command(CLI::App& app, const global_options& global, int& exit_code);
+void add_sweep_command(CLI::App& app, const global_options& global, int& exit_code);
+void add_emit_command(CLI::App& app, const global_options& global, int& exit_code);
 
 }  // namespace kk3::cli
