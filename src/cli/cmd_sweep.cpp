@@ -1,10 +1,209 @@
-// `kk3tune sweep` (stub until the sweep lands).
+// `kk3tune sweep`: the tool's main job. On a GPU: compile, screen, measure, verify and select
+// the dispatch table of every family, mode and model shape in the plan, and write the result
+// JSON. Without one: compile every variant for the target archs, check the plan, say that
+// nothing was timed, and exit 3.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include <unistd.h>
+
 #include "cli/commands.hpp"
+#include "cli/table.hpp"
 #include "core/error.hpp"
+#include "core/paths.hpp"
+#include "core/text.hpp"
+#include "device/device_info.hpp"
+#include "device/driver_api.hpp"
+#include "jit/arch.hpp"
+#include "report/sweep_json.hpp"
+#include "sweep/sweep.hpp"
 
 namespace kk3::cli {
-void add_sweep_command(CLI::App& app, const global_options&, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand("sweep", "Compile, verify and measure every variant at every shape, select the dispatch table");
-  cmd->callback([&exit_code] { exit_code = k_exit_usage; });
+
+std::vector<std::string> target_archs(const std::string& arch_flag);  // cmd_compile.cpp
+
+namespace {
+
+struct sweep_options {
+  std::filesystem::path config;      ///< --config; empty = configs/default.json
+  std::string family;                ///< --family
+  std::vector<long long> tokens;     ///< --tokens
+  std::filesystem::path out = "kk3tune-sweep.json";
+  std::string arch;                  ///< --arch: compile-only archs when there is no GPU
+  double min_gain_percent = -1;      ///< --min-gain; < 0 = the plan's
+  unsigned long long seed = 0;
+  cache_options cache;
+};
+
+/// Progress on stderr: a redrawn bar on a terminal, plain lines otherwise.
+class progress_printer {
+ public:
+  explicit progress_printer(const char* what) : m_what(what), m_tty(::isatty(STDERR_FILENO)), m_start(std::chrono::steady_clock::now()) {}
+
+  void operator()(const sweep::progress_event& e) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    const double rate = elapsed > 0 ? e.done / elapsed : 0;
+    const double eta = rate > 0 ? (e.total - e.done) / rate : 0;
+    char head[160];
+    std::snprintf(head, sizeof head, "%s %zu/%zu (%.1f/s, ETA %.0f s)", m_what, e.done, e.total, rate, eta);
+    if (m_tty) {
+      const int width = 30;
+      const int filled = e.total ? static_cast<int>(width * e.done / e.total) : 0;
+      std::fprintf(stderr, "\r\033[K[%s%s] %s %.60s", std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), head,
+                   e.current.c_str());
+      if (e.done == e.total) std::fprintf(stderr, "\r\033[K");
+    } else if (m_plain_every == 0 || e.done % m_plain_every == 0 || e.done == e.total) {
+      std::fprintf(stderr, "%s: %s\n", head, e.current.c_str());
+    }
+    std::fflush(stderr);
+  }
+  /// Plain lines only every n events (compiles come by the thousand).
+  void plain_every(std::size_t n) { m_plain_every = n; }
+
+ private:
+  const char* m_what;
+  bool m_tty;
+  std::chrono::steady_clock::time_point m_start;
+  std::size_t m_plain_every = 0;
+};
+
+void print_summary(std::ostream& out, const sweep::sweep_result& r) {
+  // The reference's and each variant's final-round median per family/mode/shape/tokens.
+  std::map<std::string, double> median;
+  std::map<std::string, std::string> reference_of;
+  for (const auto& f : r.families) reference_of[f.family] = f.reference;
+  auto key = [](const std::string& fam, const std::string& mode, long long h, long long b, long long t, const std::string& v) {
+    return fam + "/" + mode + "/" + std::to_string(h) + "/" + std::to_string(b) + "/" + std::to_string(t) + "/" + v;
+  };
+  for (const auto& rec : r.records) {
+    if (rec.stats && rec.status != "dropped") median[key(rec.family, rec.mode, rec.heads, rec.blocks, rec.tokens, rec.variant)] = rec.stats->median;
+  }
+  text_table table({"family", "mode", "shape", "tokens", "winner", "speedup_vs_ref", "runner_up", "margin_%"},
+                   {false, false, false, false, false, true, false, true});
+  for (const auto& d : r.dispatch) {
+    for (const auto& range : d.ranges) {
+      double log_sum = 0;
+      int n = 0;
+      for (long long t : range.tokens) {
+        const auto w = median.find(key(d.family, d.mode, d.heads, d.blocks, t, range.winner));
+        const auto ref = median.find(key(d.family, d.mode, d.heads, d.blocks, t, reference_of[d.family]));
+        if (w != median.end() && ref != median.end() && w->second > 0) {
+          log_sum += std::log(ref->second / w->second);
+          ++n;
+        }
+      }
+      table.add_row({d.family, d.mode, d.heads ? "H=" + std::to_string(d.heads) : "NB=" + std::to_string(d.blocks),
+                     std::to_string(range.min_tokens) + "-" + std::to_string(range.max_tokens),
+                     range.winner + (range.incumbent_kept ? " (kept)" : ""), n ? cell("%.3f", std::exp(log_sum / n)) : "-",
+                     range.runner_up.value_or("-"), cell("%.1f", 100 * range.margin)});
+    }
+  }
+  table.print(out);
 }
+
+int run_sweep_command(const global_options& global, const sweep_options& o) {
+  sweep::sweep_request request;
+  const auto config_dir = find_config_dir(global.config_dir).dir;
+  const std::filesystem::path plan_file = o.config.empty() ? config_dir / "default.json" : o.config;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(plan_file, ec)) throw error(error_kind::config, plan_file.string() + ": missing: the sweep plan");
+  request.config = sweep::load_sweep_config(plan_file);
+  if (request.config.is_family_config) request.family_config_file = plan_file;  // that family, read from this file
+  if (o.min_gain_percent >= 0) request.config.selection.min_gain = o.min_gain_percent / 100;
+  request.family_filter = o.family;
+  request.tokens = o.tokens;
+  request.kernel_dir = find_kernel_dir(global.kernel_dir).dir;
+  request.config_dir = config_dir;
+  request.cache_dir = o.cache.cache_dir;
+  request.no_cache = o.cache.no_cache;
+  request.seed = o.seed;
+  request.argv = global.argv;
+  if (!request.tokens.empty()) {
+    std::sort(request.tokens.begin(), request.tokens.end());
+    request.tokens.erase(std::unique(request.tokens.begin(), request.tokens.end()), request.tokens.end());
+    request.config.tokens = request.tokens;
+  }
+
+  // The output folder must be writable before any work is done.
+  const auto out_dir = o.out.parent_path().empty() ? std::filesystem::path(".") : o.out.parent_path();
+  if (!std::filesystem::is_directory(out_dir, ec) || ::access(out_dir.c_str(), W_OK) != 0) {
+    throw error(error_kind::io, "--out " + o.out.string() + ": the folder " + out_dir.string() + " is missing or not writable");
+  }
+
+  std::string why;
+  const bool gpu = device::driver_available(&why) && device::device_count() > 0;
+  sweep::sweep_result result;
+  if (!gpu) {
+    const std::vector<std::string> archs = jit::parse_arch_list(o.arch.empty() ? "sm_90a,sm_100a" : o.arch);
+    std::cerr << "kk3tune sweep: no GPU (" << (why.empty() ? "no device" : why) << "): compiling every variant for " << join(archs, ", ")
+              << " and checking the plan; nothing will be timed\n";
+    progress_printer progress("compile");
+    progress.plain_every(200);
+    sweep::compile_plan(request, archs, std::ref(progress), result);
+    write_file_atomic(o.out, report::sweep_json(result));
+    std::size_t modes = 0;
+    for (const auto& f : result.families) modes += f.modes.size();
+    std::cout << "plan " << plan_file.string() << ": " << result.families.size() << " families, " << modes << " modes, "
+              << result.config.tokens.size() << " token counts: ok\n"
+              << result.compiles << " variant compiles for " << join(archs, ", ") << ": " << result.compiles - result.compile_failures
+              << " ok, " << result.compile_failures << " failed (" << cell("%.1f", result.wall_s) << " s)\n"
+              << "nothing was timed: no GPU. Wrote " << o.out.string() << " (\"timed\": false)\n";
+    for (const auto& rec : result.records) {
+      if (rec.status == "compile_failed") std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": " << rec.reason << "\n";
+    }
+    return result.compile_failures ? k_exit_failure : k_exit_environment;
+  }
+
+  progress_printer progress("sweep");
+  // Ctrl-C or a timeout's SIGTERM: finish the current shape, keep what was measured.
+  std::signal(SIGINT, [](int) { sweep::request_stop(); });
+  std::signal(SIGTERM, [](int) { sweep::request_stop(); });
+  try {
+    sweep::run_sweep(request, std::ref(progress), result);
+  } catch (const error& e) {
+    // Keep what was measured: the partial result goes next to the requested file.
+    if (!result.records.empty()) {
+      const std::filesystem::path partial = o.out.string() + ".partial";
+      write_file_atomic(partial, report::sweep_json(result));
+      std::cerr << "kk3tune sweep: stopped early; " << result.records.size() << " records kept in " << partial.string() << "\n";
+    }
+    throw;
+  }
+  write_file_atomic(o.out, report::sweep_json(result));
+  print_summary(std::cout, result);
+  std::size_t dropped = 0, failed = 0;
+  for (const auto& rec : result.records) {
+    dropped += rec.status == "dropped";
+    failed += rec.status != "dropped" && rec.status != "ok";
+  }
+  std::cout << "\n" << result.records.size() << " records (" << dropped << " screened out, " << failed << " not ok), "
+            << result.compiles << " compiles (" << result.compile_failures << " failed), copy ceiling " << cell("%.3f", result.ceiling_tb_s)
+            << " TB/s, " << cell("%.1f", result.wall_s) << " s on " << result.context->gpu.name << "; wrote " << o.out.string() << "\n";
+  return failed ? k_exit_failure : k_exit_ok;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app, const global_options& global, int& exit_code) {
+  auto o = std::make_shared<sweep_options>();
+  CLI::App* cmd = app.add_subcommand("sweep", "Compile, verify and measure every variant at every shape, and select the dispatch table");
+  cmd->add_option("--config", o->config, "the sweep plan (default: configs/default.json); a family config sweeps that family alone");
+  cmd->add_option("--family", o->family, "only this family of the plan");
+  cmd->add_option("--tokens,-T", o->tokens, "token counts (default: the plan's)")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("--out,-o", o->out, "result JSON (default: kk3tune-sweep.json)");
+  cmd->add_option("--arch", o->arch, "without a GPU: archs to compile for (default: sm_90a,sm_100a)");
+  cmd->add_option("--min-gain", o->min_gain_percent, "percent a challenger must gain over the incumbent (default: the plan's, 2)")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and recorded)");
+  add_cache_options(cmd, o->cache);
+  cmd->footer("Exit codes: 0 swept, 1 a variant failed verification or to compile, 2 bad plan or flag,\n"
+              "3 no GPU (the plan was compiled and checked, nothing timed) or a device fault.");
+  cmd->callback([&global, &exit_code, o] { exit_code = run_sweep_command(global, *o); });
+}
+
 }  // namespace kk3::cli

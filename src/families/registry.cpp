@@ -44,6 +44,18 @@ family_space load_family_space(const family& f, const std::filesystem::path& con
   return s;
 }
 
+family_space load_family_space_from(const std::filesystem::path& file, bool with_test_knobs) {
+  family_space s;
+  s.config = space::load_family_config(file);
+  try {
+    s.impl = &find_family(s.config.family);
+  } catch (const error& e) {
+    throw error(error_kind::config, file.string() + ": /family: " + e.what());
+  }
+  s.variants = space::enumerate_variants(s.config, with_test_knobs);
+  return s;
+}
+
 std::vector<const family*> select_families(const std::string& name, bool with_examples) {
   if (!name.empty()) return {&find_family(name)};
   std::vector<const family*> out;

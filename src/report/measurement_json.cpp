@@ -3,9 +3,6 @@
 #include <nlohmann/json.hpp>
 
 namespace kk3::report {
-namespace {
-
-using json = nlohmann::ordered_json;
 
 json context_json(const run_context& c) {
   json gpu = {{"name", c.gpu.name},
@@ -30,7 +27,11 @@ json context_json(const run_context& c) {
           {"utc_time", c.utc_time}};
 }
 
-}  // namespace
+json statistics_json(const timing::sample_stats& st) {
+  return {{"samples", st.samples}, {"min_us", st.min}, {"median_us", st.median}, {"mean_us", st.mean},
+          {"p10_us", st.p10}, {"p90_us", st.p90}, {"max_us", st.max}, {"stdev_us", st.stdev}, {"iqr_us", st.iqr},
+          {"rel_stderr_median", st.rel_stderr_median}};
+}
 
 std::string measurement_json(const run_context& context, const measured_subject& s,
                              const std::vector<timing::measurement>& results) {
@@ -49,10 +50,7 @@ std::string measurement_json(const run_context& context, const measured_subject&
           {"event_overhead_us", m.event_overhead_us},
           {"stopped", timing::to_string(m.stopped)},
           {"wall_s", m.wall_s}}},
-        {"statistics",
-         {{"samples", st.samples}, {"min_us", st.min}, {"median_us", st.median}, {"mean_us", st.mean},
-          {"p10_us", st.p10}, {"p90_us", st.p90}, {"max_us", st.max}, {"stdev_us", st.stdev}, {"iqr_us", st.iqr},
-          {"rel_stderr_median", st.rel_stderr_median}}},
+        {"statistics", statistics_json(st)},
         {"bytes_moved", m.bytes_moved},
         {"fits_in_l2", m.fits_in_l2},
         {"achieved_tb_s", tb_s},

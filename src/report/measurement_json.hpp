@@ -1,12 +1,21 @@
 #pragma once
 // JSON for `kk3tune time --json`: the context and one measurement with its raw samples.
 #include <string>
+
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "report/context.hpp"
 #include "timing/timer.hpp"
 
 namespace kk3::report {
+
+using json = nlohmann::ordered_json;
+
+/// The "context" block every result file carries.
+json context_json(const run_context& context);
+/// The "statistics" block of a measurement (microseconds).
+json statistics_json(const timing::sample_stats& stats);
 
 /// What was measured, beside the measurement itself.
 struct measured_subject {

@@ -76,13 +76,14 @@ class sampler {
 
   /// Launches the variant a few times and returns the mean per-launch time in microseconds.
   double warm_up_and_estimate() {
-    for (int i = 0; i < 3; ++i) launch_variant(0, m_o.pdl);
+    for (unsigned i = 0; i < m_o.warm_launches; ++i) launch_variant(0, m_o.pdl);
     m_stream.synchronize();
+    const unsigned n = std::max(1u, m_o.estimate_launches);
     m_start.record(m_stream.get());
-    for (int i = 0; i < 5; ++i) launch_variant(0, m_o.pdl);
+    for (unsigned i = 0; i < n; ++i) launch_variant(0, m_o.pdl);
     m_end.record(m_stream.get());
     m_end.synchronize();
-    return m_end.elapsed_ms_since(m_start) * 1e3 / 5;
+    return m_end.elapsed_ms_since(m_start) * 1e3 / n;
   }
 
   double time_graph_us(const device::graph_exec& g) {
@@ -109,11 +110,12 @@ class graph_sampler final : public sampler {
   using sampler::sampler;
   void prepare() override {
     const double estimate_us = std::max(warm_up_and_estimate(), 0.5);
-    m_launches = static_cast<unsigned>(std::clamp(std::ceil(m_o.graph_target_us / estimate_us), 4.0, 1000.0));
+    const double least = std::max(1u, m_o.graph_min_launches);
+    m_launches = static_cast<unsigned>(std::clamp(std::ceil(m_o.graph_target_us / estimate_us), least, std::max(least, 1000.0)));
     device::begin_capture(m_stream.get());
     for (unsigned i = 0; i < m_launches; ++i) launch_variant(0, m_o.pdl);
     m_graph = device::graph_exec::end_capture(m_stream.get());
-    for (int i = 0; i < 2; ++i) time_graph_us(m_graph);  // upload and warm
+    for (unsigned i = 0; i < m_o.warm_replays; ++i) time_graph_us(m_graph);  // upload and warm
   }
   double sample(unsigned) override { return time_graph_us(m_graph) / m_launches; }
 

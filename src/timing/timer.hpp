@@ -30,6 +30,10 @@ struct timing_options {
   stopping_rule stop;               ///< when a candidate has enough samples
   double throttle_ratio = 0.9;      ///< a sample below this x the median SM clock is dropped
   double graph_target_us = 200;     ///< graph mode: launches per graph to fill this long
+  unsigned graph_min_launches = 4;  ///< graph mode: at least this many launches per graph
+  unsigned warm_launches = 3;       ///< launches before the estimate (module load, caches)
+  unsigned estimate_launches = 5;   ///< launches timed for the per-launch estimate
+  unsigned warm_replays = 2;        ///< graph mode: replays before the first sample (upload)
   double chain_producer_us = 5;     ///< chain mode: how long the upstream producer runs
   unsigned chain_length = 10;       ///< chain mode: chains per graph
   unsigned long long probe_cycles = 40000;  ///< SM cycles the clock probe counts

@@ -1,0 +1,77 @@
+#pragma once
+// The text of one generated dispatch header (kk3tune/dispatch/<family>.h): a C++17 header with
+// one constexpr table per architecture, mode and model shape, `select()` over them, and
+// `with_variant()` to turn the selected runtime knobs into a kernel instantiation. It depends
+// only on the model below (no time, host or path), so equal models give equal bytes.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kk3::codegen {
+
+/// A tuple of knob values, in the config's knob order.
+using knob_values = std::vector<long long>;
+
+/// One token range of a table: token counts up to `max_tokens` launch `knobs`.
+struct header_range {
+  long long min_tokens = 0;  ///< first measured token count (for the comment)
+  long long max_tokens = 0;  ///< last measured token count: select()'s threshold
+  knob_values knobs;
+  std::string variant;    ///< the winner's id
+  std::string runner_up;  ///< empty: none
+  double margin = 0;      ///< how much slower the runner-up was (0.04 = 4%)
+  bool incumbent_kept = false;
+};
+
+/// The ranges of one mode at one model shape.
+struct header_table {
+  std::size_t mode = 0;              ///< index into dispatch_model::modes
+  long long shape = 0;               ///< heads or blocks (dispatch_model::shape_key)
+  std::vector<header_range> ranges;  ///< ascending; never empty
+};
+
+/// The tables of one architecture, and where they came from.
+struct header_arch {
+  std::string name;    ///< the table architecture: "sm_90" or "sm_100"
+  int sm = 0;          ///< 90, 100
+  bool tuned = false;  ///< false: no sweep result; every select() gives the reference
+  // Provenance of the sweep used (when tuned).
+  std::string gpu_name, gpu_arch, tool_version, git_revision, nvrtc_version, utc_time, digest;
+  std::vector<header_table> tables;  ///< by mode (config order), then shape ascending
+};
+
+/// A compile-time mode of the family.
+struct header_mode {
+  std::string name;                                          ///< as in the config, e.g. "bf16_rope"
+  std::string identifier;                                    ///< its C++ enumerator name
+  std::vector<std::pair<std::string, std::string>> defines;  ///< the -D defines, in config order
+};
+
+/// Everything one header says.
+struct dispatch_model {
+  std::string family;                    ///< the namespace kk3tune::dispatch::<family>
+  std::string tool_version;              ///< the emitting kk3tune's version
+  std::string source;                    ///< the kernel source, relative to kernels/
+  std::string entry;                     ///< the entry template with {KNOB} placeholders
+  std::vector<std::string> options;      ///< extra NVRTC options the variants were compiled with
+  std::vector<std::string> knob_names;   ///< config order
+  std::vector<std::string> macro_knobs;  ///< knobs that are -D macros (not in the entry)
+  std::string shape_key;                 ///< "heads" or "blocks": select()'s shape parameter
+  std::vector<header_mode> modes;
+  knob_values reference;  ///< the reference variant's knobs
+  /// Every distinct knob tuple a table can return, the reference first, with its variant id.
+  std::vector<std::pair<knob_values, std::string>> variants;
+  std::vector<header_arch> archs;  ///< sm_90 first (the default of select())
+};
+
+/// The header text.
+std::string dispatch_header(const dispatch_model& model);
+
+/// A mode name as a C++ identifier: other characters become '_', a leading digit or a keyword
+/// gets a prefix or suffix '_'.
+std::string to_identifier(const std::string& name);
+
+/// True for the C++ keywords (and alternative tokens) a name must not be.
+bool is_cpp_keyword(const std::string& name);
+
+}  // namespace kk3::codegen

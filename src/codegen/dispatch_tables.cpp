@@ -1,0 +1,351 @@
+#include "codegen/dispatch_tables.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "core/version.hpp"
+
+namespace kk3::codegen {
+namespace {
+
+/// The architectures a header has tables for, lowest first (the first is select()'s default).
+struct table_arch_def {
+  const char* name;
+  int sm;
+};
+constexpr table_arch_def k_table_archs[] = {{"sm_90", 90}, {"sm_100", 100}};
+
+/// What the checks and the model need to know about one family.
+struct family_facts {
+  const families::family_space* space = nullptr;
+  std::string shape_key;                          ///< "heads" or "blocks"
+  std::vector<std::string> knob_names;            ///< config order
+  std::map<knob_values, std::size_t> variant_at;  ///< shipped variants by their knobs
+  std::size_t reference = 0;                      ///< index of the reference variant
+};
+
+[[noreturn]] void fail(const report::sweep_file& s, const std::string& at,
+                       const std::string& what) {
+  throw error(error_kind::usage, s.file.string() + ": " + at + ": " + what);
+}
+
+[[noreturn]] void fail_config(const space::family_config& cfg, const std::string& at,
+                              const std::string& what) {
+  throw error(error_kind::config, cfg.file.string() + ": " + at + ": " + what);
+}
+
+std::string list_text(const std::vector<std::string>& items) {
+  return "[" + join(items, ", ") + "]";
+}
+
+std::string tuple_id(const knob_values& k) {
+  std::vector<std::string> items;
+  for (const long long v : k) items.push_back(std::to_string(v));
+  return "{" + join(items, ", ") + "}";
+}
+
+// The shape a family's dispatch is keyed on beside the token count: heads where its model
+// shape has heads (mla_decode_epilogue), else blocks (attn_res).
+std::string shape_key_of(const families::family& f) {
+  return f.model_shape(1, 0, 0).heads > 0 ? "heads" : "blocks";
+}
+
+family_facts facts_of(const families::family_space& space) {
+  family_facts ff;
+  ff.space = &space;
+  ff.shape_key = shape_key_of(*space.impl);
+  for (const space::knob& k : space.config.knobs) ff.knob_names.push_back(k.name);
+  for (std::size_t i = 0; i < space.variants.size(); ++i) {
+    const space::variant& v = space.variants[i];
+    if (v.test_only) continue;
+    knob_values k;
+    for (const auto& kv : v.knobs) k.push_back(kv.second);
+    ff.variant_at[k] = i;
+    if (v.is_reference) ff.reference = i;
+  }
+  return ff;
+}
+
+const families::family* registered(const std::string& name) {
+  for (const families::family* f : families::all_families()) {
+    if (f->name() == name) return f;
+  }
+  return nullptr;
+}
+
+// A range's knobs in config order, checked to be a shipped variant with the id the file gives.
+knob_values range_knobs(const report::sweep_file& s, const report::sweep_range& r,
+                        const family_facts& ff) {
+  const space::family_config& cfg = ff.space->config;
+  for (const auto& kv : r.knobs) {
+    if (std::find(ff.knob_names.begin(), ff.knob_names.end(), kv.first) == ff.knob_names.end()) {
+      fail(s, r.at + "/knobs/" + kv.first,
+           "not a knob of " + cfg.file.string() + " " + list_text(ff.knob_names));
+    }
+  }
+  knob_values k;
+  for (const std::string& name : ff.knob_names) {
+    const auto it = std::find_if(r.knobs.begin(), r.knobs.end(),
+                                 [&](const auto& kv) { return kv.first == name; });
+    if (it == r.knobs.end())
+      fail(s, r.at + "/knobs",
+           "no " + name + " (" + cfg.file.string() + " has " + list_text(ff.knob_names) + ")");
+    k.push_back(it->second);
+  }
+  const auto v = ff.variant_at.find(k);
+  if (v == ff.variant_at.end()) {
+    fail(s, r.at + "/knobs",
+         tuple_id(k) + " is not a variant of " + cfg.file.string() +
+             " (a value outside a knob's list, or a constraint fails)");
+  }
+  const std::string& id = ff.space->variants[v->second].id;
+  if (r.variant != id)
+    fail(s, r.at + "/variant", "\"" + r.variant + "\" does not match its knobs (" + id + ")");
+  return k;
+}
+
+long long shape_of(const report::sweep_dispatch& d, const family_facts& ff) {
+  return ff.shape_key == "heads" ? d.heads : d.blocks;
+}
+
+std::size_t mode_index(const space::family_config& cfg, const std::string& mode) {
+  for (std::size_t i = 0; i < cfg.modes.size(); ++i) {
+    if (cfg.modes[i].name == mode) return i;
+  }
+  return cfg.modes.size();
+}
+
+void check_sweep(const report::sweep_file& s, const std::map<std::string, family_facts>& facts) {
+  if (table_arch(s.gpu_arch).empty()) {
+    fail(s, "/context/gpu/arch",
+         "\"" + s.gpu_arch + "\" has no dispatch tables (emit writes sm_90 and sm_100 tables)");
+  }
+  std::set<std::string> listed;
+  for (const report::sweep_family& fam : s.families) {
+    const std::string at = "/families/" + fam.name;
+    listed.insert(fam.name);
+    const auto it = facts.find(fam.name);
+    if (it == facts.end()) {
+      const families::family* f = registered(fam.name);
+      if (f && f->is_example()) continue;  // examples get no header
+      std::vector<std::string> known;
+      for (const auto& [name, ff] : facts) known.push_back(name);
+      fail(s, at, "unknown family (emit writes " + join(known, ", ") + ")");
+    }
+    const family_facts& ff = it->second;
+    if (fam.knobs != ff.knob_names) {
+      fail(s, at + "/knobs",
+           "the knob names " + list_text(fam.knobs) + " do not match " +
+               ff.space->config.file.string() + " " + list_text(ff.knob_names));
+    }
+    if (fam.shape_key != ff.shape_key) {
+      fail(s, at + "/shape_key",
+           "\"" + fam.shape_key + "\": this family is dispatched on " + ff.shape_key);
+    }
+  }
+
+  std::set<std::tuple<std::string, std::string, long long>> seen;
+  for (const report::sweep_dispatch& d : s.dispatch) {
+    if (!listed.count(d.family))
+      fail(s, d.at + "/family", "\"" + d.family + "\" is not in /families");
+    const auto it = facts.find(d.family);
+    if (it == facts.end()) continue;  // an example family
+    const family_facts& ff = it->second;
+    const space::family_config& cfg = ff.space->config;
+    if (mode_index(cfg, d.mode) == cfg.modes.size()) {
+      fail(s, d.at + "/mode", "\"" + d.mode + "\" is not a mode of " + cfg.file.string());
+    }
+    const long long shape = shape_of(d, ff);
+    const long long least = ff.shape_key == "heads" ? 1 : 0;
+    if (shape < least || shape > INT_MAX) {
+      fail(s, d.at + "/" + ff.shape_key,
+           std::to_string(shape) + " is not a " + ff.shape_key + " count (" +
+               std::to_string(least) + " to " + std::to_string(INT_MAX) + ")");
+    }
+    if (!seen.insert({d.family, d.mode, shape}).second) {
+      fail(s, d.at,
+           "a second table for " + d.family + " mode " + d.mode + " " + ff.shape_key + " " +
+               std::to_string(shape));
+    }
+    long long previous = 0;
+    for (const report::sweep_range& r : d.ranges) {
+      if (r.min_tokens < 1 || r.max_tokens < r.min_tokens) {
+        fail(s, r.at,
+             "expected 1 <= min_tokens <= max_tokens, got " + std::to_string(r.min_tokens) +
+                 " and " + std::to_string(r.max_tokens));
+      }
+      if (r.min_tokens <= previous) {
+        fail(s, r.at + "/min_tokens",
+             "ranges must ascend: " + std::to_string(r.min_tokens) +
+                 " is not above the previous range's max_tokens " + std::to_string(previous));
+      }
+      previous = r.max_tokens;
+      range_knobs(s, r, ff);
+    }
+  }
+}
+
+bool has_tables_for(const report::sweep_file& s, const std::string& family) {
+  return std::any_of(s.dispatch.begin(), s.dispatch.end(),
+                     [&](const auto& d) { return d.family == family; });
+}
+
+// Everything a header says that does not come from a sweep.
+dispatch_model base_model(const family_facts& ff) {
+  const space::family_config& cfg = ff.space->config;
+  dispatch_model m;
+  m.family = cfg.family;
+  m.tool_version = tool_version();
+  m.source = cfg.source;
+  m.entry = cfg.entry;
+  m.options = cfg.options;
+  m.shape_key = ff.shape_key;
+  m.knob_names = ff.knob_names;
+  for (const space::knob& k : cfg.knobs) {
+    if (is_cpp_keyword(k.name) || k.name == "knobs" || k.name == "as_knobs") {
+      fail_config(cfg, "/knobs/" + k.name,
+                  "a knob name the dispatch header cannot use as a field name");
+    }
+    for (std::size_t i = 0; i < k.values.size(); ++i) {
+      if (k.values[i] < INT_MIN || k.values[i] > INT_MAX) {
+        fail_config(cfg, "/knobs/" + k.name + "/" + std::to_string(i), "does not fit an int");
+      }
+    }
+    if (cfg.entry.find("{" + k.name + "}") == std::string::npos) m.macro_knobs.push_back(k.name);
+  }
+  std::set<std::string> identifiers;
+  for (const space::mode& mode : cfg.modes) {
+    header_mode hm{mode.name, to_identifier(mode.name), mode.defines};
+    if (!identifiers.insert(hm.identifier).second) {
+      fail_config(cfg, "/modes/" + mode.name, "two modes map to the C++ name " + hm.identifier);
+    }
+    m.modes.push_back(std::move(hm));
+  }
+  for (const auto& kv : ff.space->variants[ff.reference].knobs) m.reference.push_back(kv.second);
+  return m;
+}
+
+// The sweep's provenance and its tables for one family.
+header_arch arch_from(const table_arch_def& def, const report::sweep_file& s,
+                      const family_facts& ff, std::set<std::size_t>& used) {
+  header_arch a;
+  a.name = def.name;
+  a.sm = def.sm;
+  a.tuned = true;
+  a.gpu_name = s.gpu_name;
+  a.gpu_arch = s.gpu_arch;
+  a.tool_version = s.tool_version;
+  a.git_revision = s.git_revision;
+  a.nvrtc_version = s.nvrtc_version;
+  a.utc_time = s.utc_time;
+  a.digest = s.digest;
+  const space::family_config& cfg = ff.space->config;
+  for (const report::sweep_dispatch& d : s.dispatch) {
+    if (d.family != cfg.family) continue;
+    header_table t;
+    t.mode = mode_index(cfg, d.mode);
+    t.shape = shape_of(d, ff);
+    for (const report::sweep_range& r : d.ranges) {
+      header_range hr;
+      hr.min_tokens = r.min_tokens;
+      hr.max_tokens = r.max_tokens;
+      hr.knobs = range_knobs(s, r, ff);
+      hr.variant = r.variant;
+      hr.runner_up = r.runner_up;
+      hr.margin = r.margin;
+      hr.incumbent_kept = r.incumbent_kept;
+      used.insert(ff.variant_at.at(hr.knobs));
+      t.ranges.push_back(std::move(hr));
+    }
+    a.tables.push_back(std::move(t));
+  }
+  std::sort(a.tables.begin(), a.tables.end(), [](const header_table& x, const header_table& y) {
+    return std::tie(x.mode, x.shape) < std::tie(y.mode, y.shape);
+  });
+  return a;
+}
+
+}  // namespace
+
+std::string table_arch(const std::string& gpu_arch) {
+  if (gpu_arch == "sm_90" || gpu_arch == "sm_90a") return "sm_90";
+  if (gpu_arch == "sm_100" || gpu_arch == "sm_100a") return "sm_100";
+  return {};
+}
+
+std::vector<emitted_header> build_dispatch_headers(
+    const std::vector<families::family_space>& spaces,
+    const std::vector<report::sweep_file>& sweeps, std::vector<std::string>& notes) {
+  std::map<std::string, family_facts> facts;
+  for (const families::family_space& space : spaces) facts[space.config.family] = facts_of(space);
+  for (const report::sweep_file& s : sweeps) check_sweep(s, facts);
+  for (const report::sweep_file& s : sweeps) {
+    const bool any = std::any_of(facts.begin(), facts.end(),
+                                 [&](const auto& f) { return has_tables_for(s, f.first); });
+    if (!any)
+      notes.push_back(s.file.string() + ": no dispatch tables (an untimed sweep?): not used");
+  }
+
+  std::vector<emitted_header> out;
+  for (const families::family_space& space : spaces) {
+    const family_facts& ff = facts.at(space.config.family);
+    dispatch_model m = base_model(ff);
+    std::set<std::size_t> used;
+    std::vector<std::string> summary;
+    for (const table_arch_def& def : k_table_archs) {
+      std::vector<const report::sweep_file*> candidates;
+      for (const report::sweep_file& s : sweeps) {
+        if (table_arch(s.gpu_arch) == def.name && has_tables_for(s, m.family))
+          candidates.push_back(&s);
+      }
+      // The latest first; on a tie the smallest digest; then input order (the same bytes).
+      std::stable_sort(candidates.begin(), candidates.end(), [](const auto* x, const auto* y) {
+        if (x->utc_time != y->utc_time) return x->utc_time > y->utc_time;
+        return x->digest < y->digest;
+      });
+      if (candidates.empty()) {
+        header_arch a;
+        a.name = def.name;
+        a.sm = def.sm;
+        m.archs.push_back(std::move(a));
+        summary.push_back(std::string(def.name) + ": no sweep, reference fallback");
+        continue;
+      }
+      const report::sweep_file& best = *candidates.front();
+      for (std::size_t i = 1; i < candidates.size(); ++i) {
+        if (candidates[i]->digest == best.digest) continue;
+        const bool tie = candidates[i]->utc_time == best.utc_time;
+        notes.push_back(m.family + " " + def.name + ": " + candidates[i]->file.string() + " (" +
+                        candidates[i]->utc_time + ") not used: " + best.file.string() + " (" +
+                        best.utc_time + ") is " +
+                        (tie ? "as late, with the smaller digest" : "later"));
+      }
+      m.archs.push_back(arch_from(def, best, ff, used));
+      summary.push_back(std::string(def.name) + ": " +
+                        std::to_string(m.archs.back().tables.size()) + " table(s) from " +
+                        best.file.string() + " (digest " + best.digest.substr(0, 12) + ")");
+    }
+    // The reference first, then the others in the config's enumeration order.
+    m.variants.emplace_back(m.reference, ff.space->variants[ff.reference].id);
+    for (const std::size_t i : used) {
+      if (i == ff.reference) continue;
+      knob_values k;
+      for (const auto& kv : ff.space->variants[i].knobs) k.push_back(kv.second);
+      m.variants.emplace_back(std::move(k), ff.space->variants[i].id);
+    }
+    emitted_header h;
+    h.family = m.family;
+    h.relative = std::filesystem::path("kk3tune") / "dispatch" / (m.family + ".h");
+    h.text = dispatch_header(m);
+    h.summary = join(summary, "; ");
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+}  // namespace kk3::codegen

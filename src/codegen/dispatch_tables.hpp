@@ -1,0 +1,41 @@
+#pragma once
+// From sweep results to dispatch headers: checks each sweep against the family configs, picks
+// per family and table architecture the sweep to use, and builds each header's model.
+//
+// Per family and table architecture (sm_90, sm_100) the latest sweep that has dispatch tables
+// for the family wins (context.utc_time; on a tie the smallest content digest), whatever the
+// order of the inputs; its tables are used as they are (a mode or shape it lacks falls back to
+// the reference variant, not to an older sweep). An architecture without one falls back to the
+// reference variant everywhere.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "codegen/dispatch_header.hpp"
+#include "families/registry.hpp"
+#include "report/sweep_reader.hpp"
+
+namespace kk3::codegen {
+
+/// The table architecture of a GPU arch: "sm_90a" and "sm_90" give "sm_90"; "sm_100a" and
+/// "sm_100" give "sm_100". Empty for any other.
+std::string table_arch(const std::string& gpu_arch);
+
+/// One header to write.
+struct emitted_header {
+  std::string family;
+  std::filesystem::path relative;  ///< kk3tune/dispatch/<family>.h, under the output folder
+  std::string text;
+  std::string summary;  ///< one line per arch: where its tables came from
+};
+
+/// The headers of the given families (the non-example ones, in registry order), from the
+/// sweeps. Every sweep is checked first against the configs: throws error(usage) naming the
+/// file and the JSON path for knob names, modes, shapes, ranges or variants that do not match,
+/// an architecture without tables or a family kk3tune does not know. Adds a line to `notes` for
+/// each sweep that is not used (superseded by a later one, or without dispatch tables).
+std::vector<emitted_header> build_dispatch_headers(
+    const std::vector<families::family_space>& spaces,
+    const std::vector<report::sweep_file>& sweeps, std::vector<std::string>& notes);
+
+}  // namespace kk3::codegen

@@ -1,0 +1,124 @@
+#include "report/sweep_json.hpp"
+
+#include <cmath>
+#include <map>
+
+#include "core/version.hpp"
+#include "report/measurement_json.hpp"
+
+namespace kk3::report {
+namespace {
+
+json knobs_json(const std::vector<std::pair<std::string, long long>>& knobs) {
+  json k = json::object();
+  for (const auto& [name, value] : knobs) k[name] = value;
+  return k;
+}
+
+json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
+
+/// Times to 0.1 ns and fractions to 1e-6: far below any noise, and a third of the digits.
+/// (x * per_unit rounded, divided back: the nearest double to the short decimal, so it prints short.)
+double rounded(double x, double per_unit) { return std::round(x * per_unit) / per_unit; }
+
+json rounded_statistics(const timing::sample_stats& st) {
+  json j = statistics_json(st);
+  for (auto& [key, value] : j.items()) {
+    if (value.is_number_float()) value = rounded(value.get<double>(), key == "rel_stderr_median" ? 1e6 : 1e4);
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string sweep_json(const sweep::sweep_result& r) {
+  json doc = {{"schema_version", 1}, {"kind", "sweep"}};
+  if (r.context) {
+    doc["context"] = context_json(*r.context);
+  } else {
+    doc["context"] = {{"gpu", nullptr},
+                      {"tool_version", tool_version()},
+                      {"git_revision", git_revision()},
+                      {"argv", r.argv},
+                      {"utc_time", utc_now_iso8601()}};
+  }
+  doc["plan"] = {{"config", r.config.file.string()},
+                 {"tokens", r.config.tokens},
+                 {"archs", r.archs},
+                 {"min_gain", r.config.selection.min_gain},
+                 {"noise_sigmas", r.config.selection.noise_sigmas},
+                 {"timed", r.timed},
+                 {"copy_ceiling_tb_s", r.ceiling_tb_s},
+                 {"compiles", r.compiles},
+                 {"compile_failures", r.compile_failures},
+                 {"wall_s", r.wall_s}};
+  std::map<std::string, std::map<std::string, long long>> reference_knobs;
+  json families = json::object();
+  for (const auto& f : r.families) {
+    json modes = json::object();
+    for (const auto& [name, defines] : f.modes) {
+      json d = json::object();
+      for (const auto& [key, value] : defines) d[key] = value;
+      modes[name] = d;
+    }
+    families[f.family] = {{"knobs", f.knobs},
+                          {"entry", f.entry},
+                          {"source", f.source},
+                          {"shape_key", f.shape_key},
+                          {"reference", {{"variant", f.reference}, {"knobs", knobs_json(f.reference_knobs)}}},
+                          {"modes", modes}};
+  }
+  doc["families"] = families;
+
+  std::map<std::string, std::vector<std::pair<std::string, long long>>> knobs_of;  // family/variant -> knobs
+  json records = json::array();
+  for (const auto& rec : r.records) {
+    knobs_of[rec.family + "/" + rec.variant] = rec.knobs;
+    json e = {{"family", rec.family}, {"mode", rec.mode},       {"tokens", rec.tokens},        {"heads", rec.heads},
+              {"blocks", rec.blocks}, {"variant", rec.variant}, {"knobs", knobs_json(rec.knobs)}, {"reference", rec.reference},
+              {"status", rec.status}, {"reason", rec.reason},   {"rounds", rec.rounds}};
+    if (rec.verified) {
+      const auto& v = *rec.verified;
+      e["verification"] = {{"status", v.status}, {"seed", v.seed}, {"checks", v.checks}, {"shapes", v.shapes},
+                           {"first_mismatch", v.first_mismatch.empty() ? json(nullptr) : json(v.first_mismatch)}};
+    } else {
+      e["verification"] = nullptr;
+    }
+    e["statistics"] = rec.stats ? rounded_statistics(*rec.stats) : json(nullptr);
+    json samples = json::array();
+    for (double x : rec.samples_us) samples.push_back(rounded(x, 1e4));
+    e["samples_us"] = samples;
+    e["bytes_moved"] = rec.bytes_moved;
+    const double tb_s = rec.stats && rec.stats->median > 0 ? rec.bytes_moved / (rec.stats->median * 1e-6) / 1e12 : 0;
+    e["achieved_tb_s"] = rounded(tb_s, 1e6);
+    e["fraction_of_ceiling"] = rounded(r.ceiling_tb_s > 0 ? tb_s / r.ceiling_tb_s : 0, 1e6);
+    records.push_back(std::move(e));
+  }
+  doc["records"] = "@records@";
+
+  json dispatch = json::array();
+  for (const auto& d : r.dispatch) {
+    json ranges = json::array();
+    for (const auto& range : d.ranges) {
+      ranges.push_back({{"min_tokens", range.min_tokens},
+                        {"max_tokens", range.max_tokens},
+                        {"variant", range.winner},
+                        {"knobs", knobs_json(knobs_of[d.family + "/" + range.winner])},
+                        {"runner_up", optional_string(range.runner_up)},
+                        {"margin", range.margin},
+                        {"incumbent_kept", range.incumbent_kept},
+                        {"tokens", range.tokens}});
+    }
+    dispatch.push_back({{"family", d.family}, {"mode", d.mode}, {"heads", d.heads}, {"blocks", d.blocks}, {"ranges", ranges}});
+  }
+  doc["dispatch"] = dispatch;
+  // One record per line: tens of thousands of records stay readable, diffable and small.
+  std::string lines = "[";
+  for (std::size_t i = 0; i < records.size(); ++i) lines += (i ? ",\n    " : "\n    ") + records[i].dump();
+  lines += records.empty() ? "]" : "\n  ]";
+  std::string text = doc.dump(2);
+  text.replace(text.find("\"@records@\""), 11, lines);
+  return text + "\n";
+}
+
+}  // namespace kk3::report

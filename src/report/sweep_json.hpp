@@ -1,0 +1,12 @@
+#pragma once
+// The sweep result file (docs/sweep-result-format.md): kind "sweep", schema_version 1.
+#include <string>
+
+#include "sweep/sweep.hpp"
+
+namespace kk3::report {
+
+/// The JSON document of a sweep (pretty-printed, 2-space indent, ends with a newline).
+std::string sweep_json(const sweep::sweep_result& result);
+
+}  // namespace kk3::report

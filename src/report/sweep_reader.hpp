@@ -1,0 +1,67 @@
+#pragma once
+// Reading result files back: the sweep result (docs/sweep-result-format.md, kind "sweep",
+// schema_version 1) as far as `kk3tune emit` needs it: the run's context, the families' knob
+// lists and the dispatch tables. The records are not read.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kk3::report {
+
+/// One token range of a sweep's dispatch table.
+struct sweep_range {
+  std::string at;            ///< its JSON pointer, e.g. "/dispatch/3/ranges/0", for messages
+  long long min_tokens = 0;  ///< the first measured token count it covers
+  long long max_tokens = 0;  ///< the last one
+  std::string variant;       ///< the winner's id
+  std::vector<std::pair<std::string, long long>> knobs;  ///< the winner's knobs, in file order
+  std::string runner_up;        ///< the runner-up's id; empty when there was none
+  double margin = 0;            ///< runner-up / winner - 1 (median over the range's tokens)
+  bool incumbent_kept = false;  ///< the incumbent kept its place (challenger within noise)
+};
+
+/// One dispatch entry: a family's token ranges in one mode at one model shape.
+struct sweep_dispatch {
+  std::string at;  ///< its JSON pointer, e.g. "/dispatch/3"
+  std::string family, mode;
+  long long heads = 0;              ///< the model shape for mla_decode_epilogue
+  long long blocks = 0;             ///< the model shape for attn_res
+  std::vector<sweep_range> ranges;  ///< ascending token counts
+};
+
+/// What a sweep says about one family it covered.
+struct sweep_family {
+  std::string name;
+  std::vector<std::string> knobs;  ///< the knob names in the config's order
+  std::string shape_key;           ///< "heads" or "blocks"
+};
+
+/// A sweep result file, as read back.
+struct sweep_file {
+  std::filesystem::path file;  ///< as given, for messages
+  std::string digest;          ///< hash_hex of the file's bytes (32 hex digits)
+  std::string gpu_name;        ///< context.gpu.name, e.g. "NVIDIA H200"
+  std::string gpu_arch;        ///< context.gpu.arch, e.g. "sm_90a"
+  std::string tool_version;    ///< context.tool_version of the sweep
+  std::string git_revision;    ///< context.git_revision of the sweep
+  std::string nvrtc_version;   ///< context.nvrtc_version; empty when absent
+  std::string utc_time;        ///< context.utc_time, ISO 8601 (so later sorts later)
+  std::vector<sweep_family> families;
+  std::vector<sweep_dispatch> dispatch;  ///< empty for an untimed sweep
+};
+
+/// A result file as read: a sweep, or why it is not one (another kind of result).
+struct result_file {
+  std::optional<sweep_file> sweep;
+  std::string not_a_sweep;  ///< e.g. `kind "time"`; empty for a sweep
+};
+
+/// Reads a result file. Throws error(io) when it cannot be read and error(usage) naming the
+/// file and the JSON path when it is not valid JSON, or is a sweep with a missing or mistyped
+/// field or a schema_version other than 1. A valid JSON document of another kind (or with no
+/// "kind") comes back with `not_a_sweep` set.
+result_file read_result_file(const std::filesystem::path& file);
+
+}  // namespace kk3::report

@@ -1,0 +1,486 @@
+#include "sweep/sweep.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <chrono>
+#include <cmath>
+#include <future>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/nvtx.hpp"
+#include "core/text.hpp"
+#include "device/device_info.hpp"
+#include "device/resources.hpp"
+#include "families/registry.hpp"
+#include "jit/batch.hpp"
+#include "jit/plan.hpp"
+#include "jit/toolkit.hpp"
+#include "timing/helper_kernels.hpp"
+#include "timing/timer.hpp"
+#include "verify/verifier.hpp"
+
+namespace kk3::sweep {
+namespace {
+
+volatile std::sig_atomic_t g_stop_requested = 0;
+
+using clock_type = std::chrono::steady_clock;
+
+/// One family of the plan, loaded: its space, the modes and variants swept.
+struct family_work {
+  families::family_space space;
+  std::vector<const space::mode*> modes;
+  std::vector<const space::variant*> variants;  ///< shipped only; the reference always included
+  std::vector<long long> heads;                 ///< model head counts (families with heads)
+  const space::variant* reference = nullptr;
+};
+
+bool has_heads(const family_work& w) { return w.space.impl->model_shape(1, 0, 0).heads > 0; }
+
+/// The model shapes of a mode: one per head count (heads families), else one (attn_res: the
+/// mode's compile-time block count).
+std::vector<families::shape> model_shapes(const family_work& w, const space::mode& m, long long tokens) {
+  std::vector<families::shape> out;
+  if (has_heads(w)) {
+    for (long long h : w.heads) out.push_back(w.space.impl->model_shape(tokens, h, 0));
+  } else {
+    out.push_back(w.space.impl->model_shape(tokens, 0, std::max(0LL, m.define_or("NB", 0))));
+  }
+  return out;
+}
+
+std::vector<family_work> load_plan(const sweep_request& r) {
+  std::vector<family_work> out;
+  for (const family_plan& p : r.config.families) {
+    if (!r.family_filter.empty() && p.family != r.family_filter) continue;
+    family_work w;
+    if (r.family_config_file) {
+      w.space = families::load_family_space_from(*r.family_config_file);
+    } else {
+      const families::family* f = nullptr;
+      try {
+        f = &families::find_family(p.family);
+      } catch (const error& e) {
+        throw error(error_kind::config, r.config.file.string() + ": /families/" + p.family + ": " + e.what());
+      }
+      if (f->is_example()) throw error(error_kind::config, r.config.file.string() + ": /families/" + p.family + ": an example family, not swept");
+      w.space = families::load_family_space(*f, r.config_dir);
+    }
+    const std::string where = r.config.file.string() + ": /families/" + p.family;
+    for (const auto& m : w.space.config.modes) {
+      if (p.modes.empty() || std::find(p.modes.begin(), p.modes.end(), m.name) != p.modes.end()) w.modes.push_back(&m);
+    }
+    for (const std::string& name : p.modes) {
+      if (std::none_of(w.modes.begin(), w.modes.end(), [&](const space::mode* m) { return m->name == name; })) {
+        std::vector<std::string> known;
+        for (const auto& m : w.space.config.modes) known.push_back(m.name);
+        throw error(error_kind::config, where + "/modes: no mode '" + name + "' (modes: " + join(known, ", ") + ")");
+      }
+    }
+    for (const auto& v : w.space.variants) {
+      if (v.test_only) continue;
+      if (v.is_reference) w.reference = &v;
+      const bool wanted = p.variants.empty() || v.is_reference ||
+                          std::find(p.variants.begin(), p.variants.end(), v.id) != p.variants.end();
+      if (wanted) w.variants.push_back(&v);
+    }
+    for (const std::string& id : p.variants) {
+      if (id != "reference" && std::none_of(w.variants.begin(), w.variants.end(), [&](const space::variant* v) { return v->id == id; })) {
+        throw error(error_kind::config, where + "/variants: no variant '" + id + "' in " + w.space.config.file.string());
+      }
+    }
+    if (!w.reference) throw error(error_kind::config, w.space.config.file.string() + ": /reference: not among the variants");
+    w.heads = p.heads.empty() ? std::vector<long long>{w.space.impl->model_shape(1, 0, 0).heads} : p.heads;
+    if (!has_heads(w) && !p.heads.empty()) throw error(error_kind::config, where + "/heads: family " + p.family + " has no heads");
+    out.push_back(std::move(w));
+  }
+  if (out.empty()) {
+    throw error(error_kind::usage, "--family: the plan " + r.config.file.string() + " has no family '" + r.family_filter + "'");
+  }
+  return out;
+}
+
+family_summary summarize_family(const family_work& w) {
+  family_summary s;
+  s.family = w.space.config.family;
+  s.entry = w.space.config.entry;
+  s.source = w.space.config.source;
+  s.shape_key = has_heads(w) ? "heads" : "blocks";
+  for (const auto& k : w.space.config.knobs) s.knobs.push_back(k.name);
+  s.reference = w.reference->id;
+  s.reference_knobs = w.reference->knobs;
+  for (const space::mode* m : w.modes) s.modes.emplace_back(m->name, m->defines);
+  return s;
+}
+
+record make_record(const family_work& w, const space::mode& m, const families::shape& s, const space::variant& v) {
+  record r;
+  r.family = w.space.config.family;
+  r.mode = m.name;
+  r.variant = v.id;
+  r.tokens = s.tokens;
+  r.heads = s.heads;
+  r.blocks = s.blocks;
+  r.knobs = v.knobs;
+  r.reference = v.is_reference;
+  return r;
+}
+
+/// The token counts swept: --tokens, else the plan's.
+const std::vector<long long>& swept_tokens(const sweep_request& r) { return r.tokens.empty() ? r.config.tokens : r.tokens; }
+
+/// A compiled and loaded variant of one mode.
+struct loaded {
+  const space::variant* variant = nullptr;
+  std::unique_ptr<device::module> module;
+  CUfunction function = nullptr;
+};
+
+verification to_verification(const verify::verify_record& v, unsigned long long seed) {
+  verification out;
+  out.status = verify::to_string(v.outcome);
+  out.reason = v.reason.substr(0, v.reason.find('\n'));
+  out.seed = seed;
+  out.checks = v.checks;
+  out.shapes = v.shapes;
+  if (v.first_mismatch) {
+    const auto& f = *v.first_mismatch;
+    out.first_mismatch = f.tensor + "[" + std::to_string(f.index) + "] expected " + f.expected + " got " + f.got + " at " +
+                         f.shape + " (against " + f.against + ")";
+  }
+  return out;
+}
+
+/// Measures the copy ceiling of this GPU the way the benchmarks do: the best copy_example
+/// variant at T = 16384 (each byte read once and written once).
+double measure_ceiling(const jit::jit_engine& engine, const device::device_info& info, const timing::timer& timer,
+                       const std::filesystem::path& kernel_dir, const std::filesystem::path& config_dir) {
+  const families::family& copy = families::find_family("copy_example");
+  const families::family_space space = families::load_family_space(copy, config_dir);
+  const space::mode& m = space.config.modes.front();
+  const families::shape s = copy.model_shape(16384, 0, 0);
+  const auto ws = copy.make_workspace(s, m, 1);
+  std::vector<jit::compile_request> requests;
+  for (const auto& v : space.variants) requests.push_back(jit::make_request(space.config, m, v, info.arch, kernel_dir));
+  const auto compiled = engine.compile_all(requests);
+  std::vector<std::unique_ptr<device::module>> modules;
+  std::vector<timing::candidate> candidates;
+  for (std::size_t i = 0; i < compiled.size(); ++i) {
+    if (!compiled[i].ok) continue;
+    modules.push_back(std::make_unique<device::module>(compiled[i].cubin, compiled[i].label));
+    timing::candidate c;
+    c.label = space.variants[i].id;
+    c.tokens = s.tokens;
+    c.function = modules.back()->function(compiled[i].lowered_name);
+    c.config = copy.geometry(space.variants[i], m, s);
+    c.workspaces = {ws.get()};
+    c.bytes_moved = copy.bytes_moved(s, m);
+    candidates.push_back(std::move(c));
+  }
+  if (candidates.empty()) return 0;
+  timing::timing_options o;
+  o.stop.max_time_s = 0.05;
+  double best = 0;
+  for (const auto& r : timer.measure(candidates, o)) best = std::max(best, r.bytes_moved / (r.stats.median * 1e-6) / 1e12);
+  return best;
+}
+
+/// Successive halving at one shape, then the final round; returns the finalists' measurements.
+/// Every candidate's last measurement lands in `last`, with the rounds it took part in.
+struct screened {
+  std::vector<timing::measurement> finals;
+  std::map<std::string, std::pair<timing::measurement, int>> last;  ///< variant -> (measurement, rounds)
+  std::vector<std::string> first_round_order;                          ///< fastest first
+};
+
+screened screen_and_measure(const timing::timer& timer, const std::vector<timing::candidate>& all, const std::set<std::string>& protect,
+                            const sweep_config& cfg) {
+  screened out;
+  std::vector<timing::candidate> alive = all;
+  timing::timing_options quick;
+  quick.stop.min_samples = cfg.screen.samples;
+  quick.stop.max_samples = cfg.screen.samples;
+  quick.stop.min_time_s = 0;
+  quick.stop.max_time_s = 1;
+  quick.stop.noise_target = 1;
+  // A screening round only has to tell clearly slower variants apart: short graphs (a 600 us
+  // kernel is replayed alone), one warm replay, two estimate launches.
+  quick.graph_target_us = 100;
+  quick.graph_min_launches = 1;
+  quick.warm_launches = 1;
+  quick.estimate_launches = 2;
+  quick.warm_replays = 1;
+  bool first = true;
+  while (alive.size() > cfg.screen.final_max) {
+    std::vector<timing::measurement> ms = timer.measure(alive, quick);
+    std::vector<std::size_t> order(ms.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return ms[a].stats.median != ms[b].stats.median ? ms[a].stats.median < ms[b].stats.median : ms[a].label < ms[b].label;
+    });
+    for (std::size_t i : order) {
+      auto& slot = out.last[ms[i].label];
+      slot = {ms[i], slot.second + 1};
+      if (first) out.first_round_order.push_back(ms[i].label);
+    }
+    first = false;
+    const std::size_t keep = std::max(cfg.screen.keep_min, static_cast<std::size_t>(std::ceil(cfg.screen.keep_fraction * alive.size())));
+    // Noise-aware cut: a candidate beyond the cut stays if it is not clearly slower than the
+    // last one kept (it could be as fast, given the noise of a short round).
+    const timing::measurement& cut = ms[order[std::min(keep, order.size()) - 1]];
+    std::vector<timing::candidate> next;
+    for (std::size_t rank = 0; rank < order.size(); ++rank) {
+      const timing::measurement& m = ms[order[rank]];
+      const select::timed_variant a{m.label, m.stats.median, m.stats.rel_stderr_median, true};
+      const select::timed_variant b{cut.label, cut.stats.median, cut.stats.rel_stderr_median, true};
+      const bool near_cut = !select::clearly_faster(b, a, select::selection_rule{0.0, 2.0});
+      if (rank < keep || protect.count(m.label) || near_cut) next.push_back(alive[order[rank]]);
+    }
+    if (next.size() >= alive.size()) break;  // nothing clearly slower: measure them all finally
+    alive = std::move(next);
+  }
+  timing::timing_options full;
+  full.stop.noise_target = cfg.timing.noise_percent / 100;
+  full.stop.min_samples = cfg.timing.min_samples;
+  full.stop.max_time_s = cfg.timing.max_time_s;
+  out.finals = timer.measure(alive, full);
+  for (const auto& m : out.finals) {
+    auto& slot = out.last[m.label];
+    slot = {m, slot.second + 1};
+    if (first) out.first_round_order.push_back(m.label);
+  }
+  if (first) {
+    std::sort(out.first_round_order.begin(), out.first_round_order.end(), [&](const std::string& a, const std::string& b) {
+      return out.last[a].first.stats.median < out.last[b].first.stats.median;
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
+void request_stop() { g_stop_requested = 1; }
+
+void compile_plan(const sweep_request& request, const std::vector<std::string>& archs, const progress_fn& progress, sweep_result& out) {
+  const auto start = clock_type::now();
+  const std::vector<family_work> plan = load_plan(request);
+  out.config = request.config;
+  out.archs = archs;
+  out.argv = request.argv;
+  jit::require_cuda_include_dir();
+  const auto engine = jit::make_jit_engine(request.kernel_dir, request.cache_dir, request.no_cache);
+  std::size_t total = 0, done = 0;
+  for (const auto& w : plan) total += w.modes.size() * w.variants.size() * archs.size();
+  for (const auto& w : plan) {
+    out.families.push_back(summarize_family(w));
+    for (const space::mode* m : w.modes) {
+      // Every shape of the plan must be one the family accepts (model_shape throws otherwise).
+      for (long long t : swept_tokens(request)) (void)model_shapes(w, *m, t);
+      std::vector<jit::compile_request> requests;
+      for (const space::variant* v : w.variants) {
+        for (const auto& arch : archs) requests.push_back(jit::make_request(w.space.config, *m, *v, arch, request.kernel_dir));
+      }
+      const auto results = engine->compile_all(requests, [&](const jit::compile_result& r) {
+        ++done;
+        if (progress) progress({done, total, r.label});
+      });
+      for (std::size_t i = 0; i < w.variants.size(); ++i) {
+        record r = make_record(w, *m, model_shapes(w, *m, 1).front(), *w.variants[i]);
+        r.tokens = 0;
+        r.status = "unverified";
+        for (std::size_t a = 0; a < archs.size(); ++a) {
+          const jit::compile_result& c = results[i * archs.size() + a];
+          ++out.compiles;
+          if (!c.ok) {
+            ++out.compile_failures;
+            r.status = "compile_failed";
+            r.reason += (r.reason.empty() ? "" : "; ") + c.arch + ": " + c.log.substr(0, c.log.find('\n'));
+          }
+        }
+        out.records.push_back(std::move(r));
+      }
+    }
+  }
+  out.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_result& out) {
+  const auto start = clock_type::now();
+  const std::vector<family_work> plan = load_plan(request);
+  out.config = request.config;
+  out.argv = request.argv;
+  out.timed = true;
+
+  const device::device_info info = device::first_gpu();
+  const device::context ctx(0);
+  out.context = report::capture_context(info, request.argv);
+  out.archs = {info.arch};
+  const auto engine_owner = jit::make_jit_engine(request.kernel_dir, request.cache_dir, request.no_cache);
+  const jit::jit_engine& engine = *engine_owner;
+  const timing::helper_kernels helpers(engine, info.arch, request.kernel_dir);
+  const timing::timer timer(info, helpers);
+  const verify::verifier verifier(info, engine, request.kernel_dir, helpers);
+  const unsigned long long seed = request.seed ? request.seed : (std::random_device{}() | 1ull);
+  const std::vector<long long>& tokens = swept_tokens(request);
+
+  nvtx::range sweep_range("sweep");
+  out.ceiling_tb_s = measure_ceiling(engine, info, timer, request.kernel_dir, request.config_dir);
+
+  // Compilation runs ahead on its own thread, mode by mode, while earlier modes are measured.
+  struct mode_job {
+    const family_work* work;
+    const space::mode* mode;
+    std::promise<std::vector<jit::compile_result>> promise;
+  };
+  std::vector<std::unique_ptr<mode_job>> jobs;
+  std::size_t total = 0, done = 0;
+  for (const auto& w : plan) {
+    out.families.push_back(summarize_family(w));
+    for (const space::mode* m : w.modes) {
+      jobs.push_back(std::make_unique<mode_job>(mode_job{&w, m, {}}));
+      total += tokens.size() * model_shapes(w, *m, 1).size();
+    }
+  }
+  std::thread compiler([&] {
+    for (auto& j : jobs) {
+      std::vector<jit::compile_request> requests;
+      for (const space::variant* v : j->work->variants) requests.push_back(jit::make_request(j->work->space.config, *j->mode, *v, info.arch, request.kernel_dir));
+      try {
+        j->promise.set_value(engine.compile_all(requests));
+      } catch (...) {
+        j->promise.set_exception(std::current_exception());
+      }
+    }
+  });
+  struct joiner {
+    std::thread& t;
+    ~joiner() { t.join(); }
+  } join_compiler{compiler};
+
+  for (auto& job : jobs) {
+    const family_work& w = *job->work;
+    const space::mode& m = *job->mode;
+    nvtx::range family_range(w.space.config.family);
+    const std::vector<jit::compile_result> compiled = job->promise.get_future().get();
+    std::vector<loaded> kernels;
+    for (std::size_t i = 0; i < compiled.size(); ++i) {
+      ++out.compiles;
+      if (!compiled[i].ok) {
+        ++out.compile_failures;
+        record r = make_record(w, m, model_shapes(w, m, 1).front(), *w.variants[i]);
+        r.tokens = 0;
+        r.status = "compile_failed";
+        r.reason = compiled[i].log.substr(0, compiled[i].log.find('\n'));
+        out.records.push_back(std::move(r));
+        continue;
+      }
+      loaded k;
+      k.variant = w.variants[i];
+      k.module = std::make_unique<device::module>(compiled[i].cubin, compiled[i].label);
+      k.function = k.module->function(compiled[i].lowered_name);
+      kernels.push_back(std::move(k));
+    }
+    if (std::none_of(kernels.begin(), kernels.end(), [](const loaded& k) { return k.variant->is_reference; })) {
+      throw error(error_kind::compile, w.space.config.family + "/" + m.name + ": the reference variant does not compile");
+    }
+
+    std::map<std::string, verification> verified;  // per variant, for this mode
+    for (std::size_t shape_index = 0; shape_index < model_shapes(w, m, 1).size(); ++shape_index) {
+      std::vector<select::choice> choices;
+      std::optional<std::string> previous;
+      std::vector<std::string> carried;  // the previous count's first-round order
+      long long last_full = 0;
+      for (long long t : tokens) {
+        if (g_stop_requested) throw error(error_kind::usage, "interrupted: stopped after " + std::to_string(done) + " of " + std::to_string(total) + " shapes");
+        const families::shape s = model_shapes(w, m, t)[shape_index];
+        const auto ws = w.space.impl->make_workspace(s, m, seed + static_cast<unsigned long long>(t));
+        const bool full_screen = last_full == 0 || request.config.screen.carry == 0 ||
+                                 static_cast<double>(t) >= request.config.screen.full_every * static_cast<double>(last_full);
+        if (full_screen) last_full = t;
+        std::set<std::string> protect = {w.reference->id};
+        if (previous) protect.insert(*previous);
+        std::set<std::string> pool;
+        if (!full_screen) {
+          for (std::size_t i = 0; i < carried.size() && i < request.config.screen.carry; ++i) pool.insert(carried[i]);
+          pool.insert(protect.begin(), protect.end());
+        }
+        std::vector<timing::candidate> candidates;
+        std::map<std::string, const space::variant*> by_id;
+        for (const loaded& k : kernels) {
+          if (!full_screen && !pool.count(k.variant->id)) continue;
+          timing::candidate c;
+          c.label = k.variant->id;
+          c.tokens = t;
+          c.function = k.function;
+          c.config = w.space.impl->geometry(*k.variant, m, s);
+          c.workspaces = {ws.get()};
+          c.bytes_moved = w.space.impl->bytes_moved(s, m);
+          candidates.push_back(std::move(c));
+          by_id[k.variant->id] = k.variant;
+        }
+        screened result;
+        {
+          nvtx::range shape_range(m.name + "-T" + std::to_string(t) + (s.heads ? "-H" + std::to_string(s.heads) : ""), t);
+          result = screen_and_measure(timer, candidates, protect, request.config);
+        }
+        carried = result.first_round_order;
+
+        // Verify the finalists not verified yet in this mode (with the reference, as the verifier needs).
+        std::vector<space::variant> to_verify = {*w.reference};
+        for (const auto& f : result.finals) {
+          if (!verified.count(f.label) && f.label != w.reference->id) to_verify.push_back(*by_id.at(f.label));
+        }
+        if (to_verify.size() > 1 || !verified.count(w.reference->id)) {
+          verify::verify_options vo;
+          vo.seed = seed;
+          vo.tokens = request.config.verify_tokens;
+          if (s.heads) vo.heads = {s.heads};
+          for (const verify::verify_record& v : verifier.verify_mode(w.space, m, to_verify, vo)) verified[v.variant] = to_verification(v, seed);
+        }
+
+        std::vector<select::timed_variant> timed;
+        for (const auto& f : result.finals) {
+          timed.push_back({f.label, f.stats.median, f.stats.rel_stderr_median, verified.at(f.label).status == "ok"});
+        }
+        const auto c = select::choose(t, timed, w.reference->id, previous, request.config.selection);
+        if (c) {
+          choices.push_back(*c);
+          previous = c->winner;
+        }
+        for (const auto& [id, last] : result.last) {
+          record r = make_record(w, m, s, *by_id.at(id));
+          const bool final = std::any_of(result.finals.begin(), result.finals.end(), [&](const auto& f) { return f.label == id; });
+          r.rounds = last.second;
+          r.stats = last.first.stats;
+          r.samples_us = last.first.samples_us;
+          r.bytes_moved = last.first.bytes_moved;
+          if (final) {
+            r.verified = verified.at(id);
+            r.status = r.verified->status;
+            r.reason = r.verified->reason;
+          } else {
+            r.status = "dropped";
+            r.reason = "screened out after " + std::to_string(last.second) + " round(s)";
+          }
+          out.records.push_back(std::move(r));
+        }
+        ++done;
+        if (progress) {
+          progress({done, total, w.space.config.family + "/" + m.name + " T=" + std::to_string(t) + (s.heads ? " H=" + std::to_string(s.heads) : "") +
+                                     ": " + std::to_string(candidates.size()) + " timed, " + std::to_string(result.finals.size()) +
+                                     " finalists" + (c ? ", winner " + c->winner : ", no qualified variant")});
+        }
+      }
+      const families::shape s0 = model_shapes(w, m, 1)[shape_index];
+      out.dispatch.push_back({w.space.config.family, m.name, s0.heads, s0.blocks, select::merge(choices)});
+    }
+  }
+  out.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+}  // namespace kk3::sweep

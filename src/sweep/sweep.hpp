@@ -1,0 +1,112 @@
+#pragma once
+// The sweep (SPEC 2): for each family, mode, model shape and token count, compile (in parallel,
+// cached, overlapped with measurement), screen the variants by successive halving, measure the
+// survivors to the noise target, verify every finalist, and select the dispatch table.
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/context.hpp"
+#include "select/selection.hpp"
+#include "sweep/sweep_config.hpp"
+#include "timing/statistics.hpp"
+
+namespace kk3::sweep {
+
+/// A finalist's verification outcome (one per family x mode x variant).
+struct verification {
+  std::string status;                 ///< verify::to_string of the outcome
+  std::string reason;
+  unsigned long long seed = 0;
+  long long checks = 0;
+  std::vector<std::string> shapes;
+  std::string first_mismatch;         ///< "tensor[index] expected X got Y at SHAPE (against ...)", or empty
+};
+
+/// One family x mode x shape x variant.
+struct record {
+  std::string family, mode, variant;
+  long long tokens = 0, heads = 0, blocks = 0;
+  std::vector<std::pair<std::string, long long>> knobs;
+  bool reference = false;
+  /// ok (final round, verified), dropped (screened out), compile_failed, launch_failed,
+  /// mismatch, pdl_hazard, unverified (no GPU: compiled only)
+  std::string status;
+  std::string reason;
+  int rounds = 0;                     ///< measurement rounds it took part in
+  std::optional<verification> verified;
+  std::optional<timing::sample_stats> stats;
+  std::vector<double> samples_us;
+  double bytes_moved = 0;
+};
+
+/// The dispatch ranges of one family x mode x model shape.
+struct dispatch_entry {
+  std::string family, mode;
+  long long heads = 0, blocks = 0;
+  std::vector<select::range> ranges;
+};
+
+/// What a family looked like to the sweep (for the result file and codegen).
+struct family_summary {
+  std::string family, entry, source, shape_key;
+  std::vector<std::string> knobs;
+  std::string reference;
+  std::vector<std::pair<std::string, long long>> reference_knobs;
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> modes;
+};
+
+/// Everything a sweep produced.
+struct sweep_result {
+  bool timed = false;
+  std::optional<report::run_context> context;  ///< with a GPU
+  std::vector<std::string> argv;
+  std::vector<std::string> archs;               ///< what was compiled for
+  std::filesystem::path config_file;
+  sweep_config config;
+  double ceiling_tb_s = 0;                      ///< copy ceiling measured in this run
+  std::vector<family_summary> families;
+  std::vector<record> records;
+  std::vector<dispatch_entry> dispatch;
+  std::size_t compiles = 0, compile_failures = 0;
+  double wall_s = 0;
+};
+
+/// Progress of a sweep: called after each unit of work with a line describing it.
+struct progress_event {
+  std::size_t done = 0, total = 0;
+  std::string current;  ///< e.g. "attn_res/nb8 T=64: 12 finalists"
+};
+using progress_fn = std::function<void(const progress_event&)>;
+
+/// What to run and where things are.
+struct sweep_request {
+  sweep_config config;
+  std::string family_filter;                    ///< --family
+  std::vector<long long> tokens;                ///< --tokens (overrides the plan's)
+  std::filesystem::path kernel_dir, config_dir;
+  std::filesystem::path cache_dir;
+  bool no_cache = false;
+  unsigned long long seed = 0;
+  std::vector<std::string> argv;
+  /// A family config given as --config (its config is read from there, not config_dir).
+  std::optional<std::filesystem::path> family_config_file;
+};
+
+/// Without a GPU: compiles every variant of the plan for `archs` and checks the plan; nothing
+/// is timed. Throws error(config/usage) for a bad plan.
+void compile_plan(const sweep_request& request, const std::vector<std::string>& archs, const progress_fn& progress,
+                  sweep_result& out);
+
+/// Asks a running sweep to stop after the shape it is measuring (safe from a signal handler);
+/// run_sweep then throws error(usage, "interrupted") with everything measured so far in `out`.
+void request_stop();
+
+/// On GPU 0. `out` receives each record as it is measured, so when a fault that ends the CUDA
+/// context is thrown (error(launch)), everything measured before it is still there.
+void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_result& out);
+
+}  // namespace kk3::sweep

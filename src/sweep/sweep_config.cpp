@@ -1,0 +1,152 @@
+#include "sweep/sweep_config.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace kk3::sweep {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+/// Reads a plan with errors that name the file and a JSON pointer.
+class reader {
+ public:
+  explicit reader(std::filesystem::path file) : m_file(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& pointer, const std::string& what) const {
+    throw error(error_kind::config, m_file.string() + ": " + (pointer.empty() ? "/" : pointer) + ": " + what);
+  }
+  void only_keys(const json& object, const std::string& pointer, const std::set<std::string>& known) const {
+    if (!object.is_object()) fail(pointer, "expected an object");
+    for (const auto& [key, value] : object.items()) {
+      if (!known.count(key)) fail(pointer + "/" + key, "unknown key");
+    }
+  }
+  std::vector<long long> positive_list(const json& v, const std::string& pointer) const {
+    if (!v.is_array() || v.empty()) fail(pointer, "expected a non-empty array of positive integers");
+    std::vector<long long> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_number_integer() || v[i].get<long long>() <= 0) fail(pointer + "/" + std::to_string(i), "expected a positive integer");
+      out.push_back(v[i].get<long long>());
+    }
+    return out;
+  }
+  std::vector<std::string> string_list(const json& v, const std::string& pointer) const {
+    if (!v.is_array() || v.empty()) fail(pointer, "expected a non-empty array of strings");
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_string()) fail(pointer + "/" + std::to_string(i), "expected a string");
+      out.push_back(v[i].get<std::string>());
+    }
+    return out;
+  }
+  double number(const json& object, const std::string& key, const std::string& pointer, double lo, double hi, double fallback) const {
+    if (!object.contains(key)) return fallback;
+    const json& v = object[key];
+    if (!v.is_number() || v.get<double>() < lo || v.get<double>() > hi) {
+      fail(pointer + "/" + key, "expected a number from " + format_number(lo) + " to " + format_number(hi));
+    }
+    return v.get<double>();
+  }
+  std::size_t count(const json& object, const std::string& key, const std::string& pointer, std::size_t lo, std::size_t fallback) const {
+    if (!object.contains(key)) return fallback;
+    const json& v = object[key];
+    if (!v.is_number_integer() || v.get<long long>() < static_cast<long long>(lo)) {
+      fail(pointer + "/" + key, "expected an integer >= " + std::to_string(lo));
+    }
+    return static_cast<std::size_t>(v.get<long long>());
+  }
+
+ private:
+  static std::string format_number(double x) {
+    std::string s = std::to_string(x);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s;
+  }
+  std::filesystem::path m_file;
+};
+
+}  // namespace
+
+const std::vector<long long>& default_tokens() {
+  static const std::vector<long long> t = {1, 2, 4, 8, 16, 32, 48, 64, 65, 96, 128, 192, 256, 384, 512, 1024, 2048, 4096, 8192};
+  return t;
+}
+
+sweep_config load_sweep_config(const std::filesystem::path& file) {
+  const reader r(file);
+  json doc;
+  try {
+    doc = json::parse(read_file(file));
+  } catch (const json::parse_error& e) {
+    throw error(error_kind::config, file.string() + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!doc.is_object()) r.fail("", "expected an object");
+  sweep_config c;
+  c.file = file;
+  if (doc.contains("family")) {  // a family config: sweep that family alone
+    if (!doc["family"].is_string()) r.fail("/family", "expected a string");
+    c.families.push_back({doc["family"].get<std::string>(), {}, {}, {}});
+    c.tokens = default_tokens();
+    c.verify_tokens = {65};
+    c.is_family_config = true;
+    return c;
+  }
+  r.only_keys(doc, "", {"description", "families", "tokens", "selection", "screening", "timing", "verify"});
+  if (!doc.contains("families")) r.fail("/families", "missing (expected an object of family name -> plan)");
+  const json& fams = doc["families"];
+  if (!fams.is_object()) r.fail("/families", "expected an object of family name -> plan");
+  if (fams.empty()) r.fail("/families", "expected at least one family");
+  for (const auto& [name, plan] : fams.items()) {
+    const std::string p = "/families/" + name;
+    r.only_keys(plan, p, {"modes", "heads", "variants"});
+    family_plan f;
+    f.family = name;
+    if (plan.contains("modes") && !(plan["modes"].is_string() && plan["modes"] == "all")) f.modes = r.string_list(plan["modes"], p + "/modes");
+    if (plan.contains("heads")) f.heads = r.positive_list(plan["heads"], p + "/heads");
+    if (plan.contains("variants")) f.variants = r.string_list(plan["variants"], p + "/variants");
+    c.families.push_back(std::move(f));
+  }
+  c.tokens = doc.contains("tokens") ? r.positive_list(doc["tokens"], "/tokens") : default_tokens();
+  for (std::size_t i = 1; i < c.tokens.size(); ++i) {
+    if (c.tokens[i] <= c.tokens[i - 1]) r.fail("/tokens/" + std::to_string(i), "expected ascending, distinct token counts");
+  }
+  if (doc.contains("selection")) {
+    const json& s = doc["selection"];
+    r.only_keys(s, "/selection", {"min_gain", "noise_sigmas"});
+    c.selection.min_gain = r.number(s, "min_gain", "/selection", 0, 1, c.selection.min_gain);
+    c.selection.noise_sigmas = r.number(s, "noise_sigmas", "/selection", 0, 10, c.selection.noise_sigmas);
+  }
+  if (doc.contains("screening")) {
+    const json& s = doc["screening"];
+    r.only_keys(s, "/screening", {"samples", "keep_fraction", "keep_min", "final_max", "carry", "full_every"});
+    c.screen.samples = r.count(s, "samples", "/screening", 1, c.screen.samples);
+    c.screen.keep_fraction = r.number(s, "keep_fraction", "/screening", 0.01, 1, c.screen.keep_fraction);
+    c.screen.keep_min = r.count(s, "keep_min", "/screening", 1, c.screen.keep_min);
+    c.screen.final_max = r.count(s, "final_max", "/screening", 1, c.screen.final_max);
+    c.screen.carry = r.count(s, "carry", "/screening", 0, c.screen.carry);
+    c.screen.full_every = r.number(s, "full_every", "/screening", 1, 1e9, c.screen.full_every);
+  }
+  if (doc.contains("timing")) {
+    const json& s = doc["timing"];
+    r.only_keys(s, "/timing", {"noise_percent", "min_samples", "max_time_s"});
+    c.timing.noise_percent = r.number(s, "noise_percent", "/timing", 0.01, 100, c.timing.noise_percent);
+    c.timing.min_samples = r.count(s, "min_samples", "/timing", 2, c.timing.min_samples);
+    c.timing.max_time_s = r.number(s, "max_time_s", "/timing", 0.001, 60, c.timing.max_time_s);
+  }
+  c.verify_tokens = {65};
+  if (doc.contains("verify")) {
+    const json& s = doc["verify"];
+    r.only_keys(s, "/verify", {"tokens"});
+    if (s.contains("tokens")) c.verify_tokens = r.positive_list(s["tokens"], "/verify/tokens");
+  }
+  return c;
+}
+
+}  // namespace kk3::sweep

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# CTest test (label unit): emits the dispatch headers again from every committed result file
+# under results/ (the same set the acceptance check passes: each JSON with a schema_version)
+# and fails if any differs by a byte from the committed headers in results/h200/dispatch.
+# Usage: committed_headers.sh KK3TUNE SOURCE_DIR
+set -euo pipefail
+kk3=$1 source=$2
+cd "$source"
+committed=results/h200/dispatch/kk3tune/dispatch
+[[ -d $committed ]] || { echo "no committed headers in $committed"; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kk3-headers.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mapfile -t inputs < <(grep -l -r -E '"schema_version"' results --include='*.json' | grep -v -i schema | sort)
+"$kk3" emit "${inputs[@]}" --out "$tmp" 2>"$tmp/emit.log" || { cat "$tmp/emit.log"; exit 1; }
+status=0
+for h in "$committed"/*.h; do
+  if ! cmp -s "$h" "$tmp/kk3tune/dispatch/$(basename "$h")"; then
+    echo "DIFFERS: $h"; diff "$h" "$tmp/kk3tune/dispatch/$(basename "$h")" | head -20; status=1
+  fi
+done
+for g in "$tmp"/kk3tune/dispatch/*.h; do
+  [[ -f $committed/$(basename "$g") ]] || { echo "not committed: $(basename "$g")"; status=1; }
+done
+[[ $status == 0 ]] && echo "$(ls "$committed" | wc -l) committed headers re-emitted byte for byte from ${#inputs[@]} result files"
+exit $status
