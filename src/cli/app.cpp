@@ -35,6 +35,8 @@ int run(int argc, char** argv) {
   add_profile_command(app, global, exit_code);
   add_sweep_command(app, global, exit_code);
   add_emit_command(app, global, exit_code);
+  add_compare_command(app, global, exit_code);
+  add_report_command(app, global, exit_code);
 
   try {
     app.parse(argc, argv);

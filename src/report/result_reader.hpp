@@ -1,0 +1,66 @@
+#pragma once
+// Reading any result file kk3tune writes (kind "time" from `kk3tune time --json`, kind "sweep"
+// from `kk3tune sweep`) into one model: the context, one record per family x mode x shape x
+// variant, and the dispatch ranges (sweeps only). Used by `compare` and `report`.
+// (Interface fixed first; the implementation is result_reader.cpp.)
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/sweep_reader.hpp"
+
+namespace kk3::report {
+
+/// The context block of a result file (fields absent in the file stay empty / 0).
+struct result_context {
+  std::string gpu_name, gpu_arch, compute_capability, driver_version;
+  long long sm_count = 0, l2_bytes = 0;
+  double sm_clock_mhz = 0, memory_clock_mhz = 0;
+  std::string nvrtc_version, tool_version, git_revision, utc_time;
+  std::vector<std::string> argv;
+};
+
+/// Timing statistics of a record, microseconds.
+struct result_stats {
+  double samples = 0;  ///< count (read as a number)
+  double min_us = 0, median_us = 0, mean_us = 0, p10_us = 0, p90_us = 0, max_us = 0, stdev_us = 0, iqr_us = 0;
+  double rel_stderr_median = 0;
+};
+
+/// One family x mode x shape x variant.
+struct result_record {
+  std::string at;  ///< JSON pointer of the record, for messages
+  std::string family, mode, variant;
+  long long tokens = 0, heads = 0, blocks = 0;
+  std::vector<std::pair<std::string, long long>> knobs;  ///< empty when the file has none (kind time)
+  bool reference = false;
+  std::string status = "ok";  ///< time files: "ok"; sweeps: the record's status
+  std::string reason;
+  std::optional<std::string> verification_status;  ///< sweeps: the finalist's verification
+  std::string first_mismatch;
+  std::optional<result_stats> stats;
+  std::vector<double> samples_us;
+  double bytes_moved = 0, achieved_tb_s = 0, fraction_of_ceiling = 0;
+
+  /// "family/mode/T64-H16-NB0/variant": what compare matches records by.
+  std::string key() const;
+};
+
+/// A whole result file.
+struct result_document {
+  std::filesystem::path file;
+  std::string kind;  ///< "time" or "sweep"
+  int schema_version = 0;
+  result_context context;
+  std::vector<result_record> records;
+  std::vector<sweep_dispatch> dispatch;  ///< sweeps with a GPU; empty otherwise
+};
+
+/// Reads a result file. Throws error(io) if it cannot be read, error(usage) naming the file and
+/// the JSON path if it is not valid JSON, has another schema_version than 1, an unknown kind, or
+/// a missing or mistyped field.
+result_document read_result_document(const std::filesystem::path& file);
+
+}  // namespace kk3::report
