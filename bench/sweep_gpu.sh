@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Sweep runs on the GPU machine, each under its own time limit (SIGTERM makes a sweep stop after
 # the current shape and keep what it measured in OUT.partial). Usage:
-#   bench/sweep_gpu.sh OUTDIR small     the test plan (tests/fixtures/sweep/small-plan.json)
-#   bench/sweep_gpu.sh OUTDIR families  mla_decode_epilogue in full, then attn_res at 4 token counts
-#   bench/sweep_gpu.sh OUTDIR default   the default sweep, cold cache, then again warm
+#   bench/sweep_gpu.sh OUTDIR small            the test plan (tests/fixtures/sweep/small-plan.json)
+#   bench/sweep_gpu.sh OUTDIR families         mla_decode_epilogue in full, then attn_res at 4 token counts
+#   bench/sweep_gpu.sh OUTDIR default          the default sweep from a cold compile cache, then again
+#                                              warm (two sweeps back to back), and bench/sweep_repro.py
+#   bench/sweep_gpu.sh OUTDIR checks SWEEP.json  the emitted mla table against upstream's choice
+#                                              (every mode, H=16), and the downstream example built
+#                                              and run on this GPU (ctest -R package)
 set -uo pipefail
-out=${1:?usage: bench/sweep_gpu.sh OUTDIR small|families|default}
+out=${1:?usage: bench/sweep_gpu.sh OUTDIR small|families|default|checks SWEEP.json}
 kk3=${KK3TUNE:-build/kk3tune}
+here=$(dirname "$0")
 mkdir -p "$out"
 cache="$out/cache"
 run() {  # name limit_s args...
@@ -14,15 +19,22 @@ run() {  # name limit_s args...
   local s=$SECONDS
   echo "$kk3 sweep $* --out $out/$name.json --cache-dir $cache" >"$out/$name.cmd"
   timeout -s TERM "$limit" "$kk3" sweep "$@" --out "$out/$name.json" --cache-dir "$cache" >"$out/$name.txt" 2>"$out/$name.log"
-  echo "$name rc=$? $((SECONDS - s)) s"; tail -3 "$out/$name.log"; tail -25 "$out/$name.txt"
+  echo "$name rc=$? $((SECONDS - s)) s"; tail -2 "$out/$name.log"; tail -3 "$out/$name.txt"
 }
-for step in "${@:2}"; do
-  case $step in
-    small) run small 120 --config tests/fixtures/sweep/small-plan.json ;;
-    families) run mla 170 --family mla_decode_epilogue
-              run attn_res 150 --family attn_res --tokens 1,64,1024,8192 ;;
-    default) run default-cold 330; run default-warm 200 ;;
-    *) echo "unknown step $step" >&2; exit 2 ;;
-  esac
-done
+step=${2:?}
+case $step in
+  small) run small 120 --config tests/fixtures/sweep/small-plan.json ;;
+  families) run mla 170 --family mla_decode_epilogue
+            run attn_res 150 --family attn_res --tokens 1,64,1024,8192 ;;
+  default) run default-cold 320; run default-warm 220
+           python3 "$here/sweep_repro.py" "$out/default-cold.json" "$out/default-warm.json" "$out/repro.md" | head -30 ;;
+  checks) sweep=${3:?usage: bench/sweep_gpu.sh OUTDIR checks SWEEP.json}
+          for m in bf16 bf16_rope fp8 fp8_rope; do
+            timeout 100 python3 "$here/mla_table_vs_upstream.py" "$sweep" "$out/upstream-$m" $m 16 >/dev/null 2>"$out/upstream-$m.log"
+            echo "upstream $m rc=$?"; tail -n +5 "$out/upstream-$m/table-vs-upstream.md" | awk -F'|' '{printf "%s|%s|%s\n", $2, $7, $4 }' | head -25
+          done
+          (cd "$(dirname "$kk3")" && ctest -R package --output-on-failure) >"$out/package.txt" 2>&1
+          echo "package tests rc=$?"; grep -E "ok|not run|T=|Passed|Failed" "$out/package.txt" | tail -12 ;;
+  *) echo "unknown step $step" >&2; exit 2 ;;
+esac
 rm -rf "$cache"
