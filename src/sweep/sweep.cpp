@@ -391,8 +391,13 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
 
     std::map<std::string, verification> verified;  // per variant, for this mode
     for (std::size_t shape_index = 0; shape_index < model_shapes(w, m, 1).size(); ++shape_index) {
-      std::vector<select::choice> choices;
-      std::optional<std::string> previous;
+      // Measure every count first, choosing optimistically (as if every finalist will verify)
+      // only to protect the likely incumbent from screening; then verify all finalists of the
+      // shape in one verifier call, and select for real over the final rounds.
+      std::vector<std::pair<long long, std::vector<select::timed_variant>>> finals_by_count;
+      std::map<std::string, std::vector<std::size_t>> final_records;  // variant -> its final records
+      std::map<std::string, const space::variant*> by_id;
+      std::optional<std::string> optimistic;
       std::vector<std::string> carried;  // the previous count's first-round order
       long long last_full = 0;
       for (long long t : tokens) {
@@ -403,14 +408,13 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
                                  static_cast<double>(t) >= request.config.screen.full_every * static_cast<double>(last_full);
         if (full_screen) last_full = t;
         std::set<std::string> protect = {w.reference->id};
-        if (previous) protect.insert(*previous);
+        if (optimistic) protect.insert(*optimistic);
         std::set<std::string> pool;
         if (!full_screen) {
           for (std::size_t i = 0; i < carried.size() && i < request.config.screen.carry; ++i) pool.insert(carried[i]);
           pool.insert(protect.begin(), protect.end());
         }
         std::vector<timing::candidate> candidates;
-        std::map<std::string, const space::variant*> by_id;
         for (const loaded& k : kernels) {
           if (!full_screen && !pool.count(k.variant->id)) continue;
           timing::candidate c;
@@ -430,28 +434,10 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
         }
         carried = result.first_round_order;
 
-        // Verify the finalists not verified yet in this mode (with the reference, as the verifier needs).
-        std::vector<space::variant> to_verify = {*w.reference};
-        for (const auto& f : result.finals) {
-          if (!verified.count(f.label) && f.label != w.reference->id) to_verify.push_back(*by_id.at(f.label));
-        }
-        if (to_verify.size() > 1 || !verified.count(w.reference->id)) {
-          verify::verify_options vo;
-          vo.seed = seed;
-          vo.tokens = request.config.verify_tokens;
-          if (s.heads) vo.heads = {s.heads};
-          for (const verify::verify_record& v : verifier.verify_mode(w.space, m, to_verify, vo)) verified[v.variant] = to_verification(v, seed);
-        }
-
         std::vector<select::timed_variant> timed;
-        for (const auto& f : result.finals) {
-          timed.push_back({f.label, f.stats.median, f.stats.rel_stderr_median, verified.at(f.label).status == "ok"});
-        }
-        const auto c = select::choose(t, timed, w.reference->id, previous, request.config.selection);
-        if (c) {
-          choices.push_back(*c);
-          previous = c->winner;
-        }
+        for (const auto& f : result.finals) timed.push_back({f.label, f.stats.median, f.stats.rel_stderr_median, true});
+        if (const auto c = select::choose(t, timed, w.reference->id, optimistic, request.config.selection)) optimistic = c->winner;
+        finals_by_count.emplace_back(t, timed);
         for (const auto& [id, last] : result.last) {
           record r = make_record(w, m, s, *by_id.at(id));
           const bool final = std::any_of(result.finals.begin(), result.finals.end(), [&](const auto& f) { return f.label == id; });
@@ -460,9 +446,8 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
           r.samples_us = last.first.samples_us;
           r.bytes_moved = last.first.bytes_moved;
           if (final) {
-            r.verified = verified.at(id);
-            r.status = r.verified->status;
-            r.reason = r.verified->reason;
+            r.status = "unverified";  // until the shape's finalists are verified below
+            final_records[id].push_back(out.records.size());
           } else {
             r.status = "dropped";
             r.reason = "screened out after " + std::to_string(last.second) + " round(s)";
@@ -472,11 +457,41 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
         ++done;
         if (progress) {
           progress({done, total, w.space.config.family + "/" + m.name + " T=" + std::to_string(t) + (s.heads ? " H=" + std::to_string(s.heads) : "") +
-                                     ": " + std::to_string(candidates.size()) + " timed, " + std::to_string(result.finals.size()) +
-                                     " finalists" + (c ? ", winner " + c->winner : ", no qualified variant")});
+                                     ": " + std::to_string(candidates.size()) + " timed, " + std::to_string(result.finals.size()) + " finalists"});
         }
       }
+
+      // Verify this shape's finalists that are not verified yet in this mode (the verifier
+      // runs the reference first, so it is always among them).
       const families::shape s0 = model_shapes(w, m, 1)[shape_index];
+      std::vector<space::variant> to_verify = {*w.reference};
+      for (const auto& [id, indices] : final_records) {
+        if (!verified.count(id) && id != w.reference->id) to_verify.push_back(*by_id.at(id));
+      }
+      if (to_verify.size() > 1 || !verified.count(w.reference->id)) {
+        verify::verify_options vo;
+        vo.seed = seed;
+        vo.tokens = request.config.verify_tokens;
+        if (s0.heads) vo.heads = {s0.heads};
+        for (const verify::verify_record& v : verifier.verify_mode(w.space, m, to_verify, vo)) verified[v.variant] = to_verification(v, seed);
+      }
+      for (const auto& [id, indices] : final_records) {
+        for (std::size_t i : indices) {
+          out.records[i].verified = verified.at(id);
+          out.records[i].status = verified.at(id).status;
+          out.records[i].reason = verified.at(id).reason;
+        }
+      }
+
+      std::vector<select::choice> choices;
+      std::optional<std::string> previous;
+      for (auto& [t, timed] : finals_by_count) {
+        for (auto& tv : timed) tv.qualified = verified.at(tv.variant).status == "ok";
+        if (const auto c = select::choose(t, timed, w.reference->id, previous, request.config.selection)) {
+          choices.push_back(*c);
+          previous = c->winner;
+        }
+      }
       out.dispatch.push_back({w.space.config.family, m.name, s0.heads, s0.blocks, select::merge(choices)});
     }
   }
