@@ -135,6 +135,8 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
     throw error(error_kind::io, "--out " + o.out.string() + ": the folder " + out_dir.string() + " is missing or not writable");
   }
 
+  sweep::check_plan(request);  // a bad plan is reported before any compile or GPU work
+
   std::string why;
   const bool gpu = device::driver_available(&why) && device::device_count() > 0;
   sweep::sweep_result result;

@@ -105,8 +105,9 @@ family_config load_family_config(const std::filesystem::path& file) {
     if (!values.is_array() || values.empty()) fail(file, at, "expected a non-empty array");
     knob k{name, {}};
     for (std::size_t i = 0; i < values.size(); ++i) {
-      if (!values[i].is_number_integer()) {
-        fail(file, at + "/" + std::to_string(i), "expected an integer");
+      // Values become template arguments and parts of variant ids ("split3-..."), so no sign.
+      if (!values[i].is_number_integer() || values[i].get<long long>() < 0) {
+        fail(file, at + "/" + std::to_string(i), "expected a non-negative integer");
       }
       const long long v = values[i].get<long long>();
       if (std::find(k.values.begin(), k.values.end(), v) != k.values.end()) {

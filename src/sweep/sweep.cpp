@@ -266,6 +266,14 @@ screened screen_and_measure(const timing::timer& timer, const std::vector<timing
 
 void request_stop() { g_stop_requested = 1; }
 
+void check_plan(const sweep_request& request) {
+  for (const family_work& w : load_plan(request)) {
+    for (const space::mode* m : w.modes) {
+      for (long long t : swept_tokens(request)) (void)model_shapes(w, *m, t);
+    }
+  }
+}
+
 void compile_plan(const sweep_request& request, const std::vector<std::string>& archs, const progress_fn& progress, sweep_result& out) {
   const auto start = clock_type::now();
   const std::vector<family_work> plan = load_plan(request);

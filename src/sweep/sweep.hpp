@@ -96,6 +96,10 @@ struct sweep_request {
   std::optional<std::filesystem::path> family_config_file;
 };
 
+/// Loads the plan's families and checks every mode, model shape and token count it names,
+/// without compiling or touching a GPU. Throws error(config/usage) for a bad plan.
+void check_plan(const sweep_request& request);
+
 /// Without a GPU: compiles every variant of the plan for `archs` and checks the plan; nothing
 /// is timed. Throws error(config/usage) for a bad plan.
 void compile_plan(const sweep_request& request, const std::vector<std::string>& archs, const progress_fn& progress,

@@ -86,7 +86,7 @@ TEST(cli, compile_with_a_bad_config_exits_2_naming_file_and_field) {
   const auto r = run_kk3tune({"--config-dir", std::string(KK3_FIXTURE_DIR) + "/bad_configs", "compile", "--family",
                               "copy_example", "--arch", "sm_90a", "--no-cache"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "bad_configs/copy_example.json: /knobs/VEC_BYTES/2: expected an integer")) << r.output;
+  EXPECT_TRUE(contains(r.output, "bad_configs/copy_example.json: /knobs/VEC_BYTES/2: expected a non-negative integer")) << r.output;
 }
 
 TEST(cli, compile_with_broken_variants_exits_1_and_prints_their_logs) {

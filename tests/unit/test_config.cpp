@@ -58,7 +58,9 @@ TEST(config, enumerates_variants_in_order_with_constraints) {
 
 TEST(config, errors_name_the_file_and_json_path) {
   EXPECT_NE(error_of("{").find("not valid JSON"), std::string::npos);
-  EXPECT_NE(error_of(replace(k_valid, "[1, 2, 3]", "[1, \"two\", 3]")).find("demo.json: /knobs/A/1: expected an integer"),
+  EXPECT_NE(error_of(replace(k_valid, "[1, 2, 3]", "[1, \"two\", 3]")).find("demo.json: /knobs/A/1: expected a non-negative integer"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(k_valid, "[1, 2, 3]", "[1, 2, -7]")).find("demo.json: /knobs/A/2: expected a non-negative integer"),
             std::string::npos);
   EXPECT_NE(error_of(replace(k_valid, "\"family\"", "\"famly\"")).find("/famly: unknown key"), std::string::npos);
   EXPECT_NE(error_of(replace(k_valid, "[1, 2, 3]", "[]")).find("/knobs/A: expected a non-empty array"), std::string::npos);
