@@ -1,10 +1,55 @@
-// `kk3tune report` (stub until issue 7's report lands).
+// `kk3tune report RESULTS.json --html FILE`: a self-contained HTML page with SVG plots of a
+// result file (a sweep or a `time --json` file).
+#include <iostream>
+
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
+#include "report/html_report.hpp"
+#include "report/result_reader.hpp"
 
 namespace kk3::cli {
-void add_report_command(CLI::App& app, const global_options&, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand("report", "Write a self-contained HTML report with SVG plots of a result file");
-  cmd->callback([&exit_code] { exit_code = k_exit_usage; });
+namespace {
+
+struct report_options {
+  std::filesystem::path input;  ///< the result file
+  std::filesystem::path html;   ///< --html FILE
+};
+
+int run_report(const report_options& o) {
+  // Refuse an output folder that is not there before reading a large input.
+  const std::filesystem::path folder = o.html.has_parent_path() ? o.html.parent_path() : ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) {
+    throw error(error_kind::io,
+                o.html.string() + ": cannot be written (no folder " + folder.string() + ")");
+  }
+  const report::result_document doc = report::read_result_document(o.input);
+  const report::html_report page =
+      report::render_html_report(doc, report::read_report_extras(o.input));
+  write_file_atomic(o.html, page.html);
+  std::cout << "wrote " << o.html.string() << "  (" << doc.kind << " result, " << doc.records.size()
+            << " records, " << page.plots << " plots, " << (page.html.size() + 1023) / 1024
+            << " KiB)\n";
+  return k_exit_ok;
 }
+
+}  // namespace
+
+void add_report_command(CLI::App& app, const global_options&, int& exit_code) {
+  auto o = std::make_shared<report_options>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Write a self-contained HTML report with SVG plots of a result file");
+  cmd->add_option("results", o->input, "a result JSON file (kind \"sweep\" or \"time\")")
+      ->required();
+  cmd->add_option("--html", o->html, "the HTML file to write (atomically)")->required();
+  cmd->footer(
+      "A sweep gets, per family, mode and model shape, time per call against the token count for\n"
+      "every variant with the dispatch ranges and winners, the winners' share of the bandwidth\n"
+      "ceiling, and sortable tables; a time file a bar chart of its variants and a table. The "
+      "page\n"
+      "loads nothing from the network, and the same input gives the same bytes.");
+  cmd->callback([&exit_code, o] { exit_code = run_report(*o); });
+}
+
 }  // namespace kk3::cli

@@ -43,6 +43,7 @@ struct result_record {
   std::optional<result_stats> stats;
   std::vector<double> samples_us;
   double bytes_moved = 0, achieved_tb_s = 0, fraction_of_ceiling = 0;
+  std::string timing_mode;  ///< time files: "graph", "isolated", "cold" or "chain"; sweeps: empty
 
   /// "family/mode/T64-H16-NB0/variant": what compare matches records by.
   std::string key() const;
@@ -56,11 +57,14 @@ struct result_document {
   result_context context;
   std::vector<result_record> records;
   std::vector<sweep_dispatch> dispatch;  ///< sweeps with a GPU; empty otherwise
+  bool timed = true;  ///< false for a sweep run without a GPU ("timed": false in its plan)
 };
 
 /// Reads a result file. Throws error(io) if it cannot be read, error(usage) naming the file and
 /// the JSON path if it is not valid JSON, has another schema_version than 1, an unknown kind, or
-/// a missing or mistyped field.
+/// a missing or mistyped field. Also reads the first layout of `time --json` (one measurement at
+/// the top level, its variant in the subject) and an integer field holding a fraction (rounded).
+/// The format: results/schema/kk3tune-result.schema.json.
 result_document read_result_document(const std::filesystem::path& file);
 
 }  // namespace kk3::report

@@ -5,97 +5,14 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
+#include "report/json_fields.hpp"
 
 namespace kk3::report {
 namespace {
 
 using json = nlohmann::ordered_json;
 
-/// Typed access to one file's JSON; every failure names the file and the JSON pointer.
-class fields {
- public:
-  explicit fields(const std::filesystem::path& file) : m_file(file) {}
-
-  [[noreturn]] void fail(const std::string& at, const std::string& what) const {
-    throw error(error_kind::usage, m_file.string() + ": " + (at.empty() ? "/" : at) + ": " + what);
-  }
-
-  const json& member(const json& object, const std::string& at, const std::string& key) const {
-    const auto it = object.find(key);
-    if (it == object.end()) fail(at + "/" + key, "missing");
-    return *it;
-  }
-  const json& object(const json& parent, const std::string& at, const std::string& key) const {
-    const json& v = member(parent, at, key);
-    if (!v.is_object()) fail(at + "/" + key, "expected an object");
-    return v;
-  }
-  const json& array(const json& parent, const std::string& at, const std::string& key) const {
-    const json& v = member(parent, at, key);
-    if (!v.is_array()) fail(at + "/" + key, "expected an array");
-    return v;
-  }
-  std::string string(const json& parent, const std::string& at, const std::string& key) const {
-    const json& v = member(parent, at, key);
-    if (!v.is_string()) fail(at + "/" + key, "expected a string");
-    return v.get<std::string>();
-  }
-  long long integer(const json& parent, const std::string& at, const std::string& key) const {
-    return integer_value(member(parent, at, key), at + "/" + key);
-  }
-  long long integer_value(const json& v, const std::string& at) const {
-    if (!v.is_number_integer()) fail(at, "expected an integer");
-    return v.get<long long>();
-  }
-  double number(const json& parent, const std::string& at, const std::string& key) const {
-    const json& v = member(parent, at, key);
-    if (!v.is_number()) fail(at + "/" + key, "expected a number");
-    return v.get<double>();
-  }
-
- private:
-  const std::filesystem::path& m_file;
-};
-
-sweep_range read_range(const fields& f, const json& r, const std::string& at) {
-  if (!r.is_object()) f.fail(at, "expected an object");
-  sweep_range out;
-  out.at = at;
-  out.min_tokens = f.integer(r, at, "min_tokens");
-  out.max_tokens = f.integer(r, at, "max_tokens");
-  out.variant = f.string(r, at, "variant");
-  for (const auto& [name, value] : f.object(r, at, "knobs").items()) {
-    out.knobs.emplace_back(name, f.integer_value(value, at + "/knobs/" + name));
-  }
-  const json& runner_up = f.member(r, at, "runner_up");
-  if (runner_up.is_string()) {
-    out.runner_up = runner_up.get<std::string>();
-  } else if (!runner_up.is_null()) {
-    f.fail(at + "/runner_up", "expected a string or null");
-  }
-  out.margin = f.number(r, at, "margin");
-  if (r.contains("incumbent_kept")) {
-    if (!r["incumbent_kept"].is_boolean()) f.fail(at + "/incumbent_kept", "expected true or false");
-    out.incumbent_kept = r["incumbent_kept"].get<bool>();
-  }
-  return out;
-}
-
-sweep_dispatch read_dispatch(const fields& f, const json& d, const std::string& at) {
-  if (!d.is_object()) f.fail(at, "expected an object");
-  sweep_dispatch out;
-  out.at = at;
-  out.family = f.string(d, at, "family");
-  out.mode = f.string(d, at, "mode");
-  out.heads = f.integer(d, at, "heads");
-  out.blocks = f.integer(d, at, "blocks");
-  const json& ranges = f.array(d, at, "ranges");
-  if (ranges.empty()) f.fail(at + "/ranges", "expected at least one range");
-  for (std::size_t i = 0; i < ranges.size(); ++i) {
-    out.ranges.push_back(read_range(f, ranges[i], at + "/ranges/" + std::to_string(i)));
-  }
-  return out;
-}
+using fields = json_fields;
 
 sweep_file read_sweep(const fields& f, const json& doc, const std::filesystem::path& file,
                       const std::string& bytes) {
@@ -139,7 +56,7 @@ sweep_file read_sweep(const fields& f, const json& doc, const std::filesystem::p
   if (doc.contains("dispatch")) {
     const json& dispatch = f.array(doc, "", "dispatch");
     for (std::size_t i = 0; i < dispatch.size(); ++i) {
-      s.dispatch.push_back(read_dispatch(f, dispatch[i], "/dispatch/" + std::to_string(i)));
+      s.dispatch.push_back(read_sweep_dispatch(f, dispatch[i], "/dispatch/" + std::to_string(i)));
     }
   }
   return s;
@@ -169,8 +86,48 @@ result_file read_result_file(const std::filesystem::path& file) {
     out.not_a_sweep = "kind " + kind->dump();
     return out;
   }
-  const fields f(file);
+  const fields f(file, /*strict=*/true);
   out.sweep = read_sweep(f, doc, file, bytes);
+  return out;
+}
+
+namespace {
+
+sweep_range read_range(const json_fields& f, const nlohmann::ordered_json& r, const std::string& at) {
+  if (!r.is_object()) f.fail(at, "expected an object");
+  sweep_range out;
+  out.at = at;
+  out.min_tokens = f.integer(r, at, "min_tokens");
+  out.max_tokens = f.integer(r, at, "max_tokens");
+  out.variant = f.string(r, at, "variant");
+  if (f.strict() || f.find(r, "knobs")) out.knobs = f.knobs(r, at, "knobs");
+  if (f.strict()) {
+    const auto& runner_up = f.member(r, at, "runner_up");
+    if (!runner_up.is_string() && !runner_up.is_null()) f.fail(at + "/runner_up", "expected a string or null");
+    out.margin = f.number(r, at, "margin");
+  } else {
+    out.margin = f.optional_number(r, at, "margin");
+  }
+  out.runner_up = f.optional_string(r, at, "runner_up");
+  out.incumbent_kept = f.optional_boolean(r, at, "incumbent_kept");
+  return out;
+}
+
+}  // namespace
+
+sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d, const std::string& at) {
+  if (!d.is_object()) f.fail(at, "expected an object");
+  sweep_dispatch out;
+  out.at = at;
+  out.family = f.string(d, at, "family");
+  out.mode = f.string(d, at, "mode");
+  out.heads = f.integer(d, at, "heads");
+  out.blocks = f.integer(d, at, "blocks");
+  const auto& ranges = f.array(d, at, "ranges");
+  if (f.strict() && ranges.empty()) f.fail(at + "/ranges", "expected at least one range");
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    out.ranges.push_back(read_range(f, ranges[i], at + "/ranges/" + std::to_string(i)));
+  }
   return out;
 }
 

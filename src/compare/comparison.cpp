@@ -1,0 +1,329 @@
+#include "compare/comparison.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "core/error.hpp"
+
+namespace kk3::compare {
+namespace {
+
+using report::result_document;
+using report::result_record;
+using report::sweep_dispatch;
+using report::sweep_range;
+
+record_id id_of(const result_record& r) {
+  return {r.key(), r.family, r.mode, r.variant, r.tokens, r.heads, r.blocks};
+}
+
+// Family, mode, model shape, tokens, variant: the order every list is shown in.
+bool id_less(const record_id& a, const record_id& b) {
+  return std::tie(a.family, a.mode, a.heads, a.blocks, a.tokens, a.variant) <
+         std::tie(b.family, b.mode, b.heads, b.blocks, b.tokens, b.variant);
+}
+
+file_summary summarize(const result_document& d) {
+  file_summary s;
+  s.file = d.file.string();
+  s.kind = d.kind;
+  s.gpu_name = d.context.gpu_name;
+  s.gpu_arch = d.context.gpu_arch;
+  s.tool_version = d.context.tool_version;
+  s.git_revision = d.context.git_revision;
+  s.utc_time = d.context.utc_time;
+  s.records = d.records.size();
+  s.timed = d.timed;
+  for (const auto& r : d.records) s.timed_records += is_timed(r);
+  return s;
+}
+
+std::string gpu_words(const file_summary& s) {
+  return s.gpu_name.empty() ? "no GPU (an untimed sweep)" : s.gpu_name;
+}
+
+void check_comparable(const file_summary& base, const file_summary& next, const compare_options& o,
+                      std::vector<std::string>& notes) {
+  if (base.kind != next.kind) {
+    throw error(error_kind::usage, "BASE (" + base.file + ") is a " + base.kind +
+                                       " result and NEW (" + next.file + ") a " + next.kind +
+                                       " result: compare needs two results of one kind");
+  }
+  if (base.gpu_name != next.gpu_name) {
+    const std::string what = "BASE (" + base.file + ") ran on " + gpu_words(base) + ", NEW (" +
+                             next.file + ") on " + gpu_words(next);
+    if (!o.allow_device_mismatch) {
+      throw error(error_kind::usage, what +
+                                         ": timings from different GPUs do not compare "
+                                         "(--allow-device-mismatch compares them anyway)");
+    }
+    notes.push_back(what + "; compared anyway (--allow-device-mismatch)");
+  }
+  for (const file_summary* s : {&base, &next}) {
+    if (!s->timed) {
+      notes.push_back(std::string(s == &base ? "BASE" : "NEW") +
+                      " is an untimed sweep (no GPU): its records carry no timing");
+    }
+  }
+}
+
+// Statuses that mean the variant failed.
+bool failed(const std::string& status) {
+  return status == "mismatch" || status == "pdl_hazard" || status == "launch_failed" ||
+         status == "compile_failed";
+}
+
+// The failure NEW shows for the record (its status, else its finalist verification), or "".
+std::string failure_of(const result_record& r) {
+  if (failed(r.status)) return r.status;
+  if (r.verification_status && failed(*r.verification_status)) return *r.verification_status;
+  return {};
+}
+
+// Whether BASE vouches for the record against NEW's failure: verified ok, or (for a compile or
+// launch failure) compiled and ran in BASE.
+bool fine_before(const result_record& base, const std::string& new_failure) {
+  if (base.status == "ok" || base.verification_status == std::optional<std::string>("ok")) {
+    return true;
+  }
+  const bool ran = new_failure == "compile_failed" || new_failure == "launch_failed";
+  return ran && is_timed(base) && !failed(base.status);
+}
+
+int group_of(const record_comparison& c) {
+  if (!c.timing) return 4;
+  switch (c.timing->result) {
+    case verdict::slower:
+      return 0;
+    case verdict::faster:
+      return 1;
+    case verdict::noisy:
+      return 2;
+    case verdict::same:
+      return 3;
+  }
+  return 4;
+}
+
+bool shown_before(const record_comparison& a, const record_comparison& b) {
+  const int ga = group_of(a), gb = group_of(b);
+  if (ga != gb) return ga < gb;
+  if (ga <= 2) {
+    // Changes equal to 0.01% are equal: the ties then read in a stable order.
+    const double ea = std::round(a.timing->effect * 1e4), eb = std::round(b.timing->effect * 1e4);
+    const double ka = ga == 0 ? -ea : ga == 1 ? ea : -std::fabs(ea);
+    const double kb = ga == 0 ? -eb : ga == 1 ? eb : -std::fabs(eb);
+    if (ka != kb) return ka < kb;
+  }
+  return id_less(a.id, b.id);
+}
+
+std::string tokens_text(long long lo, long long hi) {
+  return lo == hi ? "T" + std::to_string(lo) : "T" + std::to_string(lo) + "-" + std::to_string(hi);
+}
+
+std::string entry_of(const sweep_dispatch& d) {
+  std::string shape = d.heads ? "H" + std::to_string(d.heads) : "NB" + std::to_string(d.blocks);
+  return d.family + "/" + d.mode + "/" + shape;
+}
+
+std::string ranges_text(const std::vector<const sweep_range*>& ranges) {
+  if (ranges.empty()) return "(none)";
+  std::string out;
+  for (const sweep_range* r : ranges) {
+    out += (out.empty() ? "" : "; ") + tokens_text(r->min_tokens, r->max_tokens) + " " + r->variant;
+  }
+  return out;
+}
+
+bool overlaps(const sweep_range& a, const sweep_range& b) {
+  return a.min_tokens <= b.max_tokens && b.min_tokens <= a.max_tokens;
+}
+
+// The ranges of one table that differ between BASE and NEW; true if any does.
+bool compare_table(const std::string& entry, const sweep_dispatch& base, const sweep_dispatch& next,
+                   std::vector<dispatch_change>& out) {
+  bool changed = false;
+  for (const sweep_range& r : next.ranges) {
+    const bool same =
+        std::any_of(base.ranges.begin(), base.ranges.end(), [&](const sweep_range& b) {
+          return b.min_tokens == r.min_tokens && b.max_tokens == r.max_tokens &&
+                 b.variant == r.variant;
+        });
+    if (same) continue;
+    changed = true;
+    std::vector<const sweep_range*> before;
+    for (const sweep_range& b : base.ranges) {
+      if (overlaps(b, r)) before.push_back(&b);
+    }
+    out.push_back({entry, tokens_text(r.min_tokens, r.max_tokens), ranges_text(before), r.variant,
+                   r.min_tokens});
+  }
+  for (const sweep_range& b : base.ranges) {
+    const bool covered = std::any_of(next.ranges.begin(), next.ranges.end(),
+                                     [&](const sweep_range& r) { return overlaps(b, r); });
+    if (covered) continue;
+    changed = true;
+    out.push_back({entry, tokens_text(b.min_tokens, b.max_tokens), ranges_text({&b}), "(none)",
+                   b.min_tokens});
+  }
+  return changed;
+}
+
+void compare_dispatch(const result_document& base, const result_document& next, comparison& c) {
+  std::map<std::string, std::pair<const sweep_dispatch*, const sweep_dispatch*>> tables;
+  for (const auto& d : base.dispatch) tables[entry_of(d)].first = &d;
+  for (const auto& d : next.dispatch) tables[entry_of(d)].second = &d;
+  for (const auto& [entry, both] : tables) {
+    const auto [b, n] = both;
+    auto all = [](const sweep_dispatch& d) {
+      std::vector<const sweep_range*> ranges;
+      for (const auto& r : d.ranges) ranges.push_back(&r);
+      return ranges_text(ranges);
+    };
+    if (b && n) {
+      c.counts.dispatch_entries_changed += compare_table(entry, *b, *n, c.dispatch);
+    } else {
+      ++c.counts.dispatch_entries_changed;
+      c.dispatch.push_back(
+          {entry, "all", b ? all(*b) : "(no table)", n ? all(*n) : "(no table)", 0});
+    }
+  }
+}
+
+// Key -> index of its first record; counts the repeats.
+std::unordered_map<std::string, std::size_t> index_by_key(const result_document& d,
+                                                          std::size_t& repeats) {
+  std::unordered_map<std::string, std::size_t> index;
+  index.reserve(d.records.size());
+  for (std::size_t i = 0; i < d.records.size(); ++i) {
+    if (!index.emplace(d.records[i].key(), i).second) ++repeats;
+  }
+  return index;
+}
+
+}  // namespace
+
+std::string record_id::shape() const {
+  std::string s = "T" + std::to_string(tokens);
+  if (heads) s += " H" + std::to_string(heads);
+  if (blocks) s += " NB" + std::to_string(blocks);
+  return s;
+}
+
+int comparison::exit_code() const {
+  return regression() ? k_exit_failure : k_exit_ok;
+}
+
+std::string comparison::summary_line() const {
+  const comparison_counts& k = counts;
+  auto n = [](std::size_t v) { return std::to_string(v); };
+  return n(k.matched) + " records in both (" + n(k.slower) + " slower, " + n(k.faster) +
+         " faster, " + n(k.noisy) + " noisy, " + n(k.same) + " same, " + n(k.untimed) +
+         " not timed in both); " + n(k.verification_regressions) + " verification regression" +
+         (k.verification_regressions == 1 ? "" : "s") + "; " + n(k.dispatch_entries_changed) +
+         " dispatch table" + (k.dispatch_entries_changed == 1 ? "" : "s") + " changed; " +
+         n(k.only_in_base) + " only in BASE, " + n(k.only_in_new) +
+         " only in NEW: " + (regression() ? "REGRESSION" : "no regression");
+}
+
+comparison compare_documents(const result_document& base, const result_document& next,
+                             const compare_options& options) {
+  comparison c;
+  c.options = options;
+  c.base = summarize(base);
+  c.next = summarize(next);
+  check_comparable(c.base, c.next, options, c.notes);
+
+  std::size_t base_repeats = 0, next_repeats = 0;
+  const auto base_index = index_by_key(base, base_repeats);
+  const auto next_index = index_by_key(next, next_repeats);
+  if (base_repeats)
+    c.notes.push_back("BASE repeats " + std::to_string(base_repeats) +
+                      " record key(s); only the first of each is compared");
+  if (next_repeats)
+    c.notes.push_back("NEW repeats " + std::to_string(next_repeats) +
+                      " record key(s); only the first of each is compared");
+
+  std::size_t other_timing_mode = 0, screened_vs_final = 0;
+  for (const auto& [key, i] : base_index) {
+    const result_record& b = base.records[i];
+    const auto found = next_index.find(key);
+    if (found == next_index.end()) {
+      c.only_in_base.push_back({id_of(b), b.status});
+      continue;
+    }
+    const result_record& n = next.records[found->second];
+    record_comparison rc{id_of(b), b.status, n.status, std::nullopt};
+    if (is_timed(b) && is_timed(n)) {
+      rc.timing = compare_timing(b, n, options.timing);
+      if (b.timing_mode != n.timing_mode) ++other_timing_mode;
+      if ((b.status == "dropped") != (n.status == "dropped")) ++screened_vs_final;
+    }
+    if (const std::string failure = failure_of(n); !failure.empty() && fine_before(b, failure)) {
+      const std::string base_status =
+          b.status == "ok" || !b.verification_status ? b.status : *b.verification_status;
+      c.verification.push_back(
+          {rc.id, base_status, failure, n.first_mismatch.empty() ? n.reason : n.first_mismatch});
+    }
+    c.records.push_back(std::move(rc));
+  }
+  for (const auto& [key, i] : next_index) {
+    if (!base_index.count(key))
+      c.only_in_new.push_back({id_of(next.records[i]), next.records[i].status});
+  }
+  if (other_timing_mode) {
+    c.notes.push_back(std::to_string(other_timing_mode) +
+                      " matched record(s) were timed in another timing mode in BASE than in NEW");
+  }
+  if (screened_vs_final) {
+    // Screening rounds time short graphs: their medians run higher than the final round's.
+    c.notes.push_back(std::to_string(screened_vs_final) +
+                      " matched record(s) were screened out (2 samples, short graphs) in one file "
+                      "and timed in the final round in the other: their medians are compared "
+                      "anyway, with intervals, but are not quite like for like");
+  }
+  compare_dispatch(base, next, c);
+
+  std::sort(c.records.begin(), c.records.end(), shown_before);
+  auto by_id = [](const auto& a, const auto& b) { return id_less(a.id, b.id); };
+  std::sort(c.verification.begin(), c.verification.end(), by_id);
+  std::sort(c.dispatch.begin(), c.dispatch.end(),
+            [](const dispatch_change& a, const dispatch_change& b) {
+              return std::tie(a.entry, a.first_token) < std::tie(b.entry, b.first_token);
+            });
+  std::sort(c.only_in_base.begin(), c.only_in_base.end(), by_id);
+  std::sort(c.only_in_new.begin(), c.only_in_new.end(), by_id);
+
+  comparison_counts& k = c.counts;
+  k.matched = c.records.size();
+  for (const auto& r : c.records) {
+    if (!r.timing) {
+      ++k.untimed;
+      continue;
+    }
+    switch (r.timing->result) {
+      case verdict::slower:
+        ++k.slower;
+        break;
+      case verdict::faster:
+        ++k.faster;
+        break;
+      case verdict::noisy:
+        ++k.noisy;
+        break;
+      case verdict::same:
+        ++k.same;
+        break;
+    }
+  }
+  k.verification_regressions = c.verification.size();
+  k.only_in_base = c.only_in_base.size();
+  k.only_in_new = c.only_in_new.size();
+  return c;
+}
+
+}  // namespace kk3::compare

@@ -1,0 +1,106 @@
+#pragma once
+// `kk3tune compare`: two result files of one kind, record by record. Records are matched by
+// family, mode, shape (tokens, heads, blocks) and variant; each pair timed in both files gets a
+// verdict (timing_verdict.hpp); sweeps are also checked for verification regressions and
+// dispatch changes. A slower record or a verification regression is a regression (exit 1).
+// Pure logic over result_documents: the output formats are comparison_text.hpp and
+// report/comparison_json.hpp.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/timing_verdict.hpp"
+#include "report/result_reader.hpp"
+
+namespace kk3::compare {
+
+/// What a comparison is asked to do.
+struct compare_options {
+  timing_options timing;
+  bool allow_device_mismatch = false;  ///< compare files measured on different GPUs anyway
+};
+
+/// One side of the comparison, for the header of the output.
+struct file_summary {
+  std::string file, kind;
+  std::string gpu_name;  ///< empty for an untimed sweep (no GPU)
+  std::string gpu_arch, tool_version, git_revision, utc_time;
+  std::size_t records = 0, timed_records = 0;
+  bool timed = true;  ///< false for a sweep run without a GPU
+};
+
+/// Which record: family, mode, shape and variant.
+struct record_id {
+  std::string key;  ///< result_record::key()
+  std::string family, mode, variant;
+  long long tokens = 0, heads = 0, blocks = 0;
+  /// "T64 H16", "T64 NB4": the shape as the tables show it (zero heads and blocks left out).
+  std::string shape() const;
+};
+
+/// A record present in both files.
+struct record_comparison {
+  record_id id;
+  std::string base_status, new_status;
+  std::optional<timing_comparison> timing;  ///< nothing when it is not timed in both files
+};
+
+/// A record whose verification got worse: fine in BASE, failing in NEW.
+struct verification_regression {
+  record_id id;
+  std::string base_status;  ///< e.g. "ok"
+  std::string new_status;   ///< mismatch, pdl_hazard, launch_failed or compile_failed
+  std::string detail;       ///< NEW's first mismatch or reason, when it gives one
+};
+
+/// A record present in one file only.
+struct one_sided_record {
+  record_id id;
+  std::string status;
+};
+
+/// A dispatch range that differs: its tokens, the winner in NEW and what BASE had there.
+struct dispatch_change {
+  std::string entry;          ///< "mla_decode_epilogue/bf16/H16", "attn_res/nb4/NB4"
+  std::string tokens;         ///< "T1-16" (NEW's range; BASE's for a range NEW no longer covers)
+  std::string base;           ///< BASE's ranges over those tokens: "T1-16 split3-...", or "(none)"
+  std::string next;           ///< NEW's winner there, or "(none)"
+  long long first_token = 0;  ///< where the tokens start, for ordering
+};
+
+/// How many of each.
+struct comparison_counts {
+  std::size_t matched = 0, slower = 0, faster = 0, noisy = 0, same = 0;
+  std::size_t untimed = 0;  ///< matched but not timed in both files
+  std::size_t verification_regressions = 0;
+  std::size_t dispatch_entries_changed = 0;  ///< family x mode x shape tables that differ
+  std::size_t only_in_base = 0, only_in_new = 0;
+};
+
+/// Everything `compare` reports.
+struct comparison {
+  file_summary base, next;
+  compare_options options;
+  /// Every matched record: slower (worst first), faster (largest gain first), noisy (largest
+  /// change first), same, then not timed in both; equal changes (to 0.01%) and the other groups
+  /// by family, mode, shape, tokens, variant.
+  std::vector<record_comparison> records;
+  std::vector<verification_regression> verification;
+  std::vector<dispatch_change> dispatch;  ///< by table, then tokens
+  std::vector<one_sided_record> only_in_base, only_in_new;
+  std::vector<std::string> notes;  ///< things worth knowing that change no verdict
+  comparison_counts counts;
+
+  bool regression() const { return counts.slower > 0 || counts.verification_regressions > 0; }
+  /// 1 on a regression, else 0.
+  int exit_code() const;
+  /// One line: the counts and the outcome, e.g. "32 matched: 1 slower, ... -> REGRESSION".
+  std::string summary_line() const;
+};
+
+/// Compares NEW (`next`) with BASE. Throws error(usage) when the kinds differ, or when the GPUs
+/// differ and options.allow_device_mismatch is not set.
+comparison compare_documents(const report::result_document& base,
+                             const report::result_document& next, const compare_options& options);
+
+}  // namespace kk3::compare

@@ -1,0 +1,106 @@
+#include "report/comparison_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace kk3::report {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json file_json(const compare::file_summary& s) {
+  return {{"file", s.file},
+          {"kind", s.kind},
+          {"gpu", s.gpu_name.empty() ? json(nullptr) : json(s.gpu_name)},
+          {"arch", s.gpu_arch},
+          {"tool_version", s.tool_version},
+          {"git_revision", s.git_revision},
+          {"utc_time", s.utc_time},
+          {"timed", s.timed},
+          {"records", s.records},
+          {"timed_records", s.timed_records}};
+}
+
+json id_json(const compare::record_id& id) {
+  return {{"family", id.family}, {"mode", id.mode},     {"tokens", id.tokens},
+          {"heads", id.heads},   {"blocks", id.blocks}, {"variant", id.variant}};
+}
+
+json record_json(const compare::record_comparison& r) {
+  json e = id_json(r.id);
+  e["base_status"] = r.base_status;
+  e["new_status"] = r.new_status;
+  if (!r.timing) {
+    e["verdict"] = "untimed";
+    return e;
+  }
+  const compare::timing_comparison& t = *r.timing;
+  e["verdict"] = compare::to_string(t.result);
+  e["base_median_us"] = t.base_median_us;
+  e["new_median_us"] = t.new_median_us;
+  e["effect"] = t.effect;
+  e["test"] = t.test == compare::test_kind::mann_whitney ? "mann_whitney" : "intervals";
+  e["p_value"] = t.p_value;
+  e["significant"] = t.significant;
+  e["test_note"] = t.test_note;
+  return e;
+}
+
+}  // namespace
+
+std::string comparison_json(const compare::comparison& c) {
+  const compare::comparison_counts& k = c.counts;
+  json records = json::array();
+  for (const auto& r : c.records) records.push_back(record_json(r));
+  json verification = json::array();
+  for (const auto& v : c.verification) {
+    json e = id_json(v.id);
+    e["base_status"] = v.base_status;
+    e["new_status"] = v.new_status;
+    e["detail"] = v.detail;
+    verification.push_back(std::move(e));
+  }
+  json dispatch = json::array();
+  for (const auto& d : c.dispatch) {
+    dispatch.push_back(
+        {{"table", d.entry}, {"tokens", d.tokens}, {"base", d.base}, {"new", d.next}});
+  }
+  auto one_sided = [](const std::vector<compare::one_sided_record>& list) {
+    json out = json::array();
+    for (const auto& r : list) {
+      json e = id_json(r.id);
+      e["status"] = r.status;
+      out.push_back(std::move(e));
+    }
+    return out;
+  };
+  const json doc = {{"schema_version", 1},
+                    {"kind", "comparison"},
+                    {"base", file_json(c.base)},
+                    {"new", file_json(c.next)},
+                    {"threshold", c.options.timing.threshold},
+                    {"alpha", c.options.timing.alpha},
+                    {"allow_device_mismatch", c.options.allow_device_mismatch},
+                    {"regression", c.regression()},
+                    {"exit_code", c.exit_code()},
+                    {"counts",
+                     {{"matched", k.matched},
+                      {"slower", k.slower},
+                      {"faster", k.faster},
+                      {"noisy", k.noisy},
+                      {"same", k.same},
+                      {"untimed", k.untimed},
+                      {"verification_regressions", k.verification_regressions},
+                      {"dispatch_tables_changed", k.dispatch_entries_changed},
+                      {"only_in_base", k.only_in_base},
+                      {"only_in_new", k.only_in_new}}},
+                    {"summary", c.summary_line()},
+                    {"verification_regressions", verification},
+                    {"records", records},
+                    {"dispatch_changes", dispatch},
+                    {"only_in_base", one_sided(c.only_in_base)},
+                    {"only_in_new", one_sided(c.only_in_new)},
+                    {"notes", c.notes}};
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace kk3::report

@@ -1,0 +1,39 @@
+#pragma once
+// Internal to the HTML report: the sections of a sweep page and of a time page, and the number
+// formats they share (html_report.cpp assembles the page around them).
+#include <string>
+#include <vector>
+
+#include "report/result_reader.hpp"
+
+namespace kk3::report::html {
+
+/// A section of the page with an anchor for the table of contents.
+struct page_section {
+  std::string anchor;  ///< id of its <section>
+  std::string title;   ///< for the table of contents
+  std::string html;
+};
+
+/// The body of a sweep page: summary first, then one section per family x mode x model shape.
+struct page_body {
+  std::string summary_html;
+  std::vector<page_section> sections;
+  int plots = 0;
+};
+
+page_body sweep_body(const result_document& doc);
+page_body time_body(const result_document& doc);
+
+/// "12.35" (µs, 4 significant digits)
+std::string fmt_us(double us);
+/// "41.2%" of a fraction
+std::string fmt_pct(double fraction);
+/// "H=16", "NB=4" or "" (the model shape of a record)
+std::string shape_text(long long heads, long long blocks);
+/// The hover text of a record: variant, shape, median, spread, samples, status.
+std::string record_title(const result_record& r);
+/// The i-th colour of the categorical palette (cycles).
+const char* palette_color(std::size_t i);
+
+}  // namespace kk3::report::html

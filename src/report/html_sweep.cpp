@@ -1,0 +1,567 @@
+// The sweep page: per family x mode x model shape, time per call against the token count for
+// every variant (screened-out ones as a faint bundle, the final round more visibly, the
+// reference, winners and runner-ups in colour) with the dispatch ranges over them, the winners'
+// bandwidth, the dispatch table and the final-round records.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "report/html_sections.hpp"
+#include "report/html_table.hpp"
+#include "report/svg_plot.hpp"
+
+namespace kk3::report::html {
+namespace {
+
+constexpr const char* k_reference_color = "#111111";
+constexpr const char* k_bundle_color = "#98a2b3";
+constexpr const char* k_final_color = "#4f5f78";
+constexpr const char* k_failed_color = "#dc2626";
+
+/// One family x mode x model shape: its records and its dispatch entry.
+struct panel {
+  std::string family, mode;
+  long long heads = 0, blocks = 0;
+  std::vector<const result_record*> records;
+  const sweep_dispatch* dispatch = nullptr;
+};
+
+/// What a panel's plots and tables are made of.
+struct panel_model {
+  std::vector<long long> tokens;                                      // measured, ascending
+  std::map<std::string, std::vector<const result_record*>> variants;  // by id, tokens ascending
+  std::map<std::pair<std::string, long long>, const result_record*> at;
+  std::string reference;
+  std::vector<std::string> labelled;  // reference, winners, runner-ups, in legend order
+  std::map<std::string, std::string> color;
+  std::map<std::string, std::vector<std::string>> won, ran_up;  // id -> range labels
+  std::map<long long, std::size_t> range_at;                    // token -> dispatch range index
+};
+
+bool timed(const result_record* r) {
+  return r->stats && r->stats->median_us > 0;
+}
+
+std::string range_label(const sweep_range& r) {
+  return r.min_tokens == r.max_tokens
+             ? "T " + std::to_string(r.min_tokens)
+             : "T " + std::to_string(r.min_tokens) + "–" + std::to_string(r.max_tokens);
+}
+
+std::string panel_title(const panel& p) {
+  const std::string shape = shape_text(p.heads, p.blocks);
+  return p.family + " · " + p.mode + (shape.empty() ? "" : " · " + shape);
+}
+
+std::vector<panel> make_panels(const result_document& doc) {
+  std::vector<panel> panels;
+  std::map<std::string, std::size_t> index;
+  auto find = [&](const std::string& family, const std::string& mode, long long h, long long b) {
+    const std::string key =
+        family + '\n' + mode + '\n' + std::to_string(h) + '\n' + std::to_string(b);
+    auto [it, fresh] = index.emplace(key, panels.size());
+    if (fresh) panels.push_back({family, mode, h, b, {}, nullptr});
+    return &panels[it->second];
+  };
+  for (const result_record& r : doc.records)
+    find(r.family, r.mode, r.heads, r.blocks)->records.push_back(&r);
+  for (const sweep_dispatch& d : doc.dispatch)
+    find(d.family, d.mode, d.heads, d.blocks)->dispatch = &d;
+  return panels;
+}
+
+panel_model make_model(const panel& p) {
+  panel_model m;
+  std::set<long long> tokens;
+  for (const result_record* r : p.records) {
+    tokens.insert(r->tokens);
+    m.variants[r->variant].push_back(r);
+    m.at.emplace(std::make_pair(r->variant, r->tokens), r);
+    if (r->reference && m.reference.empty()) m.reference = r->variant;
+  }
+  m.tokens.assign(tokens.begin(), tokens.end());
+  for (auto& [id, recs] : m.variants) {
+    std::stable_sort(recs.begin(), recs.end(), [](const result_record* a, const result_record* b) {
+      return a->tokens < b->tokens;
+    });
+  }
+  std::size_t next_color = 0;
+  auto label = [&](const std::string& id) {
+    if (id.empty() || m.color.count(id)) return;
+    m.labelled.push_back(id);
+    m.color[id] = id == m.reference ? k_reference_color : palette_color(next_color++);
+  };
+  label(m.reference);
+  if (p.dispatch) {
+    for (std::size_t i = 0; i < p.dispatch->ranges.size(); ++i) {
+      const sweep_range& r = p.dispatch->ranges[i];
+      label(r.variant);
+      m.won[r.variant].push_back(range_label(r));
+      for (long long t : m.tokens) {
+        if (t >= r.min_tokens && t <= r.max_tokens) m.range_at[t] = i;
+      }
+    }
+    for (const sweep_range& r : p.dispatch->ranges) {
+      if (r.runner_up.empty()) continue;
+      label(r.runner_up);
+      m.ran_up[r.runner_up].push_back(range_label(r));
+    }
+  }
+  return m;
+}
+
+const result_record* record_at(const panel_model& m, const std::string& id, long long t) {
+  auto it = m.at.find({id, t});
+  return it == m.at.end() ? nullptr : it->second;
+}
+
+/// The reference's median over the winner's at the range's measured counts (geometric mean).
+double speedup_over_reference(const panel_model& m, const sweep_range& r) {
+  if (m.reference.empty()) return 0;
+  double log_sum = 0;
+  int n = 0;
+  for (long long t : m.tokens) {
+    if (t < r.min_tokens || t > r.max_tokens) continue;
+    const result_record* w = record_at(m, r.variant, t);
+    const result_record* ref = record_at(m, m.reference, t);
+    if (!w || !ref || !timed(w) || !timed(ref)) continue;
+    log_sum += std::log(ref->stats->median_us / w->stats->median_us);
+    ++n;
+  }
+  return n ? std::exp(log_sum / n) : 0;
+}
+
+std::string join_labels(const std::vector<std::string>& v) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+  return out;
+}
+
+std::string series_title(const std::string& id, const std::vector<const result_record*>& recs,
+                         const std::string& what) {
+  std::string t = id + " (" + what + ")";
+  for (const result_record* r : recs) {
+    if (timed(r))
+      t += "\nT=" + std::to_string(r->tokens) + ": " + fmt_us(r->stats->median_us) + " µs";
+  }
+  return t;
+}
+
+std::string time_plot(const panel& p, const panel_model& m) {
+  line_plot plot;
+  plot.title = "Time per call against token count — " + panel_title(p);
+  std::size_t dropped = 0, finals = 0;
+  double lo = 0, hi = 0;
+  for (const result_record* r : p.records) {
+    if (!timed(r)) continue;
+    lo = lo == 0 ? r->stats->median_us : std::min(lo, r->stats->median_us);
+    hi = std::max(hi, r->stats->median_us);
+  }
+  for (const auto& [id, recs] : m.variants) {
+    bool any_final = false;
+    for (const result_record* r : recs) any_final = any_final || r->status != "dropped";
+    ++(any_final ? finals : dropped);
+  }
+  plot.subtitle = std::to_string(m.variants.size()) + " variants over " +
+                  std::to_string(m.tokens.size()) + " token counts; " + std::to_string(finals) +
+                  " reached a final round; median of each measurement, log-log";
+  log_axis_range(static_cast<double>(m.tokens.front()), static_cast<double>(m.tokens.back()), 1.35,
+                 plot.x);
+  log_axis_range(lo, hi, 1.12, plot.y);
+  plot.x.label = "tokens per call (T)";
+  plot.y.label = "time per call (µs)";
+
+  if (p.dispatch) {
+    const auto& ranges = p.dispatch->ranges;
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      x_band b;
+      b.x_lo =
+          i == 0 ? plot.x.lo : std::sqrt(double(ranges[i - 1].max_tokens) * ranges[i].min_tokens);
+      b.x_hi = i + 1 == ranges.size()
+                   ? plot.x.hi
+                   : std::sqrt(double(ranges[i].max_tokens) * ranges[i + 1].min_tokens);
+      b.label = range_label(ranges[i]);
+      b.color = m.color.at(ranges[i].variant);
+      b.shaded = i % 2 == 1;
+      b.title = "range " + b.label + ": " + ranges[i].variant;
+      plot.bands.push_back(b);
+    }
+  }
+
+  const line_style bundle{k_bundle_color, 0.7, 0.3, "", 0};
+  const line_style finals_style{k_final_color, 1.1, 0.6, "", 2};
+  const line_style failed{k_failed_color, 1, 1, "", 3.2};
+  // The unlabelled variants: all their points faint, their final-round stretches visible.
+  for (const auto& [id, recs] : m.variants) {
+    if (m.color.count(id)) continue;
+    line_series s{bundle, {}, series_title(id, recs, "screened out where faint")};
+    for (const result_record* r : recs) {
+      if (timed(r)) s.points.push_back({double(r->tokens), r->stats->median_us, ""});
+    }
+    plot.series.push_back(std::move(s));
+  }
+  for (const auto& [id, recs] : m.variants) {
+    if (m.color.count(id)) continue;
+    line_series run{finals_style, {}, id + " (final round)"};
+    auto flush = [&] {
+      if (!run.points.empty()) plot.series.push_back(run);
+      run.points.clear();
+    };
+    for (const result_record* r : recs) {
+      if (timed(r) && r->status == "ok") {
+        run.points.push_back({double(r->tokens), r->stats->median_us, record_title(*r)});
+      } else {
+        flush();
+      }
+    }
+    flush();
+  }
+  for (const result_record* r : p.records) {
+    if (timed(r) && r->status != "ok" && r->status != "dropped") {
+      plot.series.push_back(
+          {failed, {{double(r->tokens), r->stats->median_us, record_title(*r)}}, ""});
+    }
+  }
+  // Labelled variants on top: runner-ups dashed, winners solid, the reference last.
+  for (int pass = 0; pass < 3; ++pass) {
+    for (const std::string& id : m.labelled) {
+      const bool is_ref = id == m.reference, is_win = m.won.count(id) > 0;
+      if ((pass == 2) != is_ref || (!is_ref && (pass == 1) != is_win)) continue;
+      line_style st{m.color.at(id), 1.6, 1, "5 3", 2.2};
+      if (is_win) st = {m.color.at(id), 1.3, 0.85, "", 1.8};
+      if (is_ref) st = {k_reference_color, 2, 1, "6 3", 2.4};
+      line_series s{st, {}, ""};
+      const auto it = m.variants.find(id);
+      if (it == m.variants.end()) continue;
+      s.title = series_title(id, it->second,
+                             is_ref   ? "reference"
+                             : is_win ? "winner"
+                                      : "runner-up");
+      for (const result_record* r : it->second) {
+        if (timed(r))
+          s.points.push_back({double(r->tokens), r->stats->median_us, record_title(*r)});
+      }
+      plot.series.push_back(std::move(s));
+    }
+  }
+
+  // The chosen winner per range on top of everything: a thick stroke with large markers.
+  if (p.dispatch) {
+    for (const sweep_range& rg : p.dispatch->ranges) {
+      const std::string& c = m.color.at(rg.variant);
+      line_series band{{c, 5.5, 0.9, "", 0}, {}, "winner " + range_label(rg) + ": " + rg.variant};
+      line_series dots{{c, 1, 1, "", 4.2}, {}, ""};
+      for (long long t : m.tokens) {
+        if (t < rg.min_tokens || t > rg.max_tokens) continue;
+        const result_record* r = record_at(m, rg.variant, t);
+        if (!r || !timed(r)) continue;
+        band.points.push_back({double(t), r->stats->median_us, ""});
+        dots.points.push_back({double(t), r->stats->median_us,
+                               "winner " + range_label(rg) + "\n" + record_title(*r)});
+      }
+      if (band.points.size() == 1) {
+        // A range of one count: a short bar across it, so its winner shows as more than a dot.
+        const plot_point q = band.points.front();
+        band.points = {{q.x / 1.18, q.y, ""}, {q.x * 1.18, q.y, ""}};
+      }
+      if (!band.points.empty()) plot.series.push_back(std::move(band));
+      plot.series.push_back(std::move(dots));
+    }
+  }
+  for (const std::string& id : m.labelled) {
+    std::string role;
+    if (id == m.reference) role = "reference";
+    if (m.won.count(id))
+      role += (role.empty() ? "" : " · ") + ("winner " + join_labels(m.won.at(id)));
+    if (m.ran_up.count(id)) {
+      role += (role.empty() ? "" : " · ") + ("runner-up " + join_labels(m.ran_up.at(id)));
+    }
+    line_style st{m.color.at(id), 1.6, 1, "5 3", 2.2};
+    if (m.won.count(id)) st = {m.color.at(id), 5, 1, "", 3.6};
+    if (id == m.reference) st = {k_reference_color, 2, 1, "6 3", 2.4};
+    plot.legend.push_back({st, role, id});
+  }
+  std::size_t others = 0, other_finalists = 0;
+  for (const auto& [id, recs] : m.variants) {
+    if (m.color.count(id)) continue;
+    ++others;
+    other_finalists += std::any_of(recs.begin(), recs.end(),
+                                   [](const result_record* r) { return r->status == "ok"; });
+  }
+  if (other_finalists > 0) {
+    plot.legend.push_back({finals_style, "final round (ok)",
+                           std::to_string(other_finalists) +
+                               " other finalists, at the counts where they were final"});
+  }
+  if (others > 0) {
+    plot.legend.push_back(
+        {{k_bundle_color, 1.5, 0.6, "", 0},
+         "screened out",
+         std::to_string(others) + " other variants; 2-sample medians where eliminated"});
+  }
+  return render_line_plot(plot);
+}
+
+std::string bandwidth_plot(const panel& p, const panel_model& m) {
+  bool fraction = false;
+  double ceiling = 0;
+  for (const result_record* r : p.records) {
+    if (r->fraction_of_ceiling > 0) {
+      fraction = true;
+      ceiling = r->achieved_tb_s / r->fraction_of_ceiling;
+      break;
+    }
+  }
+  auto value = [&](const result_record* r) {
+    return fraction ? r->fraction_of_ceiling * 100 : r->achieved_tb_s;
+  };
+  line_plot plot;
+  plot.title = (fraction ? "Fraction of the bandwidth ceiling — " : "Achieved bandwidth — ") +
+               panel_title(p);
+  plot.subtitle = fraction ? "bytes moved per call / time, as a share of the copy ceiling (" +
+                                 format_sig(ceiling, 3) + " TB/s measured at the sweep's start)"
+                           : "bytes moved per call / time";
+  log_axis_range(double(m.tokens.front()), double(m.tokens.back()), 1.35, plot.x);
+  plot.x.label = "tokens per call (T)";
+  plot.y.label = fraction ? "share of the copy ceiling" : "achieved bandwidth (TB/s)";
+  plot.y.tick_suffix = fraction ? "%" : "";
+  double hi = 0;
+  line_series selected{{"#374151", 1.3, 1, "", 0}, {}, "the selected winner at each count"};
+  std::vector<line_series> ranges;
+  if (p.dispatch) {
+    for (const sweep_range& rg : p.dispatch->ranges) {
+      line_series s{{m.color.at(rg.variant), 4, 0.9, "", 4.4},
+                    {},
+                    "winner " + range_label(rg) + ": " + rg.variant};
+      for (long long t : m.tokens) {
+        if (t < rg.min_tokens || t > rg.max_tokens) continue;
+        const result_record* r = record_at(m, rg.variant, t);
+        if (!r || !timed(r)) continue;
+        const double v = value(r);
+        hi = std::max(hi, v);
+        const std::string title = "winner " + range_label(rg) + "\n" + rg.variant +
+                                  "\nT=" + std::to_string(t) + ": " +
+                                  format_sig(r->achieved_tb_s, 3) + " TB/s" +
+                                  (fraction ? " = " + fmt_pct(r->fraction_of_ceiling) : "");
+        selected.points.push_back({double(t), v, ""});
+        s.points.push_back({double(t), v, title});
+      }
+      ranges.push_back(std::move(s));
+    }
+  }
+  line_series ref{{k_reference_color, 2, 1, "6 3", 2.4}, {}, "reference: " + m.reference};
+  if (!m.reference.empty()) {
+    for (const result_record* r : m.variants.at(m.reference)) {
+      if (!timed(r)) continue;
+      hi = std::max(hi, value(r));
+      ref.points.push_back({double(r->tokens), value(r),
+                            "reference\n" + r->variant + "\nT=" + std::to_string(r->tokens) + ": " +
+                                format_sig(r->achieved_tb_s, 3) + " TB/s" +
+                                (fraction ? " = " + fmt_pct(r->fraction_of_ceiling) : "")});
+    }
+  }
+  linear_axis_from_zero(hi, fraction ? 10 : 0.1, plot.y);
+  plot.plot_height_px = 260;
+  if (!ref.points.empty()) plot.series.push_back(ref);
+  plot.series.push_back(selected);
+  for (line_series& s : ranges) plot.series.push_back(std::move(s));
+  plot.legend.push_back({{"#374151", 4, 1, "", 3.4},
+                         "selected winner",
+                         "in the colour of its range, as in the plot above"});
+  if (!ref.points.empty()) plot.legend.push_back({ref.style, "reference", m.reference});
+  return render_line_plot(plot);
+}
+
+std::string dispatch_table(const panel& p, const panel_model& m) {
+  html_table t(
+      {{"#", true, "range number"},
+       {"tokens", true, "the measured token counts the range covers"},
+       {"counts", false, "the measured counts in the range"},
+       {"winner", false, "the selected variant"},
+       {"runner-up", false, "the fastest other qualified variant"},
+       {"margin", true,
+        "runner-up / winner - 1, median over the range; negative: a faster "
+        "challenger stayed inside the tie band"},
+       {"kept", false, "the incumbent kept its place on the tie band"},
+       {"winner µs", true, "the winner's median at the range's first and last count"},
+       {"vs reference", true, "reference median / winner median (geometric mean over the range)"}});
+  for (std::size_t i = 0; i < p.dispatch->ranges.size(); ++i) {
+    const sweep_range& r = p.dispatch->ranges[i];
+    std::string counts;
+    for (long long tk : m.tokens) {
+      if (tk >= r.min_tokens && tk <= r.max_tokens)
+        counts += (counts.empty() ? "" : ", ") + std::to_string(tk);
+    }
+    const result_record* first = record_at(m, r.variant, r.min_tokens);
+    const result_record* last = record_at(m, r.variant, r.max_tokens);
+    std::string us = first && timed(first) ? fmt_us(first->stats->median_us) : "–";
+    if (r.max_tokens != r.min_tokens)
+      us += " – " + (last && timed(last) ? fmt_us(last->stats->median_us) : "–");
+    const double speedup = speedup_over_reference(m, r);
+    html_cell swatch{"<span class=\"sw\" style=\"background:" + m.color.at(r.variant) +
+                         "\"></span>" + std::to_string(i + 1),
+                     double(i + 1), true};
+    t.add_row({swatch,
+               number_cell(double(r.min_tokens),
+                           r.min_tokens == r.max_tokens
+                               ? std::to_string(r.min_tokens)
+                               : std::to_string(r.min_tokens) + "–" + std::to_string(r.max_tokens)),
+               text_cell(counts),
+               variant_cell(r.variant, r.variant == m.reference ? "reference" : ""),
+               r.runner_up.empty() ? text_cell("–") : variant_cell(r.runner_up),
+               number_cell(r.margin, fmt_pct(r.margin)), text_cell(r.incumbent_kept ? "yes" : "no"),
+               number_cell(first && timed(first) ? first->stats->median_us : 0, us),
+               speedup > 0 ? number_cell(speedup, format_sig(speedup, 3) + "×") : text_cell("–")});
+  }
+  return t.render();
+}
+
+std::string records_table(const panel& p, const panel_model& m, std::size_t& shown) {
+  html_table t({{"T", true, "tokens per call"},
+                {"variant", false, ""},
+                {"median µs", true, "median time per call"},
+                {"p10 µs", true, ""},
+                {"p90 µs", true, ""},
+                {"noise", true, "relative standard error of the median"},
+                {"samples", true, ""},
+                {"TB/s", true, "achieved bandwidth: bytes moved / median"},
+                {"% ceiling", true, "share of the copy ceiling"},
+                {"status", false, "the record's status, and its finalist verification"}});
+  std::vector<const result_record*> rows;
+  for (const result_record* r : p.records) {
+    if (r->status != "dropped") rows.push_back(r);
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const result_record* a, const result_record* b) {
+    if (a->tokens != b->tokens) return a->tokens < b->tokens;
+    const double x = timed(a) ? a->stats->median_us : 1e300,
+                 y = timed(b) ? b->stats->median_us : 1e300;
+    return x < y;
+  });
+  for (const result_record* r : rows) {
+    std::string badge;
+    const auto w = m.range_at.find(r->tokens);
+    if (w != m.range_at.end() && p.dispatch->ranges[w->second].variant == r->variant)
+      badge = "winner";
+    if (r->variant == m.reference) badge += badge.empty() ? "reference" : " · reference";
+    std::string status = r->status;
+    if (r->verification_status) {
+      status += *r->verification_status == "ok" ? ", verified"
+                                                : ", verification " + *r->verification_status;
+    }
+    if (!r->reason.empty() && r->status != "ok") status += ": " + r->reason;
+    const bool s = timed(r);
+    const result_stats st = s ? *r->stats : result_stats{};
+    t.add_row(
+        {number_cell(double(r->tokens), std::to_string(r->tokens)), variant_cell(r->variant, badge),
+         number_cell(st.median_us, s ? fmt_us(st.median_us) : "–"),
+         number_cell(st.p10_us, s ? fmt_us(st.p10_us) : "–"),
+         number_cell(st.p90_us, s ? fmt_us(st.p90_us) : "–"),
+         number_cell(st.rel_stderr_median, s ? fmt_pct(st.rel_stderr_median) : "–"),
+         number_cell(st.samples, s ? format_sig(st.samples, 6) : "–"),
+         number_cell(r->achieved_tb_s, format_sig(r->achieved_tb_s, 3)),
+         number_cell(r->fraction_of_ceiling,
+                     r->fraction_of_ceiling > 0 ? fmt_pct(r->fraction_of_ceiling) : "–"),
+         text_cell(status)},
+        badge.rfind("winner", 0) == 0 ? "win"
+        : r->status != "ok"           ? "bad"
+                                      : "");
+  }
+  shown = t.rows();
+  return t.render();
+}
+
+std::string anchor_of(const panel& p, std::size_t i) {
+  std::string a = "p" + std::to_string(i + 1) + "-";
+  for (char c : p.family + "-" + p.mode) a += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return a;
+}
+
+}  // namespace
+
+page_body sweep_body(const result_document& doc) {
+  page_body body;
+  const std::vector<panel> panels = make_panels(doc);
+  html_table summary(
+      {{"family", false, ""},
+       {"mode", false, ""},
+       {"shape", false, "the model shape"},
+       {"token counts", true, "measured token counts"},
+       {"variants", true, "distinct variants measured"},
+       {"final", true, "records that reached a final round (status not dropped)"},
+       {"failed", true, "records with a failure status"},
+       {"ranges", true, "dispatch ranges"},
+       {"winners", true, "distinct winners"},
+       {"vs reference", true, "reference / winner over the ranges: lowest – highest"}});
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    const panel& p = panels[i];
+    const panel_model m = make_model(p);
+    std::size_t finals = 0, failed = 0;
+    bool any_timed = false;
+    for (const result_record* r : p.records) {
+      finals += r->status != "dropped";
+      failed += r->status != "dropped" && r->status != "ok" && r->status != "unverified";
+      any_timed = any_timed || timed(r);
+    }
+    double best = 0, worst = 0;
+    std::set<std::string> winners;
+    if (p.dispatch) {
+      for (const sweep_range& r : p.dispatch->ranges) {
+        winners.insert(r.variant);
+        const double s = speedup_over_reference(m, r);
+        if (s <= 0) continue;
+        best = std::max(best, s);
+        worst = worst == 0 ? s : std::min(worst, s);
+      }
+    }
+    const std::string anchor = anchor_of(p, i);
+    summary.add_row(
+        {html_cell{"<a href=\"#" + anchor + "\">" + html_escape(p.family) + "</a>", 0, false},
+         text_cell(p.mode), text_cell(shape_text(p.heads, p.blocks)),
+         number_cell(double(m.tokens.size()), m.tokens.empty()
+                                                  ? "0"
+                                                  : std::to_string(m.tokens.size()) + " (" +
+                                                        std::to_string(m.tokens.front()) + "–" +
+                                                        std::to_string(m.tokens.back()) + ")"),
+         number_cell(double(m.variants.size()), std::to_string(m.variants.size())),
+         number_cell(double(finals), std::to_string(finals)),
+         number_cell(double(failed), std::to_string(failed)),
+         number_cell(p.dispatch ? double(p.dispatch->ranges.size()) : 0,
+                     p.dispatch ? std::to_string(p.dispatch->ranges.size()) : "–"),
+         number_cell(double(winners.size()), std::to_string(winners.size())),
+         best > 0 ? number_cell(best, format_sig(worst, 3) + "× – " + format_sig(best, 3) + "×")
+                  : text_cell("–")});
+
+    page_section s{anchor, panel_title(p), ""};
+    s.html += "<h2>" + html_escape(panel_title(p)) + "</h2>\n";
+    if (!any_timed || m.tokens.empty()) {
+      s.html += "<p class=\"note\">Nothing was timed for this " +
+                std::string(p.records.empty() ? "entry" : "family and mode") + " (" +
+                std::to_string(p.records.size()) + " records).</p>\n";
+    } else {
+      s.html += "<div class=\"fig\">" + time_plot(p, m) + "</div>\n";
+      s.html += "<div class=\"fig\">" + bandwidth_plot(p, m) + "</div>\n";
+      body.plots += 2;
+    }
+    if (p.dispatch) {
+      s.html += "<h3>Dispatch ranges</h3>\n" + dispatch_table(p, m);
+    }
+    std::size_t shown = 0;
+    const std::string records = records_table(p, m, shown);
+    s.html += "<details><summary>Final-round records (" + std::to_string(shown) + " of " +
+              std::to_string(p.records.size()) + "; the others were screened out)</summary>\n" +
+              records + "</details>\n";
+    body.sections.push_back(std::move(s));
+  }
+  body.summary_html = "<h2>Summary</h2>\n";
+  if (!doc.timed) {
+    body.summary_html +=
+        "<p class=\"note\">This sweep ran without a GPU: every variant was compiled and "
+        "checked, nothing was timed.</p>\n";
+  }
+  body.summary_html += summary.render();
+  return body;
+}
+
+}  // namespace kk3::report::html

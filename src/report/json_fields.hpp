@@ -1,0 +1,126 @@
+#pragma once
+// Typed, located access to a result file's JSON for the readers of src/report (result_reader,
+// sweep_reader): every failure names the file and the JSON pointer.
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "report/json_parse.hpp"
+#include "report/sweep_reader.hpp"
+
+namespace kk3::report {
+
+/// Typed access to one file's JSON; every failure names the file and the JSON pointer.
+/// Lenient (the default) in one way only: an integer field holding a number with a fraction (a
+/// count stored as 12.5 by a script that scaled the file) is read, rounded to the nearest
+/// integer. Strict (for `emit`, whose input becomes code): integers must be integers.
+class json_fields {
+ public:
+  using json = nlohmann::ordered_json;
+  explicit json_fields(const std::filesystem::path& file, bool strict = false) : m_file(file), m_strict(strict) {}
+  bool strict() const { return m_strict; }
+
+  [[noreturn]] void fail(const std::string& at, const std::string& what) const {
+    throw error(error_kind::usage, m_file.string() + ": " + (at.empty() ? "/" : at) + ": " + what);
+  }
+
+  /// The member, or nullptr when the object has none.
+  const json* find(const json& object, const std::string& key) const {
+    const auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+  }
+  const json& member(const json& object, const std::string& at, const std::string& key) const {
+    const json* v = find(object, key);
+    if (!v) fail(at + "/" + key, "missing");
+    return *v;
+  }
+  const json& object(const json& parent, const std::string& at, const std::string& key) const {
+    const json& v = member(parent, at, key);
+    if (!v.is_object()) fail(at + "/" + key, "expected an object");
+    return v;
+  }
+  const json& array(const json& parent, const std::string& at, const std::string& key) const {
+    const json& v = member(parent, at, key);
+    if (!v.is_array()) fail(at + "/" + key, "expected an array");
+    return v;
+  }
+  std::string string(const json& parent, const std::string& at, const std::string& key) const {
+    const json& v = member(parent, at, key);
+    if (!v.is_string()) fail(at + "/" + key, "expected a string");
+    return v.get<std::string>();
+  }
+  /// An optional string: absent or null reads as empty.
+  std::string optional_string(const json& parent, const std::string& at,
+                              const std::string& key) const {
+    const json* v = find(parent, key);
+    if (!v || v->is_null()) return {};
+    if (!v->is_string()) fail(at + "/" + key, "expected a string");
+    return v->get<std::string>();
+  }
+  double number_value(const json& v, const std::string& at) const {
+    if (!v.is_number()) fail(at, "expected a number");
+    return v.get<double>();
+  }
+  double number(const json& parent, const std::string& at, const std::string& key) const {
+    return number_value(member(parent, at, key), at + "/" + key);
+  }
+  double optional_number(const json& parent, const std::string& at, const std::string& key) const {
+    const json* v = find(parent, key);
+    return v ? number_value(*v, at + "/" + key) : 0.0;
+  }
+  long long integer_value(const json& v, const std::string& at) const {
+    if (v.is_number_integer()) return v.get<long long>();
+    if (!v.is_number() || m_strict) fail(at, "expected an integer");
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || std::fabs(d) > 9.0e18) fail(at, "expected an integer");
+    return std::llround(d);
+  }
+  long long integer(const json& parent, const std::string& at, const std::string& key) const {
+    return integer_value(member(parent, at, key), at + "/" + key);
+  }
+  long long optional_integer(const json& parent, const std::string& at,
+                             const std::string& key) const {
+    const json* v = find(parent, key);
+    return v ? integer_value(*v, at + "/" + key) : 0;
+  }
+  bool optional_boolean(const json& parent, const std::string& at, const std::string& key) const {
+    const json* v = find(parent, key);
+    if (!v) return false;
+    if (!v->is_boolean()) fail(at + "/" + key, "expected true or false");
+    return v->get<bool>();
+  }
+  std::vector<double> numbers(const json& parent, const std::string& at,
+                              const std::string& key) const {
+    const json& v = array(parent, at, key);
+    std::vector<double> out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      out.push_back(number_value(v[i], at + "/" + key + "/" + std::to_string(i)));
+    }
+    return out;
+  }
+  std::vector<std::pair<std::string, long long>> knobs(const json& parent, const std::string& at,
+                                                       const std::string& key) const {
+    std::vector<std::pair<std::string, long long>> out;
+    for (const auto& [name, value] : object(parent, at, key).items()) {
+      out.emplace_back(name, integer_value(value, at + "/" + key + "/" + json_pointer_token(name)));
+    }
+    return out;
+  }
+
+ private:
+  const std::filesystem::path& m_file;
+  bool m_strict;
+};
+
+/// One entry of a sweep's "dispatch" list at `at`. Strict fields (emit) also require each range's
+/// knobs, runner_up and margin and at least one range; lenient ones (compare, report) take what
+/// is there.
+sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d, const std::string& at);
+
+}  // namespace kk3::report

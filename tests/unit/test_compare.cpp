@@ -1,0 +1,421 @@
+// `kk3tune compare` (src/compare): the verdicts on the committed fixture pairs
+// (tests/fixtures/compare, written by make_fixtures.py there), the rules behind them, and the
+// command's exit codes and key lines.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/comparison.hpp"
+#include "compare/comparison_text.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "report/comparison_json.hpp"
+#include "report/result_reader.hpp"
+#include "support/test_support.hpp"
+
+namespace kk3::compare {
+namespace {
+
+namespace fs = std::filesystem;
+using report::read_result_document;
+using report::result_document;
+
+const fs::path k_dir = fs::path(KK3_FIXTURE_DIR) / "compare";
+const std::string k_s3 =
+    "split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256";
+const std::string k_s2 =
+    "split2-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads128";
+
+result_document fixture(const std::string& name) {
+  return read_result_document(k_dir / name);
+}
+
+comparison compare_fixtures(const std::string& base, const std::string& next,
+                            compare_options o = {}) {
+  return compare_documents(fixture(base), fixture(next), o);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// --- the comparison itself ---------------------------------------------------------------------
+
+TEST(compare, identical_files_are_the_same) {
+  for (const char* name : {"time-base.json", "sweep-base.json"}) {
+    const comparison c = compare_fixtures(name, name);
+    EXPECT_EQ(c.counts.matched, c.base.records) << name;
+    EXPECT_EQ(c.counts.same, c.counts.matched) << name;
+    EXPECT_EQ(c.counts.dispatch_entries_changed, 0u) << name;
+    EXPECT_TRUE(c.verification.empty()) << name;
+    EXPECT_EQ(c.exit_code(), 0) << name;
+    for (const auto& r : c.records) {
+      ASSERT_TRUE(r.timing);
+      EXPECT_EQ(r.timing->effect, 0.0);
+      EXPECT_EQ(r.timing->p_value, 1.0) << "identical samples";
+    }
+  }
+}
+
+TEST(compare, a_ten_percent_slowdown_is_slower) {
+  for (const char* pair : {"time", "sweep"}) {
+    const comparison c =
+        compare_fixtures(std::string(pair) + "-base.json", std::string(pair) + "-slow.json");
+    EXPECT_EQ(c.counts.slower, 1u) << pair;
+    EXPECT_EQ(c.exit_code(), 1) << pair;
+    ASSERT_FALSE(c.records.empty());
+    const record_comparison& worst = c.records.front();  // regressions come first
+    EXPECT_EQ(worst.id.variant, k_s3);
+    EXPECT_EQ(worst.id.tokens, 64);
+    ASSERT_TRUE(worst.timing);
+    EXPECT_EQ(worst.timing->result, verdict::slower);
+    EXPECT_NEAR(worst.timing->effect, 0.10, 0.02);
+    EXPECT_EQ(worst.timing->test, test_kind::mann_whitney) << "20 consistent samples on each side";
+    EXPECT_LT(worst.timing->p_value, 1e-6);
+  }
+}
+
+TEST(compare, the_slowed_sweep_moves_its_dispatch_range) {
+  const comparison c = compare_fixtures("sweep-base.json", "sweep-slow.json");
+  EXPECT_EQ(c.counts.dispatch_entries_changed, 1u);
+  ASSERT_EQ(c.dispatch.size(), 1u);
+  EXPECT_EQ(c.dispatch[0].entry, "mla_decode_epilogue/bf16/H16");
+  EXPECT_EQ(c.dispatch[0].tokens, "T64");
+  EXPECT_EQ(c.dispatch[0].base, "T64 " + k_s3);
+  EXPECT_EQ(c.dispatch[0].next,
+            "split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128");
+}
+
+TEST(compare, noise_alone_is_no_regression) {
+  const comparison t = compare_fixtures("time-base.json", "time-noise.json");
+  EXPECT_EQ(t.exit_code(), 0);
+  EXPECT_EQ(t.counts.slower + t.counts.faster, 0u);
+  // The kernel with ~20% spread moved its median by ~7%: beyond the threshold, not significant.
+  EXPECT_EQ(t.counts.noisy, 1u);
+  ASSERT_TRUE(t.records.front().timing);
+  EXPECT_EQ(t.records.front().id.variant, k_s2);
+  EXPECT_EQ(t.records.front().timing->result, verdict::noisy);
+  EXPECT_GT(t.records.front().timing->p_value, 0.05);
+
+  const comparison s = compare_fixtures("sweep-base.json", "sweep-noise.json");
+  EXPECT_EQ(s.exit_code(), 0);
+  EXPECT_EQ(s.counts.same, s.counts.matched);
+  // T128 is only in NEW: listed and counted, not a regression.
+  EXPECT_EQ(s.counts.only_in_new, 3u);
+  EXPECT_EQ(s.counts.only_in_base, 0u);
+  for (const auto& r : s.only_in_new) EXPECT_EQ(r.id.tokens, 128);
+}
+
+TEST(compare, a_verification_regression_fails) {
+  const comparison c = compare_fixtures("sweep-base.json", "sweep-verify.json");
+  EXPECT_EQ(c.exit_code(), 1);
+  EXPECT_EQ(c.counts.slower, 0u);
+  ASSERT_EQ(c.verification.size(), 1u);
+  EXPECT_EQ(c.verification[0].id.variant, k_s2);
+  EXPECT_EQ(c.verification[0].id.tokens, 1);
+  EXPECT_EQ(c.verification[0].base_status, "ok");
+  EXPECT_EQ(c.verification[0].new_status, "mismatch");
+  EXPECT_TRUE(contains(c.verification[0].detail, "mqa_q[4660]"));
+  // The other way round it is a fix, not a regression.
+  EXPECT_EQ(compare_fixtures("sweep-verify.json", "sweep-base.json").exit_code(), 0);
+}
+
+TEST(compare, another_gpu_is_refused_unless_allowed) {
+  try {
+    compare_fixtures("time-base.json", "time-other-gpu.json");
+    FAIL() << "no error";
+  } catch (const error& e) {
+    EXPECT_EQ(e.kind(), error_kind::usage);
+    EXPECT_TRUE(contains(e.what(), "NVIDIA H200")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "NVIDIA B200")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "--allow-device-mismatch")) << e.what();
+  }
+  compare_options o;
+  o.allow_device_mismatch = true;
+  const comparison c = compare_fixtures("time-base.json", "time-other-gpu.json", o);
+  EXPECT_EQ(c.exit_code(), 0);
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_TRUE(contains(c.notes[0], "compared anyway"));
+}
+
+TEST(compare, two_kinds_are_refused) {
+  try {
+    compare_fixtures("sweep-base.json", "time-base.json");
+    FAIL() << "no error";
+  } catch (const error& e) {
+    EXPECT_EQ(e.kind(), error_kind::usage);
+    EXPECT_TRUE(contains(e.what(), "compare needs two results of one kind")) << e.what();
+  }
+}
+
+// Scales the statistics of every record (not the samples), as a hand edit would.
+result_document with_scaled_statistics(result_document d, double factor) {
+  for (auto& r : d.records) {
+    auto& s = *r.stats;
+    for (double* v : {&s.min_us, &s.median_us, &s.mean_us, &s.p10_us, &s.p90_us, &s.max_us,
+                      &s.stdev_us, &s.iqr_us}) {
+      *v *= factor;
+    }
+  }
+  return d;
+}
+
+TEST(compare, statistics_are_the_truth_when_the_samples_disagree) {
+  const result_document base = fixture("time-base.json");
+  const comparison c = compare_documents(base, with_scaled_statistics(base, 1.25), {});
+  EXPECT_EQ(c.exit_code(), 1);
+  for (const auto& r : c.records) {
+    ASSERT_TRUE(r.timing);
+    EXPECT_NEAR(r.timing->effect, 0.25, 1e-9);
+    EXPECT_EQ(r.timing->test, test_kind::intervals);
+    EXPECT_TRUE(contains(r.timing->test_note, "samples disagree with its statistics"))
+        << r.timing->test_note;
+  }
+  // The noisy kernel's interval (20% spread) still clears a 25% move; the others easily do.
+  EXPECT_EQ(c.counts.slower, 3u);
+}
+
+TEST(compare, a_record_with_two_samples_is_judged_by_intervals) {
+  // sweep-base has MLA_S2 at T64 dropped after screening (2 samples); make it final in NEW.
+  const result_document base = fixture("sweep-base.json");
+  result_document next = base;
+  for (auto& r : next.records) {
+    if (r.variant != k_s2 || r.tokens != 64) continue;
+    ASSERT_EQ(r.status, "dropped");
+    ASSERT_EQ(r.samples_us.size(), 2u);
+    r.status = "ok";
+    r.verification_status = "ok";
+    r.stats->median_us *= 1.2;
+    r.samples_us.assign(20, r.stats->median_us);
+  }
+  const comparison c = compare_documents(base, next, {});
+  const auto it = std::find_if(c.records.begin(), c.records.end(), [](const record_comparison& r) {
+    return r.id.variant == k_s2 && r.id.tokens == 64;
+  });
+  ASSERT_NE(it, c.records.end());
+  ASSERT_TRUE(it->timing);
+  EXPECT_EQ(it->timing->test, test_kind::intervals);
+  EXPECT_EQ(it->timing->test_note, "BASE has 2 samples");
+  EXPECT_EQ(it->timing->result, verdict::slower);
+}
+
+TEST(compare, thresholds_and_the_worst_first) {
+  result_document base = fixture("time-base.json");
+  result_document next = base;
+  // +8% on one, +30% on another: both slower at 5%, the +30% listed first; at 10%, only it.
+  next.records[0].stats->median_us *= 1.08;
+  for (double& v : next.records[0].samples_us) v *= 1.08;
+  next.records[1].stats->median_us *= 1.30;
+  for (double& v : next.records[1].samples_us) v *= 1.30;
+  const comparison c = compare_documents(base, next, {});
+  ASSERT_EQ(c.counts.slower, 2u);
+  EXPECT_EQ(c.records[0].id.variant, base.records[1].variant);
+  EXPECT_EQ(c.records[1].id.variant, base.records[0].variant);
+  compare_options o;
+  o.timing.threshold = 0.10;
+  EXPECT_EQ(compare_documents(base, next, o).counts.slower, 1u);
+  // Faster is never a regression.
+  EXPECT_EQ(compare_documents(next, base, {}).counts.faster, 2u);
+  EXPECT_EQ(compare_documents(next, base, {}).exit_code(), 0);
+}
+
+TEST(compare, untimed_sweeps_compare_without_timing) {
+  result_document base = fixture("sweep-base.json");
+  base.timed = false;
+  base.context.gpu_name.clear();
+  base.dispatch.clear();
+  for (auto& r : base.records) {
+    r.status = "unverified";
+    r.verification_status.reset();
+    r.stats.reset();
+    r.samples_us.clear();
+  }
+  const comparison c = compare_documents(base, base, {});
+  EXPECT_EQ(c.exit_code(), 0);
+  EXPECT_EQ(c.counts.untimed, c.counts.matched);
+  EXPECT_FALSE(c.notes.empty());
+}
+
+// --- output formats ----------------------------------------------------------------------------
+
+TEST(compare, formats_show_the_regression_first) {
+  const comparison c = compare_fixtures("sweep-base.json", "sweep-verify.json");
+  const std::string table = format_table(c, {});
+  EXPECT_TRUE(contains(table, "Verification regressions (1)")) << table;
+  EXPECT_TRUE(contains(
+      table,
+      "compare: 8 records in both (0 slower, 0 faster, 0 noisy, 8 same, 0 not timed in both); "
+      "1 verification regression; 0 dispatch tables changed; 0 only in BASE, 0 only in NEW: "
+      "REGRESSION"))
+      << table;
+  EXPECT_TRUE(contains(table, "8 same, 0 not timed in both (not listed; --all lists them)"))
+      << table;
+  EXPECT_FALSE(contains(table, "Same (8)"));
+  EXPECT_TRUE(contains(format_table(c, {true}), "Same (8)"));
+
+  const std::string md = format_markdown(c, {});
+  EXPECT_EQ(md.rfind("## kk3tune compare: REGRESSION\n", 0), 0u) << md;
+  EXPECT_TRUE(contains(md, "### Verification regressions (1)")) << md;
+  EXPECT_TRUE(contains(md, "| family | mode | shape | variant | BASE | NEW | detail |")) << md;
+
+  const auto j = nlohmann::json::parse(report::comparison_json(c));
+  EXPECT_EQ(j["kind"], "comparison");
+  EXPECT_EQ(j["regression"], true);
+  EXPECT_EQ(j["exit_code"], 1);
+  EXPECT_EQ(j["counts"]["verification_regressions"], 1);
+  EXPECT_EQ(j["records"].size(), 8u) << "json lists every matched record";
+  EXPECT_EQ(j["verification_regressions"][0]["new_status"], "mismatch");
+}
+
+TEST(compare, long_lists_are_cut_unless_all) {
+  result_document base = fixture("sweep-base.json");
+  result_document next = base;
+  next.records.clear();
+  const comparison c = compare_documents(base, next, {});
+  listing_options few;
+  few.list_limit = 3;
+  const std::string table = format_table(c, few);
+  EXPECT_TRUE(contains(table, "Only in BASE (8, not a regression)")) << table;
+  EXPECT_TRUE(contains(table, "... and 5 more (--all lists them)")) << table;
+  few.all = true;
+  EXPECT_FALSE(contains(format_table(c, few), "more (--all lists them)"));
+}
+
+TEST(compare, text_helpers) {
+  EXPECT_EQ(percent_text(0.1), "+10.0%");
+  EXPECT_EQ(percent_text(-0.032), "-3.2%");
+  timing_comparison t;
+  t.test = test_kind::mann_whitney;
+  t.p_value = 2.1e-8;
+  EXPECT_EQ(test_text(t), "U p=2.1e-08");
+  t.test = test_kind::intervals;
+  t.significant = true;
+  t.test_note = "BASE has 2 samples";
+  EXPECT_EQ(test_text(t), "intervals disjoint (BASE has 2 samples)");
+}
+
+// --- the command ----------------------------------------------------------------------------
+
+test::command_result compare_command(const std::string& base, const std::string& next,
+                                     std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"compare", (k_dir / base).string(), (k_dir / next).string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return test::run_kk3tune(args);
+}
+
+TEST(compare_cli, exit_codes_and_key_lines) {
+  struct expectation {
+    const char* base;
+    const char* next;
+    std::vector<std::string> extra;
+    int exit_code;
+    const char* line;
+  };
+  const std::vector<expectation> cases = {
+      {"time-base.json", "time-base.json", {}, 0, ": no regression"},
+      {"sweep-base.json",
+       "sweep-base.json",
+       {},
+       0,
+       "8 records in both (0 slower, 0 faster, 0 noisy, 8 same"},
+      {"time-base.json", "time-slow.json", {}, 1, "Slower (1)"},
+      {"sweep-base.json", "sweep-slow.json", {}, 1, "1 dispatch table changed"},
+      {"time-base.json",
+       "time-noise.json",
+       {},
+       0,
+       "Noisy (changed beyond the threshold, not significant) (1)"},
+      {"sweep-base.json", "sweep-noise.json", {}, 0, "Only in NEW (3, not a regression)"},
+      {"sweep-base.json", "sweep-verify.json", {}, 1, "Verification regressions (1)"},
+      {"time-base.json", "time-truncated.json", {}, 2, "time-truncated.json: /results/0/"},
+      {"time-truncated.json", "time-base.json", {}, 2, "the file ends early (truncated?)"},
+      {"time-base.json", "time-v2.json", {}, 2, "schema_version 2 is not supported"},
+      {"time-base.json",
+       "time-other-gpu.json",
+       {},
+       2,
+       "(--allow-device-mismatch compares them anyway)"},
+      {"time-base.json",
+       "time-other-gpu.json",
+       {"--allow-device-mismatch"},
+       0,
+       "compared anyway (--allow-device-mismatch)"},
+      {"time-base.json", "sweep-base.json", {}, 2, "compare needs two results of one kind"},
+      {"time-base.json", "missing.json", {}, 2, "missing.json: cannot be read"},
+      {"time-base.json", "time-slow.json", {"--threshold", "15%"}, 0, "3 same"},
+      {"time-base.json", "time-slow.json", {"--threshold", "ten"}, 2, "expected a percentage"},
+      {"time-base.json", "time-slow.json", {"--alpha", "2"}, 2, "--alpha"},
+      {"time-base.json", "time-slow.json", {"--format", "xml"}, 2, "--format"},
+      {"time-base.json",
+       "time-slow.json",
+       {"--format", "markdown"},
+       1,
+       "## kk3tune compare: REGRESSION"},
+      {"time-base.json", "time-slow.json", {"--format", "json"}, 1, "\"kind\": \"comparison\""},
+  };
+  for (const auto& e : cases) {
+    const auto r = compare_command(e.base, e.next, e.extra);
+    const std::string what = std::string(e.base) + " vs " + e.next + " " + join(e.extra, " ");
+    EXPECT_EQ(r.exit_code, e.exit_code) << what << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, e.line)) << what << ": no \"" << e.line << "\" in\n" << r.output;
+  }
+}
+
+TEST(compare_cli, a_hand_scaled_copy_of_the_first_committed_result_is_slower) {
+  // What the acceptance check does: the first result under results/, compared with itself, a
+  // truncated copy and a copy whose numbers under time-like keys were scaled by 1.25 (but not
+  // the raw samples in the lists).
+  const auto found = test::run_command(
+      "cd " + test::shell_quote(fs::path(KK3_RESULTS_DIR).parent_path().string()) +
+      " && grep -l -r '\"schema_version\"' results --include=*.json | grep -v -i schema | head -1");
+  ASSERT_EQ(found.exit_code, 0);
+  const fs::path first = fs::path(KK3_RESULTS_DIR).parent_path() / trim(found.output);
+  ASSERT_TRUE(fs::is_regular_file(first)) << first;
+
+  test::temp_dir dir;
+  const std::string text = read_file(first);
+  test::write_text(dir.path() / "trunc.json", text.substr(0, 2000));
+  std::function<nlohmann::ordered_json(const nlohmann::ordered_json&)> slow =
+      [&](const nlohmann::ordered_json& v) {
+        if (v.is_array()) {
+          nlohmann::ordered_json out = nlohmann::ordered_json::array();
+          for (const auto& x : v) out.push_back(x.is_number() ? x : slow(x));
+          return out;
+        }
+        if (!v.is_object()) return v;
+        nlohmann::ordered_json out = nlohmann::ordered_json::object();
+        for (const auto& [k, x] : v.items()) {
+          std::string key = k;
+          for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          static const std::vector<std::string> k_timey = {
+              "_us", "_s", "_ms", "sample", "median", "mean", "min", "max", "p10", "p90", "time"};
+          const bool timey = key.find("count") == std::string::npos &&
+                             std::any_of(k_timey.begin(), k_timey.end(), [&](const std::string& s) {
+                               return key.find(s) != std::string::npos;
+                             });
+          out[k] =
+              x.is_number() && timey ? nlohmann::ordered_json(x.get<double>() * 1.25) : slow(x);
+        }
+        return out;
+      };
+  test::write_text(dir.path() / "slow.json", slow(nlohmann::ordered_json::parse(text)).dump());
+
+  EXPECT_EQ(test::run_kk3tune({"compare", first.string(), first.string()}).exit_code, 0);
+  EXPECT_EQ(test::run_kk3tune({"compare", first.string(), (dir.path() / "trunc.json").string()})
+                .exit_code,
+            2);
+  const auto r =
+      test::run_kk3tune({"compare", first.string(), (dir.path() / "slow.json").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "+25.0%")) << r.output;
+}
+
+}  // namespace
+}  // namespace kk3::compare

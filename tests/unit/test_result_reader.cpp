@@ -1,0 +1,296 @@
+// Reading result files (src/report/result_reader.hpp): the committed H200 results of both kinds
+// and both layouts, an untimed sweep, and every way a file can be unusable (each error names the
+// file and the JSON pointer).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "report/result_reader.hpp"
+#include "support/test_support.hpp"
+
+namespace kk3 {
+namespace {
+
+namespace fs = std::filesystem;
+using report::read_result_document;
+using report::result_document;
+
+const fs::path k_h200 = fs::path(KK3_RESULTS_DIR) / "h200";
+const fs::path k_sweeps = k_h200 / "sweep-families-2026-11-29";
+const fs::path k_chain = k_h200 / "mla-bench-2026-11-29" / "bf16" / "chain-bf16-H8-T64.json";
+
+// The message of the error(usage) reading `file` throws ("" and a failure if none is thrown).
+std::string usage_error(const fs::path& file) {
+  try {
+    read_result_document(file);
+  } catch (const error& e) {
+    EXPECT_EQ(e.kind(), error_kind::usage) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << file << " was read without an error";
+  return {};
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+TEST(result_reader, reads_a_time_result) {
+  const result_document d = read_result_document(k_chain);
+  EXPECT_EQ(d.kind, "time");
+  EXPECT_EQ(d.schema_version, 1);
+  EXPECT_TRUE(d.timed);
+  EXPECT_EQ(d.context.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(d.context.gpu_arch, "sm_90a");
+  EXPECT_EQ(d.context.compute_capability, "9.0");
+  EXPECT_EQ(d.context.sm_count, 132);
+  EXPECT_EQ(d.context.l2_bytes, 62914560);
+  EXPECT_EQ(d.context.sm_clock_mhz, 1980);
+  EXPECT_EQ(d.context.git_revision, "84fa5b85b325");
+  EXPECT_EQ(d.context.utc_time, "2026-11-29T08:40:00Z");
+  ASSERT_FALSE(d.context.argv.empty());
+  EXPECT_EQ(d.context.argv[1], "time");
+  EXPECT_TRUE(d.dispatch.empty());
+
+  ASSERT_EQ(d.records.size(), 5u);
+  const report::result_record& r = d.records[0];
+  EXPECT_EQ(r.at, "/results/0");
+  EXPECT_EQ(r.key(),
+            "mla_decode_epilogue/bf16/T64-H8-NB0/"
+            "split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0");
+  EXPECT_EQ(r.status, "ok");
+  EXPECT_EQ(r.timing_mode, "chain");
+  EXPECT_FALSE(r.reference);  // this early file has no "reference" member
+  EXPECT_FALSE(r.verification_status);
+  ASSERT_TRUE(r.stats);
+  EXPECT_EQ(r.stats->samples, 49);
+  EXPECT_DOUBLE_EQ(r.stats->median_us, 1.7184004187583923);
+  EXPECT_DOUBLE_EQ(r.stats->rel_stderr_median, 0.003460148822557755);
+  EXPECT_EQ(r.samples_us.size(), 49u);
+  EXPECT_DOUBLE_EQ(r.samples_us[0], 1.5776000916957855);
+  EXPECT_DOUBLE_EQ(r.bytes_moved, 1327616.0);
+}
+
+TEST(result_reader, reads_the_first_time_layout) {
+  // Before `time` measured several variants, the one measurement sat at the top level and the
+  // variant in the subject.
+  const result_document d =
+      read_result_document(k_h200 / "measure-engine-2026-11-29" / "repeat1-T8.json");
+  EXPECT_EQ(d.kind, "time");
+  ASSERT_EQ(d.records.size(), 1u);
+  EXPECT_EQ(d.records[0].key(), "copy_example/default/T8-H0-NB0/vec_bytes16-unroll1-threads256");
+  EXPECT_EQ(d.records[0].at, "");
+  EXPECT_EQ(d.records[0].timing_mode, "graph");
+  ASSERT_TRUE(d.records[0].stats);
+  EXPECT_EQ(d.records[0].stats->samples, 129);
+  EXPECT_EQ(d.records[0].samples_us.size(), 129u);
+}
+
+TEST(result_reader, reads_a_gzipped_time_result_once_decompressed) {
+  test::temp_dir dir;
+  const fs::path gz = k_h200 / "mla-bench-2026-11-29" / "bf16" / "graph-bf16-H16-T64.json.gz";
+  const fs::path json = dir.path() / "graph-bf16-H16-T64.json";
+  const auto r = test::run_command("gzip -dc " + test::shell_quote(gz.string()) + " > " +
+                                   test::shell_quote(json.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  // Compressed, it is refused with a hint.
+  EXPECT_NE(usage_error(gz).find("gzip-compressed"), std::string::npos);
+
+  const result_document d = read_result_document(json);
+  ASSERT_EQ(d.records.size(), 96u);
+  for (const auto& rec : d.records) {
+    EXPECT_EQ(rec.family, "mla_decode_epilogue");
+    EXPECT_EQ(rec.tokens, 64);
+    EXPECT_EQ(rec.heads, 16);
+    ASSERT_TRUE(rec.stats) << rec.key();
+    EXPECT_EQ(static_cast<std::size_t>(rec.stats->samples), rec.samples_us.size()) << rec.key();
+  }
+  EXPECT_DOUBLE_EQ(d.records[0].stats->median_us, 1.989454623650421);
+}
+
+TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
+  const result_document d = read_result_document(k_sweeps / "small.json");
+  EXPECT_EQ(d.kind, "sweep");
+  EXPECT_TRUE(d.timed);
+  EXPECT_EQ(d.context.gpu_name, "NVIDIA H200");
+  ASSERT_EQ(d.records.size(), 32u);
+  const report::result_record& r = d.records[5];
+  EXPECT_EQ(r.at, "/records/5");
+  EXPECT_EQ(r.key(),
+            "mla_decode_epilogue/bf16/T64-H16-NB0/"
+            "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128");
+  EXPECT_EQ(r.status, "ok");
+  EXPECT_EQ(r.verification_status, "ok");
+  ASSERT_EQ(r.knobs.size(), 7u);
+  EXPECT_EQ(r.knobs[0], (std::pair<std::string, long long>("SPLIT", 3)));
+  ASSERT_TRUE(r.stats);
+  EXPECT_EQ(r.stats->samples, 70);
+  EXPECT_DOUBLE_EQ(r.stats->median_us, 2.3108000867068768);
+  EXPECT_EQ(r.samples_us.size(), 70u);
+  EXPECT_DOUBLE_EQ(r.fraction_of_ceiling, 0.25966821087935427);
+
+  ASSERT_EQ(d.dispatch.size(), 3u);
+  const report::sweep_dispatch& t = d.dispatch[2];
+  EXPECT_EQ(t.at, "/dispatch/2");
+  EXPECT_EQ(t.family, "attn_res");
+  EXPECT_EQ(t.blocks, 1);
+  ASSERT_EQ(t.ranges.size(), 2u);
+  EXPECT_EQ(t.ranges[0].min_tokens, 1);
+  EXPECT_EQ(t.ranges[0].max_tokens, 65);
+  EXPECT_EQ(t.ranges[1].variant,
+            "b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red0");
+  EXPECT_EQ(t.ranges[1].runner_up,
+            "b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0");
+  EXPECT_DOUBLE_EQ(t.ranges[1].margin, 0.28123882499860864);
+}
+
+TEST(result_reader, reads_the_large_committed_sweeps) {
+  const result_document mla = read_result_document(k_sweeps / "mla.json");
+  ASSERT_EQ(mla.records.size(), 9633u);
+  std::size_t dropped = 0;
+  for (const auto& r : mla.records) {
+    if (r.status != "dropped") continue;
+    ++dropped;
+    EXPECT_EQ(r.samples_us.size(), 2u);
+    EXPECT_FALSE(r.verification_status);
+    EXPECT_TRUE(r.stats);
+  }
+  EXPECT_EQ(dropped, 9170u);
+  EXPECT_EQ(mla.dispatch.size(), 4u);
+  const result_document attn = read_result_document(k_sweeps / "attn_res.json");
+  EXPECT_EQ(attn.records.size(), 9044u);
+  EXPECT_EQ(attn.dispatch.size(), 7u);
+}
+
+TEST(result_reader, reads_an_untimed_sweep) {
+  // As `kk3tune sweep` writes it without a GPU (only the fields the reader needs, one record).
+  test::temp_dir dir;
+  const fs::path file = dir.path() / "untimed.json";
+  test::write_text(file, R"({"schema_version": 1, "kind": "sweep",
+  "context": {"gpu": null, "tool_version": "0.1.0", "git_revision": "abc", "argv": ["kk3tune", "sweep"],
+              "utc_time": "2026-11-29T13:15:58Z"},
+  "plan": {"config": "p.json", "tokens": [1, 64], "archs": ["sm_100a", "sm_90a"], "timed": false},
+  "families": {},
+  "records": [
+    {"family":"attn_res","mode":"nb1","tokens":0,"heads":0,"blocks":1,"variant":"b1-threads1024","knobs":{"B":1,"THREADS":1024},"reference":true,"status":"unverified","reason":"","rounds":0,"verification":null,"statistics":null,"samples_us":[],"bytes_moved":0.0,"achieved_tb_s":0.0,"fraction_of_ceiling":0.0}
+  ],
+  "dispatch": []
+})");
+  const result_document d = read_result_document(file);
+  EXPECT_FALSE(d.timed);
+  EXPECT_EQ(d.context.gpu_name, "");
+  EXPECT_EQ(d.context.nvrtc_version, "");
+  ASSERT_EQ(d.records.size(), 1u);
+  EXPECT_EQ(d.records[0].status, "unverified");
+  EXPECT_FALSE(d.records[0].stats);
+  EXPECT_TRUE(d.records[0].samples_us.empty());
+  EXPECT_EQ(d.records[0].key(), "attn_res/nb1/T0-H0-NB1/b1-threads1024");
+  EXPECT_TRUE(d.dispatch.empty());
+}
+
+TEST(result_reader, a_count_with_a_fraction_is_still_readable) {
+  // A script that scaled every number under "samples" leaves a count of 61.25.
+  test::temp_dir dir;
+  const fs::path file = dir.path() / "scaled.json";
+  std::string text = replaced(read_file(k_chain), "\"samples\": 49,", "\"samples\": 61.25,");
+  text = replaced(text, "\"tokens\": 64,", "\"tokens\": 64.0,");
+  test::write_text(file, text);
+  const result_document d = read_result_document(file);
+  EXPECT_DOUBLE_EQ(d.records[0].stats->samples, 61.25);
+  EXPECT_EQ(d.records[0].tokens, 64);
+}
+
+class result_reader_errors : public ::testing::Test {
+ protected:
+  test::temp_dir dir;
+  // The chain result with `from` replaced by `to`, written to dir/name.
+  fs::path edited(const std::string& name, const std::string& from, const std::string& to) {
+    const fs::path file = dir.path() / name;
+    test::write_text(file, replaced(read_file(k_chain), from, to));
+    return file;
+  }
+  fs::path written(const std::string& name, const std::string& text) {
+    const fs::path file = dir.path() / name;
+    test::write_text(file, text);
+    return file;
+  }
+};
+
+TEST_F(result_reader_errors, an_unreadable_file_is_an_io_error) {
+  try {
+    read_result_document(dir.path() / "missing.json");
+    FAIL() << "no error";
+  } catch (const error& e) {
+    EXPECT_EQ(e.kind(), error_kind::io);
+    EXPECT_NE(std::string(e.what()).find("missing.json"), std::string::npos);
+  }
+}
+
+TEST_F(result_reader_errors, a_truncated_file_names_where_it_ends) {
+  const std::string text = read_file(k_chain);
+  const fs::path file = written("t.json", text.substr(0, text.find("1.7343997955322266")));
+  const std::string what = usage_error(file);
+  EXPECT_NE(what.find("t.json: /results/0/samples_us/"), std::string::npos) << what;
+  EXPECT_NE(what.find("truncated"), std::string::npos) << what;
+  EXPECT_NE(usage_error(written("empty.json", "")).find("empty"), std::string::npos);
+}
+
+TEST_F(result_reader_errors, a_syntax_error_names_the_pointer_and_byte) {
+  const std::string what =
+      usage_error(edited("s.json", "\"median_us\": 1.7184004187583923,", "\"median_us\": NaN,"));
+  EXPECT_NE(what.find("s.json: /results/0/statistics/median_us: not valid JSON at byte "),
+            std::string::npos)
+      << what;
+}
+
+TEST_F(result_reader_errors, another_schema_version_is_named) {
+  const std::string what =
+      usage_error(edited("v2.json", "\"schema_version\": 1", "\"schema_version\": 2"));
+  EXPECT_NE(what.find("v2.json: /schema_version: schema_version 2 is not supported"),
+            std::string::npos)
+      << what;
+}
+
+TEST_F(result_reader_errors, an_unknown_kind_is_named) {
+  const std::string what =
+      usage_error(edited("k.json", "\"kind\": \"time\"", "\"kind\": \"bench\""));
+  EXPECT_NE(what.find("k.json: /kind: unknown kind \"bench\""), std::string::npos) << what;
+}
+
+TEST_F(result_reader_errors, missing_and_mistyped_fields_are_named) {
+  EXPECT_NE(usage_error(edited("m.json", "\"median_us\": 1.7184004187583923,", ""))
+                .find("m.json: /results/0/statistics/median_us: missing"),
+            std::string::npos);
+  EXPECT_NE(usage_error(edited("n.json", "\"variant\": \"split2-unroll1",
+                               "\"variant\": 7, \"x\": \"split2-unroll1"))
+                .find("n.json: /results/1/variant: expected a string"),
+            std::string::npos);
+  EXPECT_NE(usage_error(edited("o.json", "1.5776000916957855,\n        1.6575999557971954",
+                               "1.5776000916957855,\n        \"1.6575999557971954\""))
+                .find("o.json: /results/0/samples_us/1: expected a number"),
+            std::string::npos);
+  EXPECT_NE(usage_error(edited("p.json", "\"subject\": {", "\"subjects\": {"))
+                .find("p.json: /subject: missing"),
+            std::string::npos);
+  EXPECT_NE(usage_error(written("q.json", R"({"kind": "time"})"))
+                .find("q.json: /schema_version: missing"),
+            std::string::npos);
+  EXPECT_NE(usage_error(written("r.json", "[1, 2]")).find("r.json: /: expected a JSON object"),
+            std::string::npos);
+  EXPECT_NE(
+      usage_error(
+          written(
+              "s.json",
+              R"({"schema_version": 1, "kind": "sweep", "context": {}, "records": [{"family": "f"}]})"))
+          .find("s.json: /records/0/mode: missing"),
+      std::string::npos);
+}
+
+}  // namespace
+}  // namespace kk3
