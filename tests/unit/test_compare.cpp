@@ -183,17 +183,15 @@ TEST(compare, statistics_are_the_truth_when_the_samples_disagree) {
 }
 
 TEST(compare, a_record_with_two_samples_is_judged_by_intervals) {
-  // sweep-base has MLA_S2 at T64 dropped after screening (2 samples); make it final in NEW.
+  // sweep-base has MLA_S2 at T64 dropped after screening (2 samples); NEW screens it 20% slower.
   const result_document base = fixture("sweep-base.json");
   result_document next = base;
   for (auto& r : next.records) {
     if (r.variant != k_s2 || r.tokens != 64) continue;
     ASSERT_EQ(r.status, "dropped");
     ASSERT_EQ(r.samples_us.size(), 2u);
-    r.status = "ok";
-    r.verification_status = "ok";
     r.stats->median_us *= 1.2;
-    r.samples_us.assign(20, r.stats->median_us);
+    for (double& x : r.samples_us) x *= 1.2;
   }
   const comparison c = compare_documents(base, next, {});
   const auto it = std::find_if(c.records.begin(), c.records.end(), [](const record_comparison& r) {
@@ -204,6 +202,28 @@ TEST(compare, a_record_with_two_samples_is_judged_by_intervals) {
   EXPECT_EQ(it->timing->test, test_kind::intervals);
   EXPECT_EQ(it->timing->test_note, "BASE has 2 samples");
   EXPECT_EQ(it->timing->result, verdict::slower);
+}
+
+TEST(compare, a_screening_measurement_is_not_compared_with_a_final_one) {
+  const result_document base = fixture("sweep-base.json");
+  result_document next = base;
+  for (auto& r : next.records) {
+    if (r.variant != k_s2 || r.tokens != 64) continue;
+    ASSERT_EQ(r.status, "dropped");
+    r.status = "ok";
+    r.verification_status = "ok";
+    r.stats->median_us *= 1.2;
+    r.samples_us.assign(20, r.stats->median_us);
+  }
+  const comparison c = compare_documents(base, next, {});
+  const auto it = std::find_if(c.records.begin(), c.records.end(), [](const record_comparison& r) {
+    return r.id.variant == k_s2 && r.id.tokens == 64;
+  });
+  ASSERT_NE(it, c.records.end());
+  EXPECT_FALSE(it->timing);
+  EXPECT_FALSE(c.regression());
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_NE(c.notes.back().find("not like for like"), std::string::npos);
 }
 
 TEST(compare, thresholds_and_the_worst_first) {
