@@ -1,6 +1,7 @@
 #include "sweep/sweep.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <chrono>
 #include <cmath>
@@ -354,8 +355,10 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
       total += tokens.size() * model_shapes(w, *m, 1).size();
     }
   }
+  std::atomic<bool> abandon{false};  // set when the sweep ends early: compile no further modes
   std::thread compiler([&] {
     for (auto& j : jobs) {
+      if (abandon) break;
       std::vector<jit::compile_request> requests;
       for (const space::variant* v : j->work->variants) requests.push_back(jit::make_request(j->work->space.config, *j->mode, *v, info.arch, request.kernel_dir));
       try {
@@ -367,8 +370,12 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
   });
   struct joiner {
     std::thread& t;
-    ~joiner() { t.join(); }
-  } join_compiler{compiler};
+    std::atomic<bool>& abandon;
+    ~joiner() {
+      abandon = true;  // after the last mode this changes nothing; after an error it stops early
+      t.join();
+    }
+  } join_compiler{compiler, abandon};
 
   for (auto& job : jobs) {
     const family_work& w = *job->work;
