@@ -120,7 +120,7 @@ json parse_json_text(const std::filesystem::path& file, const std::string& bytes
   }
   try {
     return json::parse(bytes);
-  } catch (const json::parse_error&) {
+  } catch (const json::exception&) {  // parse_error, or out_of_range: a number overflows a double
   }
   pointer_tracker tracker;
   json::sax_parse(bytes, &tracker);

@@ -69,7 +69,7 @@ result_file read_result_file(const std::filesystem::path& file) {
   json doc;
   try {
     doc = json::parse(bytes);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range (a number overflows a double)
     throw error(error_kind::usage, file.string() + ": not valid JSON (" + e.what() + ")");
   }
   result_file out;

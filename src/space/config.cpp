@@ -52,7 +52,7 @@ family_config load_family_config(const std::filesystem::path& file) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range (a number overflows a double)
     throw error(error_kind::config, file.string() + ": not valid JSON (" + e.what() + ")");
   }
   if (!doc.is_object()) fail(file, "", "expected an object");

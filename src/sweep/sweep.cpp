@@ -455,7 +455,7 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
         finals_by_count.emplace_back(t, timed);
         for (const auto& [id, last] : result.last) {
           record r = make_record(w, m, s, *by_id.at(id));
-          const bool final = std::any_of(result.finals.begin(), result.finals.end(), [&](const auto& f) { return f.label == id; });
+          const bool final = std::any_of(result.finals.begin(), result.finals.end(), [&id = id](const auto& f) { return f.label == id; });
           r.rounds = last.second;
           r.stats = last.first.stats;
           r.samples_us = last.first.samples_us;

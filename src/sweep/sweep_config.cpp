@@ -84,7 +84,7 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
   json doc;
   try {
     doc = json::parse(read_file(file));
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range (a number overflows a double)
     throw error(error_kind::config, file.string() + ": not valid JSON (" + e.what() + ")");
   }
   if (!doc.is_object()) r.fail("", "expected an object");
