@@ -105,16 +105,10 @@ int run_time(const global_options& global, time_options o) {
   }
 
   std::vector<timing::candidate> candidates;
-  const double bytes = v.space.impl->bytes_moved(v.shape, *v.mode);
   for (const loaded_kernel& k : v.kernels) {
-    timing::candidate c;
-    c.label = k.variant->id;
-    c.tokens = v.shape.tokens;
-    c.function = k.function;
-    c.config = v.space.impl->geometry(*k.variant, *v.mode, v.shape);
-    for (auto& w : v.workspaces) c.workspaces.push_back(w.get());
-    c.bytes_moved = bytes;
-    candidates.push_back(std::move(c));
+    std::vector<families::workspace*> workspaces;
+    for (auto& w : v.workspaces) workspaces.push_back(w.get());
+    candidates.push_back(timing::make_candidate(*v.space.impl, *k.variant, *v.mode, v.shape, k.function, std::move(workspaces)));
   }
 
   std::vector<timing::measurement> result;

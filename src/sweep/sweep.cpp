@@ -174,14 +174,7 @@ double measure_ceiling(const jit::jit_engine& engine, const device::device_info&
   for (std::size_t i = 0; i < compiled.size(); ++i) {
     if (!compiled[i].ok) continue;
     modules.push_back(std::make_unique<device::module>(compiled[i].cubin, compiled[i].label));
-    timing::candidate c;
-    c.label = space.variants[i].id;
-    c.tokens = s.tokens;
-    c.function = modules.back()->function(compiled[i].lowered_name);
-    c.config = copy.geometry(space.variants[i], m, s);
-    c.workspaces = {ws.get()};
-    c.bytes_moved = copy.bytes_moved(s, m);
-    candidates.push_back(std::move(c));
+    candidates.push_back(timing::make_candidate(copy, space.variants[i], m, s, modules.back()->function(compiled[i].lowered_name), {ws.get()}));
   }
   if (candidates.empty()) return 0;
   timing::timing_options o;
@@ -432,14 +425,7 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
         std::vector<timing::candidate> candidates;
         for (const loaded& k : kernels) {
           if (!full_screen && !pool.count(k.variant->id)) continue;
-          timing::candidate c;
-          c.label = k.variant->id;
-          c.tokens = t;
-          c.function = k.function;
-          c.config = w.space.impl->geometry(*k.variant, m, s);
-          c.workspaces = {ws.get()};
-          c.bytes_moved = w.space.impl->bytes_moved(s, m);
-          candidates.push_back(std::move(c));
+          candidates.push_back(timing::make_candidate(*w.space.impl, *k.variant, m, s, k.function, {ws.get()}));
           by_id[k.variant->id] = k.variant;
         }
         screened result;

@@ -244,6 +244,18 @@ double median_of(std::vector<double> v) {
 
 }  // namespace
 
+candidate make_candidate(const families::family& f, const space::variant& v, const space::mode& m, const families::shape& s,
+                         CUfunction function, std::vector<families::workspace*> workspaces) {
+  candidate c;
+  c.label = v.id;
+  c.tokens = s.tokens;
+  c.function = function;
+  c.config = f.geometry(v, m, s);
+  c.workspaces = std::move(workspaces);
+  c.bytes_moved = f.bytes_moved(s, m);
+  return c;
+}
+
 timer::timer(const device::device_info& info, const helper_kernels& helpers) : m_info(info), m_helpers(helpers) {}
 
 unsigned timer::cold_rotation(double working_set_bytes) const {

@@ -49,6 +49,11 @@ struct candidate {
   double bytes_moved = 0;             ///< per launch, for bandwidth
 };
 
+/// The candidate for variant `v` of family `f` in mode `m` at shape `s`: its geometry and
+/// bytes moved from the family, launched on `workspaces`.
+candidate make_candidate(const families::family& f, const space::variant& v, const space::mode& m, const families::shape& s,
+                         CUfunction function, std::vector<families::workspace*> workspaces);
+
 /// The outcome of measuring one candidate.
 struct measurement {
   std::string label;
