@@ -25,7 +25,6 @@
 
 namespace kk3::cli {
 
-std::vector<std::string> target_archs(const std::string& arch_flag);  // cmd_compile.cpp
 
 namespace {
 
