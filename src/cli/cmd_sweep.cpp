@@ -25,7 +25,6 @@
 
 namespace kk3::cli {
 
-
 namespace {
 
 struct sweep_options {
