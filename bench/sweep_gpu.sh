@@ -5,6 +5,8 @@
 #   bench/sweep_gpu.sh OUTDIR families         mla_decode_epilogue in full, then attn_res at 4 token counts
 #   bench/sweep_gpu.sh OUTDIR default          the default sweep from a cold compile cache, then again
 #                                              warm (two sweeps back to back), and bench/sweep_repro.py
+#                                              with every flipped pair timed head to head; leaves
+#                                              the two sweeps gzip'd, repro.md and logs.tgz
 #   bench/sweep_gpu.sh OUTDIR checks SWEEP.json  the emitted mla table against upstream's choice
 #                                              (every mode, H=16), and the downstream example built
 #                                              and run on this GPU (ctest -R package)
@@ -27,7 +29,11 @@ case $step in
   families) run mla 170 --family mla_decode_epilogue
             run attn_res 150 --family attn_res --tokens 1,64,1024,8192 ;;
   default) run default-cold 320; run default-warm 220
-           python3 "$here/sweep_repro.py" "$out/default-cold.json" "$out/default-warm.json" "$out/repro.md" | head -30 ;;
+           timeout 200 python3 "$here/sweep_repro.py" "$out/default-cold.json" "$out/default-warm.json" "$out/repro.md" \
+             --head-to-head "$out/head-to-head" --cache-dir "$cache" | head -4
+           # What comes back from the GPU machine: at most 8 files of 16 MiB each.
+           gzip -9n "$out"/default-*.json
+           tar czf "$out/logs.tgz" -C "$out" --exclude cache --exclude '*.json.gz' --exclude repro.md . ;;
   checks) sweep=${3:?usage: bench/sweep_gpu.sh OUTDIR checks SWEEP.json}
           for m in bf16 bf16_rope fp8 fp8_rope; do
             timeout 100 python3 "$here/mla_table_vs_upstream.py" "$sweep" "$out/upstream-$m" $m 16 >/dev/null 2>"$out/upstream-$m.log"
