@@ -6,8 +6,8 @@
 // `kk3tune emit RESULTS.json... --out DIR` instead.
 //
 // Tables:
-//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git b12b17cd5647-dirty), NVRTC 13.0
-//           at 2026-11-29T12:53:21Z; sweep result digest 7f6ee129878346e96c5b0806344dd966
+//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 96cb6fb49e91), NVRTC 13.0
+//           at 2026-11-29T15:36:19Z; sweep result digest d991cd7112ca4855c8c289301ecd0060
 //   sm_100  no sweep result: every select() returns the reference variant
 //
 // Kernel: source attn_res.cuh (installed as <kk3tune/kernels/attn_res.cuh>)
@@ -152,16 +152,23 @@ inline constexpr knobs all_variants[] = {
     {1, 512, 0, 0, 0, 1, 1, 0, 9, 0, 0},  // b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0
     {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1},  // b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1
     {1, 512, 0, 0, 0, 1, 1, 1, 9, 0, 0},  // b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc9-spread0-red0
-    {1, 512, 0, 1, 0, 0, 1, 0, 9, 0, 0},  // b1-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
     {1, 512, 1, 0, 0, 0, 1, 1, 3, 0, 0},  // b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0
-    {1, 1024, 1, 1, 0, 0, 1, 0, 3, 0, 0},  // b1-threads1024-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    {1, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0},  // b1-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
+    {1, 1024, 0, 0, 0, 0, 1, 0, 9, 0, 0},  // b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
+    {1, 1024, 0, 1, 0, 0, 1, 0, 9, 0, 0},  // b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
+    {1, 1024, 1, 0, 0, 0, 1, 0, 3, 0, 0},  // b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    {1, 1024, 1, 0, 0, 0, 1, 0, 9, 0, 0},  // b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
+    {1, 1024, 1, 0, 0, 0, 1, 1, 3, 0, 0},  // b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0
     {2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0},  // b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
     {2, 512, 1, 0, 0, 0, 1, 0, 3, 0, 0},  // b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
     {2, 512, 1, 0, 0, 0, 1, 1, 3, 0, 1},  // b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1
+    {2, 512, 1, 1, 0, 0, 1, 0, 3, 0, 0},  // b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
     {2, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0},  // b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
+    {4, 256, 0, 1, 0, 0, 1, 0, 9, 0, 0},  // b4-threads256-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
     {4, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0},  // b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    {4, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0},  // b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
     {4, 256, 1, 0, 0, 0, 1, 1, 3, 0, 1},  // b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1
-    {4, 256, 1, 1, 0, 0, 1, 0, 3, 0, 0},  // b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    {4, 256, 1, 1, 0, 0, 1, 0, 9, 0, 0},  // b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
     {7, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0},  // b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
     {7, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0},  // b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
     {7, 256, 1, 1, 0, 0, 1, 0, 3, 0, 0},  // b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
@@ -174,19 +181,26 @@ constexpr const char* variant_id(const knobs& k) noexcept {
   if (k == all_variants[2]) return "b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0";
   if (k == all_variants[3]) return "b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1";
   if (k == all_variants[4]) return "b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc9-spread0-red0";
-  if (k == all_variants[5]) return "b1-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[6]) return "b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0";
-  if (k == all_variants[7]) return "b1-threads1024-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[8]) return "b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[9]) return "b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[10]) return "b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1";
-  if (k == all_variants[11]) return "b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[12]) return "b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[13]) return "b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1";
-  if (k == all_variants[14]) return "b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[15]) return "b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[16]) return "b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[17]) return "b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
+  if (k == all_variants[5]) return "b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0";
+  if (k == all_variants[6]) return "b1-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
+  if (k == all_variants[7]) return "b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
+  if (k == all_variants[8]) return "b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
+  if (k == all_variants[9]) return "b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
+  if (k == all_variants[10]) return "b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
+  if (k == all_variants[11]) return "b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0";
+  if (k == all_variants[12]) return "b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
+  if (k == all_variants[13]) return "b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
+  if (k == all_variants[14]) return "b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1";
+  if (k == all_variants[15]) return "b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
+  if (k == all_variants[16]) return "b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
+  if (k == all_variants[17]) return "b4-threads256-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
+  if (k == all_variants[18]) return "b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
+  if (k == all_variants[19]) return "b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
+  if (k == all_variants[20]) return "b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1";
+  if (k == all_variants[21]) return "b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
+  if (k == all_variants[22]) return "b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
+  if (k == all_variants[23]) return "b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
+  if (k == all_variants[24]) return "b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
   return "";
 }
 
@@ -216,54 +230,82 @@ bool with_variant(const knobs& k, F&& f) {
     return true;
   }
   if (k == all_variants[5]) {
-    f(variant<1, 512, 0, 1, 0, 0, 1, 0, 9, 0, 0>{});
-    return true;
-  }
-  if (k == all_variants[6]) {
     f(variant<1, 512, 1, 0, 0, 0, 1, 1, 3, 0, 0>{});
     return true;
   }
+  if (k == all_variants[6]) {
+    f(variant<1, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0>{});
+    return true;
+  }
   if (k == all_variants[7]) {
-    f(variant<1, 1024, 1, 1, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<1, 1024, 0, 0, 0, 0, 1, 0, 9, 0, 0>{});
     return true;
   }
   if (k == all_variants[8]) {
-    f(variant<2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<1, 1024, 0, 1, 0, 0, 1, 0, 9, 0, 0>{});
     return true;
   }
   if (k == all_variants[9]) {
-    f(variant<2, 512, 1, 0, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<1, 1024, 1, 0, 0, 0, 1, 0, 3, 0, 0>{});
     return true;
   }
   if (k == all_variants[10]) {
-    f(variant<2, 512, 1, 0, 0, 0, 1, 1, 3, 0, 1>{});
+    f(variant<1, 1024, 1, 0, 0, 0, 1, 0, 9, 0, 0>{});
     return true;
   }
   if (k == all_variants[11]) {
-    f(variant<2, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0>{});
+    f(variant<1, 1024, 1, 0, 0, 0, 1, 1, 3, 0, 0>{});
     return true;
   }
   if (k == all_variants[12]) {
-    f(variant<4, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0>{});
     return true;
   }
   if (k == all_variants[13]) {
-    f(variant<4, 256, 1, 0, 0, 0, 1, 1, 3, 0, 1>{});
+    f(variant<2, 512, 1, 0, 0, 0, 1, 0, 3, 0, 0>{});
     return true;
   }
   if (k == all_variants[14]) {
-    f(variant<4, 256, 1, 1, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<2, 512, 1, 0, 0, 0, 1, 1, 3, 0, 1>{});
     return true;
   }
   if (k == all_variants[15]) {
-    f(variant<7, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<2, 512, 1, 1, 0, 0, 1, 0, 3, 0, 0>{});
     return true;
   }
   if (k == all_variants[16]) {
-    f(variant<7, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0>{});
+    f(variant<2, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0>{});
     return true;
   }
   if (k == all_variants[17]) {
+    f(variant<4, 256, 0, 1, 0, 0, 1, 0, 9, 0, 0>{});
+    return true;
+  }
+  if (k == all_variants[18]) {
+    f(variant<4, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0>{});
+    return true;
+  }
+  if (k == all_variants[19]) {
+    f(variant<4, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0>{});
+    return true;
+  }
+  if (k == all_variants[20]) {
+    f(variant<4, 256, 1, 0, 0, 0, 1, 1, 3, 0, 1>{});
+    return true;
+  }
+  if (k == all_variants[21]) {
+    f(variant<4, 256, 1, 1, 0, 0, 1, 0, 9, 0, 0>{});
+    return true;
+  }
+  if (k == all_variants[22]) {
+    f(variant<7, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0>{});
+    return true;
+  }
+  if (k == all_variants[23]) {
+    f(variant<7, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0>{});
+    return true;
+  }
+  if (k == all_variants[24]) {
     f(variant<7, 256, 1, 1, 0, 0, 1, 0, 3, 0, 0>{});
     return true;
   }
@@ -287,19 +329,28 @@ constexpr knobs pick(const range (&table)[N], long long num_tokens) noexcept {
   return table[N - 1].k;
 }
 
-// sm_90: NVIDIA H200, sweep result digest 7f6ee129878346e96c5b0806344dd966
+// sm_90: NVIDIA H200, sweep result digest d991cd7112ca4855c8c289301ecd0060
 
 // sm_90, mode nb0, blocks 0
 inline constexpr range sm_90_nb0_blocks0[] = {
-    // T 1: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1
-    //   runner-up b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.4%
-    {1, {4, 256, 1, 0, 0, 0, 1, 1, 3, 0, 1}},
-    // T 64: b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.3%
-    {64, {1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 1024: b1-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    //   runner-up b1-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.1%
-    {1024, {1, 512, 0, 1, 0, 0, 1, 0, 9, 0, 0}},
+    // T 1..16: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1
+    //   runner-up b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.2%
+    {16, {4, 256, 1, 0, 0, 0, 1, 1, 3, 0, 1}},
+    // T 32: b4-threads256-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
+    //   runner-up b4-threads256-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.3%
+    {32, {4, 256, 0, 1, 0, 0, 1, 0, 9, 0, 0}},
+    // T 48..64: b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, faster by 0.9%
+    {64, {2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0}},
+    // T 65..192: b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
+    //   runner-up b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, faster by 0.0%
+    {192, {1, 1024, 0, 0, 0, 0, 1, 0, 9, 0, 0}},
+    // T 256: b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0
+    //   runner-up b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc9-spread0-red0, slower by 0.0%
+    {256, {1, 512, 1, 0, 0, 0, 1, 1, 3, 0, 0}},
+    // T 384..4096: b1-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
+    //   runner-up b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.0%
+    {4096, {1, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0}},
     // T 8192 and above: b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0
     //   runner-up b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc9-spread0-red0, slower by 0.0%
     {8192, {1, 512, 1, 0, 0, 0, 1, 1, 3, 0, 0}},
@@ -307,88 +358,136 @@ inline constexpr range sm_90_nb0_blocks0[] = {
 
 // sm_90, mode nb1, blocks 1
 inline constexpr range sm_90_nb1_blocks1[] = {
-    // T 1: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b4-threads256-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.9%
-    {1, {4, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 64: b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1
-    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 2.8%
-    {64, {2, 512, 1, 0, 0, 0, 1, 1, 3, 0, 1}},
-    // T 1024..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0, slower by 0.0%
+    // T 1..32: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
+    //   runner-up b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.0%
+    {32, {4, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0}},
+    // T 48..64: b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, faster by 0.8%
+    {64, {2, 512, 1, 1, 0, 0, 1, 0, 3, 0, 0}},
+    // T 65: b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1
+    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 2.6%
+    {65, {2, 512, 1, 0, 0, 0, 1, 1, 3, 0, 1}},
+    // T 96..192: b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
+    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, faster by 0.2%
+    {192, {1, 1024, 1, 0, 0, 0, 1, 0, 9, 0, 0}},
+    // T 256..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0, slower by 0.1%
     {8192, {1, 512, 0, 0, 0, 1, 1, 0, 3, 0, 0}},
 };
 
 // sm_90, mode nb4, blocks 4
 inline constexpr range sm_90_nb4_blocks4[] = {
-    // T 1: b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.1%
-    {1, {4, 256, 1, 1, 0, 0, 1, 0, 3, 0, 0}},
-    // T 64: b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.0%
-    {64, {2, 512, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 1024: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0, slower by 0.3%
-    {1024, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
-    // T 8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc9-spread0-red0
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0, slower by 2.1%
+    // T 1..16: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, faster by 0.1%
+    {16, {4, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
+    // T 32..65: b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, faster by 0.1%
+    {65, {2, 512, 1, 1, 0, 0, 1, 0, 3, 0, 0}},
+    // T 96..192: b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b1-threads1024-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.3%
+    {192, {1, 1024, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
+    // T 256..2048: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1 (incumbent kept)
+    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0, slower by 1.6%
+    {2048, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
+    // T 4096..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc9-spread0-red0
+    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0, slower by 2.2%
     {8192, {1, 512, 0, 0, 0, 1, 1, 1, 9, 0, 0}},
 };
 
 // sm_90, mode nb8, blocks 8
 inline constexpr range sm_90_nb8_blocks8[] = {
-    // T 1: b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.1%
-    {1, {7, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 64: b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 4.8%
-    {64, {2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0}},
-    // T 1024: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red0, slower by 0.9%
+    // T 1..8: b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.1%
+    {8, {7, 256, 1, 1, 0, 0, 1, 0, 3, 0, 0}},
+    // T 16: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    //   runner-up b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.2%
+    {16, {4, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
+    // T 32..65: b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 3.3%
+    {65, {2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0}},
+    // T 96..192: b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.4%
+    {192, {1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0}},
+    // T 256: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1
+    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0, slower by 3.9%
+    {256, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
+    // T 384: b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    //   runner-up b1-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.8%
+    {384, {1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0}},
+    // T 512..1024: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0
+    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1, slower by 1.1%
     {1024, {1, 512, 0, 0, 0, 1, 1, 0, 3, 0, 0}},
-    // T 8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1
-    //   runner-up b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0, slower by 1.6%
-    {8192, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
+    // T 2048..8192 and above: b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1, slower by 0.5%
+    {8192, {1, 1024, 1, 0, 0, 0, 1, 1, 3, 0, 0}},
 };
 
 // sm_90, mode nb4_plain, blocks 4
 inline constexpr range sm_90_nb4_plain_blocks4[] = {
-    // T 1: b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    //   runner-up b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.5%
-    {1, {7, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0}},
-    // T 64: b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 1.1%
-    {64, {2, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0}},
-    // T 1024..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0, slower by 3.9%
+    // T 1..8: b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
+    //   runner-up b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.0%
+    {8, {7, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0}},
+    // T 16: b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
+    //   runner-up b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.0%
+    {16, {4, 256, 1, 1, 0, 0, 1, 0, 9, 0, 0}},
+    // T 32..65: b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
+    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.0%
+    {65, {2, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0}},
+    // T 96..192: b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
+    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.5%
+    {192, {1, 1024, 0, 1, 0, 0, 1, 0, 9, 0, 0}},
+    // T 256..1024: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0, slower by 3.7%
+    {1024, {1, 512, 0, 0, 0, 1, 1, 0, 3, 0, 0}},
+    // T 2048..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0
+    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0, slower by 5.6%
     {8192, {1, 512, 0, 0, 0, 1, 1, 0, 9, 0, 0}},
 };
 
 // sm_90, mode nb4_delta, blocks 4
 inline constexpr range sm_90_nb4_delta_blocks4[] = {
-    // T 1: b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.4%
-    {1, {7, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 64: b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.2%
-    {64, {2, 512, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 1024: b1-threads1024-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.3%
-    {1024, {1, 1024, 1, 1, 0, 0, 1, 0, 3, 0, 0}},
-    // T 8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1, slower by 2.9%
+    // T 1..16: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
+    //   runner-up b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, faster by 0.0%
+    {16, {4, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0}},
+    // T 32..65: b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.0%
+    {65, {2, 512, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
+    // T 96..128: b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    //   runner-up b1-threads1024-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.0%
+    {128, {1, 1024, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
+    // T 192: b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
+    //   runner-up b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 2.0%
+    {192, {1, 1024, 0, 1, 0, 0, 1, 0, 9, 0, 0}},
+    // T 256..2048: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1 (incumbent kept)
+    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 1.9%
+    {2048, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
+    // T 4096..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0
+    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1, slower by 3.0%
     {8192, {1, 512, 0, 0, 0, 1, 1, 0, 9, 0, 0}},
 };
 
 // sm_90, mode nb8_norm, blocks 8
 inline constexpr range sm_90_nb8_norm_blocks8[] = {
-    // T 1: b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.4%
-    {1, {7, 256, 1, 1, 0, 0, 1, 0, 3, 0, 0}},
-    // T 64: b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 4.8%
-    {64, {2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0}},
-    // T 1024..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1
-    //   runner-up b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.7%
+    // T 1..8: b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
+    //   runner-up b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.1%
+    {8, {7, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
+    // T 16: b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
+    //   runner-up b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.2%
+    {16, {4, 256, 1, 1, 0, 0, 1, 0, 9, 0, 0}},
+    // T 32..65: b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 4.2%
+    {65, {2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0}},
+    // T 96..192: b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.2%
+    {192, {1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0}},
+    // T 256: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1
+    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0, slower by 0.0%
+    {256, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
+    // T 384: b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    //   runner-up b1-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 4.0%
+    {384, {1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0}},
+    // T 512..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1 (incumbent kept)
+    //   runner-up b1-threads1024-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.4%
     {8192, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
 };
 
