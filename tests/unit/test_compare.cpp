@@ -182,8 +182,9 @@ TEST(compare, statistics_are_the_truth_when_the_samples_disagree) {
   EXPECT_EQ(c.counts.slower, 3u);
 }
 
-TEST(compare, a_record_with_two_samples_is_judged_by_intervals) {
+TEST(compare, a_screened_record_is_at_most_noisy) {
   // sweep-base has MLA_S2 at T64 dropped after screening (2 samples); NEW screens it 20% slower.
+  // Screening rounds cannot tell one sweep from another: noisy, with the effect, no regression.
   const result_document base = fixture("sweep-base.json");
   result_document next = base;
   for (auto& r : next.records) {
@@ -200,8 +201,12 @@ TEST(compare, a_record_with_two_samples_is_judged_by_intervals) {
   ASSERT_NE(it, c.records.end());
   ASSERT_TRUE(it->timing);
   EXPECT_EQ(it->timing->test, test_kind::intervals);
-  EXPECT_EQ(it->timing->test_note, "BASE has 2 samples");
-  EXPECT_EQ(it->timing->result, verdict::slower);
+  EXPECT_NEAR(it->timing->effect, 0.2, 1e-9);
+  EXPECT_EQ(it->timing->result, verdict::noisy);
+  EXPECT_EQ(it->timing->test_note, "screened out in both: too few samples to call");
+  EXPECT_FALSE(c.regression());
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_NE(c.notes.back().find("count as noisy"), std::string::npos);
 }
 
 TEST(compare, a_screening_measurement_is_not_compared_with_a_final_one) {
