@@ -31,6 +31,7 @@
 // KEEP, STAGE, OCC, TPC, CVT, NC, SPREAD, RED. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
 // memory with bulk asynchronous copies completing on mbarriers, then computes from there: few
 // registers, many CTAs per SM. Every path calls the same arithmetic helpers in the same order.
+#include "common/fault_injection.cuh"
 #include "common/pdl.cuh"
 #include "attn_res_params.h"
 
@@ -319,6 +320,7 @@ __device__ __forceinline__ uint4 load_new(const unsigned short* p) { return *rei
 template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC, int CVT, int NC, int SPREAD, int RED>
 __global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(const kk3_attn_res_params p) {
   using namespace kk3_ar;
+  KK3_FAULT_POINT();  // empty unless a test injects a fault (common/fault_injection.cuh)
   static_assert(TPC == 1 || STAGE, "several tokens per cluster need the staged path");
   static_assert(!RED || !STAGE, "RED=1 uses the dynamic shared memory the staged path stages into");
   constexpr int k_warps = THREADS / 32;

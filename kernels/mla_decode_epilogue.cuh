@@ -14,6 +14,7 @@
 // without waiting at all (CACHE_WAIT=0).
 //
 // Compile-time: MODE_FP8, MODE_ROPE (the mode), and the knobs below. No host headers.
+#include "common/fault_injection.cuh"
 #include "common/pdl.cuh"
 #include "mla_decode_epilogue_params.h"
 
@@ -163,6 +164,7 @@ __device__ __forceinline__ row_job locate(const kk3_mla_params& p, long long row
 template <int SPLIT, int UNROLL, int EARLY_READS, int CACHE_WAIT, int ROWS_PER_WARP, int TRIGGER_EARLY, int THREADS>
 __global__ void __launch_bounds__(THREADS) mla_decode_epilogue(const kk3_mla_params p) {
   using namespace kk3_mla;
+  KK3_FAULT_POINT();  // empty unless a test injects a fault (common/fault_injection.cuh)
   static_assert(SPLIT >= 1 && SPLIT <= 4, "SPLIT is 1..4 warps per row");
   constexpr int k_chunks_per_part = (k_chunks + SPLIT - 1) / SPLIT;
   constexpr int k_per_lane = (k_chunks_per_part + 31) / 32;

@@ -9,18 +9,23 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <random>
 
 #include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/watch.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
 #include "jit/arch.hpp"
 #include "report/sweep_json.hpp"
+#include "sweep/journal.hpp"
+#include "sweep/supervisor.hpp"
 #include "sweep/sweep.hpp"
 
 namespace kk3::cli {
@@ -36,7 +41,51 @@ struct sweep_options {
   double min_gain_percent = -1;      ///< --min-gain; < 0 = the plan's
   unsigned long long seed = 0;
   cache_options cache;
+  bool resume = false;               ///< --resume: continue OUT.journal
+  double variant_timeout_s = 60;     ///< --variant-timeout
+  bool no_isolation = false;         ///< --no-isolation: measure in this process
+  std::vector<std::string> inject;   ///< --inject-fault VARIANT=KIND (test only)
+  bool worker = false;               ///< --worker: run by the supervisor (internal)
 };
+
+/// --inject-fault VARIANT=KIND -> variant id -> KK3_INJECT_FAULT value.
+std::map<std::string, int> parse_injections(const std::vector<std::string>& items) {
+  const std::map<std::string, int> kinds = {{"illegal_address", 1}, {"trap", 2}, {"hang", 3}};
+  std::map<std::string, int> out;
+  for (const std::string& item : items) {
+    const std::size_t eq = item.rfind('=');
+    const auto kind = eq == std::string::npos ? kinds.end() : kinds.find(item.substr(eq + 1));
+    if (kind == kinds.end()) {
+      throw error(error_kind::usage, "--inject-fault " + item + ": expected VARIANT=KIND, KIND one of illegal_address, trap, hang");
+    }
+    out[item.substr(0, eq)] = kind->second;
+  }
+  return out;
+}
+
+/// What a journal belongs to: the plan's bytes and every flag that changes what is swept.
+std::string journal_key(const std::filesystem::path& plan_file, const sweep::sweep_request& r, const std::string& archs, bool timed) {
+  hasher h;
+  h.add(read_file(plan_file)).add(r.family_filter).add(archs).add(timed ? "timed" : "compile");
+  for (long long t : r.tokens) h.add(std::to_string(t));
+  h.add(std::to_string(r.config.selection.min_gain));
+  for (const auto& [id, kind] : r.inject) h.add(id).add(std::to_string(kind));
+  return h.hex();
+}
+
+/// The journal of this run: continued with --resume (or by a worker), else started.
+sweep::journal open_journal(const sweep_options& o, const std::string& key, bool timed) {
+  const std::filesystem::path file = sweep::journal_path(o.out);
+  if (o.resume || o.worker) return sweep::journal::resume(file, key);
+  const unsigned long long seed = o.seed ? o.seed : (std::random_device{}() | 1ull);
+  return sweep::journal::create(file, key, seed, timed);
+}
+
+/// After the final file is written, the journal has served its purpose.
+void finish_journal(const sweep::journal& log) {
+  std::error_code ec;
+  std::filesystem::remove(log.file(), ec);
+}
 
 /// Progress on stderr: a redrawn bar on a terminal, plain lines otherwise.
 class progress_printer {
@@ -119,8 +168,8 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   request.config_dir = config_dir;
   request.cache_dir = o.cache.cache_dir;
   request.no_cache = o.cache.no_cache;
-  request.seed = o.seed;
   request.argv = global.argv;
+  request.inject = parse_injections(o.inject);
   if (!request.tokens.empty()) {
     std::sort(request.tokens.begin(), request.tokens.end());
     request.tokens.erase(std::unique(request.tokens.begin(), request.tokens.end()), request.tokens.end());
@@ -140,12 +189,16 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   sweep::sweep_result result;
   if (!gpu) {
     const std::vector<std::string> archs = jit::parse_arch_list(o.arch.empty() ? "sm_90a,sm_100a" : o.arch);
+    sweep::journal log = open_journal(o, journal_key(plan_file, request, join(archs, ","), false), false);
+    request.log = &log;
     std::cerr << "kk3tune sweep: no GPU (" << (why.empty() ? "no device" : why) << "): compiling every variant for " << join(archs, ", ")
-              << " and checking the plan; nothing will be timed\n";
+              << " and checking the plan; nothing will be timed"
+              << (log.state().units.empty() ? "" : " (" + std::to_string(log.state().units.size()) + " family/mode units from the journal)") << "\n";
     progress_printer progress("compile");
     progress.plain_every(200);
     sweep::compile_plan(request, archs, std::ref(progress), result);
     write_file_atomic(o.out, report::sweep_json(result));
+    finish_journal(log);
     std::size_t modes = 0;
     for (const auto& f : result.families) modes += f.modes.size();
     std::cout << "plan " << plan_file.string() << ": " << result.families.size() << " families, " << modes << " modes, "
@@ -159,6 +212,19 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
     return result.compile_failures ? k_exit_failure : k_exit_environment;
   }
 
+  sweep::journal log = open_journal(o, journal_key(plan_file, request, "", true), true);
+  request.log = &log;
+  request.seed = log.state().seed;  // drawn once, when the journal was started
+  if (!o.worker && !o.no_isolation) {
+    // The GPU work runs in workers this process supervises (src/sweep/supervisor.hpp).
+    sweep::supervisor_options so;
+    so.worker_argv = global.argv;
+    so.worker_argv.push_back("--worker");
+    so.variant_timeout_s = o.variant_timeout_s;
+    return sweep::supervise(so, log);
+  }
+  if (o.worker) watch::attach();
+
   progress_printer progress("sweep");
   // Ctrl-C or a timeout's SIGTERM: finish the current shape, keep what was measured.
   std::signal(SIGINT, [](int) { sweep::request_stop(); });
@@ -166,15 +232,25 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   try {
     sweep::run_sweep(request, std::ref(progress), result);
   } catch (const error& e) {
-    // Keep what was measured: the partial result goes next to the requested file.
+    if (o.worker && e.kind() == error_kind::launch && !watch::faulting_variant().empty()) {
+      // One variant's fault: the supervisor records it and starts a worker without it. This
+      // process's CUDA context is lost; leave without tearing anything down.
+      watch::report_fault(watch::faulting_variant(), e.what());
+      std::fflush(stderr);
+      std::_Exit(sweep::k_exit_worker_restart);
+    }
+    // Keep what was measured: the journal has every finished count (--resume), and the partial
+    // result goes next to the requested file.
     if (!result.records.empty()) {
       const std::filesystem::path partial = o.out.string() + ".partial";
       write_file_atomic(partial, report::sweep_json(result));
-      std::cerr << "kk3tune sweep: stopped early; " << result.records.size() << " records kept in " << partial.string() << "\n";
+      std::cerr << "kk3tune sweep: stopped early; " << result.records.size() << " records kept in " << partial.string()
+                << "; `kk3tune sweep --resume` with the same flags continues from " << log.file().string() << "\n";
     }
     throw;
   }
   write_file_atomic(o.out, report::sweep_json(result));
+  finish_journal(log);
   print_summary(std::cout, result);
   std::size_t dropped = 0, failed = 0;
   for (const auto& rec : result.records) {
@@ -201,6 +277,14 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and recorded)");
   add_cache_options(cmd, o->cache);
+  cmd->add_flag("--resume", o->resume, "continue the sweep whose journal (OUT.journal) a kill or a fault left, with the same flags");
+  cmd->add_option("--variant-timeout", o->variant_timeout_s,
+                  "seconds one variant's GPU work may take before it counts as hung and its worker is restarted (default 60)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--no-isolation", o->no_isolation, "measure in this process (a sticky CUDA fault then ends the sweep; the journal keeps what was measured)");
+  cmd->add_option("--inject-fault", o->inject, "test only: VARIANT=illegal_address|trap|hang makes that variant fail on purpose")
+      ->group("");  // hidden from --help
+  cmd->add_flag("--worker", o->worker, "internal: run as the supervisor's worker")->group("");
   cmd->footer("Exit codes: 0 swept, 1 a variant failed verification or to compile, 2 bad plan or flag,\n"
               "3 no GPU (the plan was compiled and checked, nothing timed) or a device fault.");
   cmd->callback([&global, &exit_code, o] { exit_code = run_sweep_command(global, *o); });

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/nvtx.hpp"
 #include "core/text.hpp"
+#include "core/watch.hpp"
 #include "device/device_info.hpp"
 #include "device/resources.hpp"
 #include "families/registry.hpp"
@@ -24,6 +25,7 @@
 #include "timing/helper_kernels.hpp"
 #include "timing/timer.hpp"
 #include "verify/verifier.hpp"
+#include "sweep/journal.hpp"
 
 namespace kk3::sweep {
 namespace {
@@ -130,6 +132,17 @@ record make_record(const family_work& w, const space::mode& m, const families::s
   r.knobs = v.knobs;
   r.reference = v.is_reference;
   return r;
+}
+
+/// A variant's compile request, with the test-only fault compiled in when --inject-fault names it.
+jit::compile_request make_request(const sweep_request& r, const family_work& w, const space::mode& m, const space::variant& v,
+                                  const std::string& arch) {
+  jit::compile_request q = jit::make_request(w.space.config, m, v, arch, r.kernel_dir);
+  if (const auto it = r.inject.find(v.id); it != r.inject.end()) {
+    q.options.push_back("-DKK3_INJECT_FAULT=" + std::to_string(it->second));
+    q.label += " (fault injected)";
+  }
+  return q;
 }
 
 /// The token counts swept: --tokens, else the plan's.
@@ -281,9 +294,20 @@ void compile_plan(const sweep_request& request, const std::vector<std::string>& 
   for (const auto& w : plan) {
     out.families.push_back(summarize_family(w));
     for (const space::mode* m : w.modes) {
+      const std::string unit = w.space.config.family + "/" + m->name;
+      if (request.log && request.log->state().units.count(unit)) {  // compiled before the sweep was stopped
+        const auto& records = request.log->state().units.at(unit);
+        out.records.insert(out.records.end(), records.begin(), records.end());
+        out.compiles += request.log->state().unit_compiles.at(unit).first;
+        out.compile_failures += request.log->state().unit_compiles.at(unit).second;
+        done += w.variants.size() * archs.size();
+        if (progress) progress({done, total, unit + ": from the journal"});
+        continue;
+      }
+      const std::size_t first_record = out.records.size(), compiles_before = out.compiles, failures_before = out.compile_failures;
       std::vector<jit::compile_request> requests;
       for (const space::variant* v : w.variants) {
-        for (const auto& arch : archs) requests.push_back(jit::make_request(w.space.config, *m, *v, arch, request.kernel_dir));
+        for (const auto& arch : archs) requests.push_back(make_request(request, w, *m, *v, arch));
       }
       const auto results = engine->compile_all(requests, [&](const jit::compile_result& r) {
         ++done;
@@ -304,6 +328,11 @@ void compile_plan(const sweep_request& request, const std::vector<std::string>& 
         }
         out.records.push_back(std::move(r));
       }
+      if (request.log) {
+        request.log->add_unit(unit, std::vector<record>(out.records.begin() + static_cast<std::ptrdiff_t>(first_record), out.records.end()),
+                              out.compiles - compiles_before, out.compile_failures - failures_before);
+      }
+      if (g_stop_requested) throw error(error_kind::usage, "interrupted: stopped after " + unit + " (--resume continues from the journal)");
     }
   }
   out.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
@@ -329,7 +358,12 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
   const std::vector<long long>& tokens = swept_tokens(request);
 
   nvtx::range sweep_range("sweep");
-  out.ceiling_tb_s = measure_ceiling(engine, info, timer, request.kernel_dir, request.config_dir);
+  if (request.log && request.log->state().ceiling_tb_s) {
+    out.ceiling_tb_s = *request.log->state().ceiling_tb_s;  // the first run's, for every record alike
+  } else {
+    out.ceiling_tb_s = measure_ceiling(engine, info, timer, request.kernel_dir, request.config_dir);
+    if (request.log) request.log->add_ceiling(out.ceiling_tb_s);
+  }
 
   // Compilation runs ahead on its own thread, mode by mode, while earlier modes are measured.
   struct mode_job {
@@ -351,7 +385,7 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
     for (auto& j : jobs) {
       if (abandon) break;
       std::vector<jit::compile_request> requests;
-      for (const space::variant* v : j->work->variants) requests.push_back(jit::make_request(j->work->space.config, *j->mode, *v, info.arch, request.kernel_dir));
+      for (const space::variant* v : j->work->variants) requests.push_back(make_request(request, *j->work, *j->mode, *v, info.arch));
       try {
         j->promise.set_value(engine.compile_all(requests));
       } catch (...) {
@@ -397,95 +431,154 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
 
     std::map<std::string, verification> verified;  // per variant, for this mode
     for (std::size_t shape_index = 0; shape_index < model_shapes(w, m, 1).size(); ++shape_index) {
+      const families::shape s0 = model_shapes(w, m, 1)[shape_index];
+      const std::string skey = shape_key(w.space.config.family, m.name, s0.heads, s0.blocks);
+      // Variants that ended or hung an earlier worker at this shape (--variant-timeout, isolation):
+      // left out of it from then on, recorded where they failed.
+      std::map<std::string, journal_fault> faulty;
+      if (request.log) {
+        for (const journal_fault& f : request.log->state().faults) {
+          if (f.shape == skey) faulty[f.variant] = f;
+        }
+      }
+      if (faulty.count(w.reference->id)) {
+        const journal_fault& f = faulty.at(w.reference->id);
+        throw error(error_kind::launch, skey + ": the reference variant " + f.variant + " " + f.status + ": " + f.reason);
+      }
+
       // Measure every count first, choosing optimistically (as if every finalist will verify)
       // only to protect the likely incumbent from screening; then verify all finalists of the
       // shape in one verifier call, and select for real over the final rounds.
       std::vector<std::pair<long long, std::vector<select::timed_variant>>> finals_by_count;
       std::map<std::string, std::vector<std::size_t>> final_records;  // variant -> its final records
       std::map<std::string, const space::variant*> by_id;
+      for (const space::variant* v : w.variants) by_id[v->id] = v;
       std::optional<std::string> optimistic;
       std::vector<std::string> carried;  // the previous count's first-round order
       long long last_full = 0;
       for (long long t : tokens) {
         if (g_stop_requested) throw error(error_kind::usage, "interrupted: stopped after " + std::to_string(done) + " of " + std::to_string(total) + " shapes");
         const families::shape s = model_shapes(w, m, t)[shape_index];
-        const auto ws = w.space.impl->make_workspace(s, m, seed + static_cast<unsigned long long>(t));
-        const bool full_screen = last_full == 0 || request.config.screen.carry == 0 ||
-                                 static_cast<double>(t) >= request.config.screen.full_every * static_cast<double>(last_full);
-        if (full_screen) last_full = t;
-        std::set<std::string> protect = {w.reference->id};
-        if (optimistic) protect.insert(*optimistic);
-        std::set<std::string> pool;
-        if (!full_screen) {
-          for (std::size_t i = 0; i < carried.size() && i < request.config.screen.carry; ++i) pool.insert(carried[i]);
-          pool.insert(protect.begin(), protect.end());
-        }
-        std::vector<timing::candidate> candidates;
-        for (const loaded& k : kernels) {
-          if (!full_screen && !pool.count(k.variant->id)) continue;
-          candidates.push_back(timing::make_candidate(*w.space.impl, *k.variant, m, s, k.function, {ws.get()}));
-          by_id[k.variant->id] = k.variant;
-        }
-        screened result;
-        {
-          nvtx::range shape_range(m.name + "-T" + std::to_string(t) + (s.heads ? "-H" + std::to_string(s.heads) : ""), t);
-          result = screen_and_measure(timer, candidates, protect, request.config);
-        }
-        carried = result.first_round_order;
-
-        std::vector<select::timed_variant> timed;
-        for (const auto& f : result.finals) timed.push_back({f.label, f.stats.median, f.stats.rel_stderr_median, true});
-        if (const auto c = select::choose(t, timed, w.reference->id, optimistic, request.config.selection)) optimistic = c->winner;
-        finals_by_count.emplace_back(t, timed);
-        for (const auto& [id, last] : result.last) {
-          record r = make_record(w, m, s, *by_id.at(id));
-          const bool final = std::any_of(result.finals.begin(), result.finals.end(), [&id = id](const auto& f) { return f.label == id; });
-          r.rounds = last.second;
-          r.stats = last.first.stats;
-          r.samples_us = last.first.samples_us;
-          r.bytes_moved = last.first.bytes_moved;
-          if (final) {
-            r.status = "unverified";  // until the shape's finalists are verified below
-            final_records[id].push_back(out.records.size());
-          } else {
-            r.status = "dropped";
-            r.reason = "screened out after " + std::to_string(last.second) + " round(s)";
+        const std::string ckey = count_key(skey, t);
+        journal_count count;
+        if (request.log && request.log->state().counts.count(ckey)) {
+          count = request.log->state().counts.at(ckey);  // measured before the sweep was stopped
+        } else {
+          watch::set_shape(skey, t);
+          count.tokens = t;
+          const auto ws = w.space.impl->make_workspace(s, m, seed + static_cast<unsigned long long>(t));
+          const bool full_screen = last_full == 0 || request.config.screen.carry == 0 ||
+                                   static_cast<double>(t) >= request.config.screen.full_every * static_cast<double>(last_full);
+          count.last_full = full_screen ? t : last_full;
+          std::set<std::string> protect = {w.reference->id};
+          if (optimistic) protect.insert(*optimistic);
+          std::set<std::string> pool;
+          if (!full_screen) {
+            for (std::size_t i = 0; i < carried.size() && i < request.config.screen.carry; ++i) pool.insert(carried[i]);
+            pool.insert(protect.begin(), protect.end());
           }
+          std::vector<timing::candidate> candidates;
+          for (const loaded& k : kernels) {
+            if (faulty.count(k.variant->id) || (!full_screen && !pool.count(k.variant->id))) continue;
+            candidates.push_back(timing::make_candidate(*w.space.impl, *k.variant, m, s, k.function, {ws.get()}));
+          }
+          screened result;
+          {
+            nvtx::range shape_range(m.name + "-T" + std::to_string(t) + (s.heads ? "-H" + std::to_string(s.heads) : ""), t);
+            result = screen_and_measure(timer, candidates, protect, request.config);
+          }
+          count.carried = result.first_round_order;
+          for (const auto& [id, last] : result.last) {
+            record r = make_record(w, m, s, *by_id.at(id));
+            const bool final = std::any_of(result.finals.begin(), result.finals.end(), [&id = id](const auto& f) { return f.label == id; });
+            r.rounds = last.second;
+            r.stats = last.first.stats;
+            r.samples_us = last.first.samples_us;
+            r.bytes_moved = last.first.bytes_moved;
+            r.status = final ? "unverified" : "dropped";  // finalists: until the shape's are verified below
+            if (!final) r.reason = "screened out after " + std::to_string(last.second) + " round(s)";
+            count.records.push_back(std::move(r));
+          }
+          for (const auto& [id, f] : faulty) {
+            if (f.tokens != t) continue;
+            record r = make_record(w, m, s, *by_id.at(id));
+            r.status = f.status;
+            r.reason = f.reason;
+            count.records.push_back(std::move(r));
+          }
+          std::vector<select::timed_variant> timed;
+          for (const auto& f : result.finals) timed.push_back({f.label, f.stats.median, f.stats.rel_stderr_median, true});
+          if (const auto c = select::choose(t, timed, w.reference->id, optimistic, request.config.selection)) count.optimistic = c->winner;
+          else count.optimistic = optimistic;
+          if (request.log) request.log->add_count(ckey, count);
+        }
+        carried = count.carried;
+        last_full = count.last_full;
+        optimistic = count.optimistic;
+        std::vector<select::timed_variant> timed;
+        std::size_t timed_count = 0;
+        for (record& r : count.records) {
+          if (r.status == "unverified") {
+            timed.push_back({r.variant, r.stats->median, r.stats->rel_stderr_median, true});
+            final_records[r.variant].push_back(out.records.size());
+          }
+          timed_count += r.stats.has_value();
           out.records.push_back(std::move(r));
         }
+        finals_by_count.emplace_back(t, timed);
         ++done;
         if (progress) {
           progress({done, total, w.space.config.family + "/" + m.name + " T=" + std::to_string(t) + (s.heads ? " H=" + std::to_string(s.heads) : "") +
-                                     ": " + std::to_string(candidates.size()) + " timed, " + std::to_string(result.finals.size()) + " finalists"});
+                                     ": " + std::to_string(timed_count) + " timed, " + std::to_string(timed.size()) + " finalists"});
         }
       }
 
       // Verify this shape's finalists that are not verified yet in this mode (the verifier
       // runs the reference first, so it is always among them).
-      const families::shape s0 = model_shapes(w, m, 1)[shape_index];
+      if (request.log && request.log->state().verified.count(skey)) {
+        for (const auto& [id, v] : request.log->state().verified.at(skey)) verified[id] = v;
+      }
       std::vector<space::variant> to_verify = {*w.reference};
       for (const auto& [id, indices] : final_records) {
-        if (!verified.count(id) && id != w.reference->id) to_verify.push_back(*by_id.at(id));
+        if (!verified.count(id) && !faulty.count(id) && id != w.reference->id) to_verify.push_back(*by_id.at(id));
       }
       if (to_verify.size() > 1 || !verified.count(w.reference->id)) {
+        watch::set_shape(skey, 0);
         verify::verify_options vo;
         vo.seed = seed;
         vo.tokens = request.config.verify_tokens;
         if (s0.heads) vo.heads = {s0.heads};
-        for (const verify::verify_record& v : verifier.verify_mode(w.space, m, to_verify, vo)) verified[v.variant] = to_verification(v, seed);
+        std::map<std::string, verification> now;
+        for (const verify::verify_record& v : verifier.verify_mode(w.space, m, to_verify, vo)) {
+          // Under a supervisor a fault is the variant's, not the sweep's: this worker ends and
+          // the next one verifies the others without it.
+          if (v.outcome == verify::status::launch_failed) throw error(error_kind::launch, v.variant + ": " + v.reason);
+          now[v.variant] = to_verification(v, seed);
+        }
+        verified.insert(now.begin(), now.end());
+        if (request.log) request.log->add_verified(skey, now);
+      }
+      for (const auto& [id, f] : faulty) {
+        if (f.tokens == 0) verified[id] = verification{f.status, f.reason, seed, 0, {}, {}};  // it failed in verification
       }
       for (const auto& [id, indices] : final_records) {
+        const auto found = verified.find(id);
         for (std::size_t i : indices) {
-          out.records[i].verified = verified.at(id);
-          out.records[i].status = verified.at(id).status;
-          out.records[i].reason = verified.at(id).reason;
+          if (found == verified.end()) {  // faulted at a later count, after being a finalist here
+            out.records[i].status = faulty.at(id).status;
+            out.records[i].reason = "not verified: " + faulty.at(id).reason;
+            continue;
+          }
+          out.records[i].verified = found->second;
+          out.records[i].status = found->second.status;
+          out.records[i].reason = found->second.reason;
         }
       }
 
       std::vector<select::choice> choices;
       std::optional<std::string> previous;
       for (auto& [t, timed] : finals_by_count) {
-        for (auto& tv : timed) tv.qualified = verified.at(tv.variant).status == "ok";
+        for (auto& tv : timed) tv.qualified = verified.count(tv.variant) && verified.at(tv.variant).status == "ok";
         if (const auto c = select::choose(t, timed, w.reference->id, previous, request.config.selection)) {
           choices.push_back(*c);
           previous = c->winner;

@@ -4,6 +4,7 @@
 // survivors to the noise target, verify every finalist, and select the dispatch table.
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,6 +16,8 @@
 #include "timing/statistics.hpp"
 
 namespace kk3::sweep {
+
+class journal;
 
 /// A finalist's verification outcome (one per family x mode x variant).
 struct verification {
@@ -94,6 +97,12 @@ struct sweep_request {
   std::vector<std::string> argv;
   /// A family config given as --config (its config is read from there, not config_dir).
   std::optional<std::filesystem::path> family_config_file;
+  /// The journal to continue and append to (OUT.journal), if any: finished units found there are
+  /// taken from it instead of being done again, and each unit finished now is appended.
+  journal* log = nullptr;
+  /// Test-only fault injection (--inject-fault): variant id -> KK3_INJECT_FAULT value
+  /// (kernels/common/fault_injection.cuh), compiled into that variant in every mode.
+  std::map<std::string, int> inject;
 };
 
 /// Loads the plan's families and checks every mode, model shape and token count it names,

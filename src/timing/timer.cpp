@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/nvtx.hpp"
+#include "core/watch.hpp"
 #include "device/check.hpp"
 #include "device/resources.hpp"
 #include "timing/gate.hpp"
@@ -274,7 +275,10 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
     nvtx::range measure_range("measure", c.tokens);
     started[i] = clock_type::now();
     samplers.push_back(make_sampler(c, options, m_helpers, m_info));
-    samplers.back()->prepare();
+    {
+      watch::scope gpu_work(c.label);  // a supervisor names this variant if it hangs or faults here
+      samplers.back()->prepare();
+    }
     measurement& m = out[i];
     m.label = c.label;
     m.mode = options.mode;
@@ -295,8 +299,11 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
       nvtx::range measure_range("measure", candidates[i].tokens);
       measurement& m = out[i];
       const auto t0 = clock_type::now();
-      m.clock_mhz.push_back(samplers[i]->probe_clock_mhz());
-      m.samples_us.push_back(samplers[i]->sample(round));
+      {
+        watch::scope gpu_work(candidates[i].label);
+        m.clock_mhz.push_back(samplers[i]->probe_clock_mhz());
+        m.samples_us.push_back(samplers[i]->sample(round));
+      }
       elapsed[i] += seconds_since(t0);
       if (options.mode == timing_mode::chain) {
         base_us[i].push_back(samplers[i]->chain_base_us);

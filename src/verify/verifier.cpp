@@ -9,6 +9,7 @@
 #include "core/nvtx.hpp"
 #include "device/check.hpp"
 #include "device/launch.hpp"
+#include "core/watch.hpp"
 #include "families/tensor_workspace.hpp"
 #include "jit/plan.hpp"
 #include "verify/npy.hpp"
@@ -281,6 +282,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
       nvtx::range verify_range("verify", shape.tokens);
       r.shapes.push_back(sname);
       try {
+        watch::scope gpu_work(variants[i].id);  // a supervisor names this variant if it hangs or faults here
         const families::problem got = run(i, false);
         ++r.checks;
         std::optional<mismatch> bad = compare(expected, got, is_written_exact, "cpu reference");

@@ -1,0 +1,25 @@
+#pragma once
+// Test-only fault injection (issue 8): `kk3tune sweep --inject-fault VARIANT=KIND` compiles one
+// variant with -DKK3_INJECT_FAULT=N, and its kernel then fails on purpose at its first line, so
+// the tests can prove that a faulting or hanging variant never ends a sweep. Without the define
+// KK3_FAULT_POINT() is empty and the kernels are exactly what ships.
+//   1  illegal_address: thread 0 of block 0 stores to address 8 (a sticky illegal-address error)
+//   2  trap: every thread executes trap (a sticky launch failure)
+//   3  hang: every thread sleeps forever (the supervisor's --variant-timeout ends it)
+#if defined(KK3_INJECT_FAULT) && KK3_INJECT_FAULT == 1
+#define KK3_FAULT_POINT()                                                          \
+  do {                                                                             \
+    if (threadIdx.x == 0 && blockIdx.x == 0) *reinterpret_cast<volatile int*>(8) = 1; \
+  } while (0)
+#elif defined(KK3_INJECT_FAULT) && KK3_INJECT_FAULT == 2
+#define KK3_FAULT_POINT() asm volatile("trap;")
+#elif defined(KK3_INJECT_FAULT) && KK3_INJECT_FAULT == 3
+#define KK3_FAULT_POINT()                       \
+  do {                                          \
+    for (;;) asm volatile("nanosleep.u32 1000;"); \
+  } while (0)
+#else
+#define KK3_FAULT_POINT() \
+  do {                    \
+  } while (0)
+#endif

@@ -1,0 +1,194 @@
+#include "report/sweep_journal.hpp"
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace kk3::report {
+namespace {
+
+using json = nlohmann::json;
+
+json stats_json(const timing::sample_stats& s) {
+  return {s.samples, s.min, s.max, s.median, s.mean, s.p10, s.p90, s.stdev, s.iqr, s.rel_stderr_median};
+}
+
+timing::sample_stats stats_from(const json& j) {
+  timing::sample_stats s;
+  s.samples = j.at(0).get<std::size_t>();
+  s.min = j.at(1);
+  s.max = j.at(2);
+  s.median = j.at(3);
+  s.mean = j.at(4);
+  s.p10 = j.at(5);
+  s.p90 = j.at(6);
+  s.stdev = j.at(7);
+  s.iqr = j.at(8);
+  s.rel_stderr_median = j.at(9);
+  return s;
+}
+
+json verification_json(const sweep::verification& v) {
+  return {{"status", v.status}, {"reason", v.reason}, {"seed", v.seed}, {"checks", v.checks},
+          {"shapes", v.shapes}, {"first_mismatch", v.first_mismatch}};
+}
+
+sweep::verification verification_from(const json& j) {
+  sweep::verification v;
+  v.status = j.at("status");
+  v.reason = j.at("reason");
+  v.seed = j.at("seed");
+  v.checks = j.at("checks");
+  v.shapes = j.at("shapes").get<std::vector<std::string>>();
+  v.first_mismatch = j.at("first_mismatch");
+  return v;
+}
+
+/// A record with every field at full precision (the result file rounds; the journal must not,
+/// so that a resumed sweep selects exactly as an uninterrupted one would).
+json record_json(const sweep::record& r) {
+  json knobs = json::array();
+  for (const auto& [name, value] : r.knobs) knobs.push_back({name, value});
+  json j = {{"family", r.family}, {"mode", r.mode},     {"variant", r.variant}, {"tokens", r.tokens},
+            {"heads", r.heads},   {"blocks", r.blocks}, {"knobs", knobs},       {"reference", r.reference},
+            {"status", r.status}, {"reason", r.reason}, {"rounds", r.rounds},   {"samples_us", r.samples_us},
+            {"bytes_moved", r.bytes_moved}};
+  j["verified"] = r.verified ? verification_json(*r.verified) : json(nullptr);
+  j["stats"] = r.stats ? stats_json(*r.stats) : json(nullptr);
+  return j;
+}
+
+sweep::record record_from(const json& j) {
+  sweep::record r;
+  r.family = j.at("family");
+  r.mode = j.at("mode");
+  r.variant = j.at("variant");
+  r.tokens = j.at("tokens");
+  r.heads = j.at("heads");
+  r.blocks = j.at("blocks");
+  for (const json& k : j.at("knobs")) r.knobs.emplace_back(k.at(0).get<std::string>(), k.at(1).get<long long>());
+  r.reference = j.at("reference");
+  r.status = j.at("status");
+  r.reason = j.at("reason");
+  r.rounds = j.at("rounds");
+  r.samples_us = j.at("samples_us").get<std::vector<double>>();
+  r.bytes_moved = j.at("bytes_moved");
+  if (!j.at("verified").is_null()) r.verified = verification_from(j.at("verified"));
+  if (!j.at("stats").is_null()) r.stats = stats_from(j.at("stats"));
+  return r;
+}
+
+json records_json(const std::vector<sweep::record>& records) {
+  json a = json::array();
+  for (const auto& r : records) a.push_back(record_json(r));
+  return a;
+}
+
+std::vector<sweep::record> records_from(const json& a) {
+  std::vector<sweep::record> out;
+  for (const json& r : a) out.push_back(record_from(r));
+  return out;
+}
+
+void apply_line(const json& j, sweep::journal_state& s) {
+  if (j.contains("kk3tune_journal")) {
+    if (j.at("kk3tune_journal") != 1) throw std::runtime_error("journal version " + j.at("kk3tune_journal").dump() + ", this kk3tune reads 1");
+    s.key = j.at("key");
+    s.seed = j.at("seed");
+    s.timed = j.at("timed");
+  } else if (j.contains("ceiling_tb_s")) {
+    s.ceiling_tb_s = j.at("ceiling_tb_s").get<double>();
+  } else if (j.contains("count")) {
+    sweep::journal_count c;
+    c.tokens = j.at("tokens");
+    c.records = records_from(j.at("records"));
+    c.carried = j.at("carried").get<std::vector<std::string>>();
+    c.last_full = j.at("last_full");
+    if (!j.at("optimistic").is_null()) c.optimistic = j.at("optimistic").get<std::string>();
+    s.counts[j.at("count").get<std::string>()] = std::move(c);
+  } else if (j.contains("verified")) {
+    auto& m = s.verified[j.at("verified").get<std::string>()];
+    for (const auto& [id, v] : j.at("variants").items()) m[id] = verification_from(v);
+  } else if (j.contains("unit")) {
+    const std::string unit = j.at("unit");
+    s.units[unit] = records_from(j.at("records"));
+    s.unit_compiles[unit] = {j.at("compiles").get<std::size_t>(), j.at("compile_failures").get<std::size_t>()};
+  } else if (j.contains("fault")) {
+    s.faults.push_back({j.at("fault"), j.at("tokens"), j.at("variant"), j.at("status"), j.at("reason")});
+  } else {
+    throw std::runtime_error("not a journal line");
+  }
+}
+
+}  // namespace
+
+std::string journal_header_line(const std::string& key, unsigned long long seed, bool timed) {
+  return json{{"kk3tune_journal", 1}, {"key", key}, {"seed", seed}, {"timed", timed}}.dump();
+}
+
+std::string journal_ceiling_line(double tb_s) { return json{{"ceiling_tb_s", tb_s}}.dump(); }
+
+std::string journal_count_line(const std::string& key, const sweep::journal_count& c) {
+  return json{{"count", key},
+              {"tokens", c.tokens},
+              {"records", records_json(c.records)},
+              {"carried", c.carried},
+              {"last_full", c.last_full},
+              {"optimistic", c.optimistic ? json(*c.optimistic) : json(nullptr)}}
+      .dump();
+}
+
+std::string journal_verified_line(const std::string& shape, const std::map<std::string, sweep::verification>& variants) {
+  json v = json::object();
+  for (const auto& [id, outcome] : variants) v[id] = verification_json(outcome);
+  return json{{"verified", shape}, {"variants", v}}.dump();
+}
+
+std::string journal_unit_line(const std::string& unit, const std::vector<sweep::record>& records, std::size_t compiles,
+                              std::size_t failures) {
+  return json{{"unit", unit}, {"records", records_json(records)}, {"compiles", compiles}, {"compile_failures", failures}}.dump();
+}
+
+std::string journal_fault_line(const sweep::journal_fault& f) {
+  return json{{"fault", f.shape}, {"tokens", f.tokens}, {"variant", f.variant}, {"status", f.status}, {"reason", f.reason}}.dump();
+}
+
+sweep::journal_state read_journal(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw error(error_kind::io, file.string() + ": cannot read the journal");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  sweep::journal_state s;
+  std::size_t begin = 0, number = 0;
+  while (begin < text.size()) {
+    const std::size_t end = text.find('\n', begin);
+    const bool last = end == std::string::npos;
+    const std::string line = text.substr(begin, last ? std::string::npos : end - begin);
+    ++number;
+    begin = last ? text.size() : end + 1;
+    if (line.empty()) continue;
+    // Each line is written whole and then flushed: only the last one can be unfinished (no
+    // newline yet) when the process was killed while writing it.
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::parse_error& e) {
+      if (last) {
+        ++s.truncated_lines;
+        continue;
+      }
+      throw error(error_kind::io, file.string() + ":" + std::to_string(number) + ": not JSON (" + e.what() + ")");
+    }
+    try {
+      apply_line(j, s);
+    } catch (const std::exception& e) {
+      throw error(error_kind::io, file.string() + ":" + std::to_string(number) + ": not a kk3tune journal line (" + e.what() + ")");
+    }
+    if (number == 1 && s.key.empty()) throw error(error_kind::io, file.string() + ":1: no journal header");
+  }
+  if (s.key.empty()) throw error(error_kind::io, file.string() + ": empty: no journal header");
+  return s;
+}
+
+}  // namespace kk3::report
