@@ -20,6 +20,7 @@ using report::result_document;
 
 const fs::path k_h200 = fs::path(KK3_RESULTS_DIR) / "h200";
 const fs::path k_sweeps = k_h200 / "sweep-families-2026-11-29";
+const fs::path k_default_sweep = k_h200 / "sweep-default-2026-11-29";
 const fs::path k_chain = k_h200 / "mla-bench-2026-11-29" / "bf16" / "chain-bf16-H8-T64.json";
 
 // The message of the error(usage) reading `file` throws ("" and a failure if none is thrown).
@@ -150,22 +151,20 @@ TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
   EXPECT_DOUBLE_EQ(t.ranges[1].margin, 0.28123882499860864);
 }
 
-TEST(result_reader, reads_the_large_committed_sweeps) {
-  const result_document mla = read_result_document(k_sweeps / "mla.json");
-  ASSERT_EQ(mla.records.size(), 9633u);
+TEST(result_reader, reads_the_large_committed_sweep) {
+  // The full default sweep on the H200, warm (results/h200/sweep-default-2026-11-29).
+  const result_document sweep = read_result_document(k_default_sweep / "default-warm.json");
+  ASSERT_EQ(sweep.records.size(), 28176u);
   std::size_t dropped = 0;
-  for (const auto& r : mla.records) {
+  for (const auto& r : sweep.records) {
     if (r.status != "dropped") continue;
     ++dropped;
     EXPECT_EQ(r.samples_us.size(), 2u);
     EXPECT_FALSE(r.verification_status);
     EXPECT_TRUE(r.stats);
   }
-  EXPECT_EQ(dropped, 9170u);
-  EXPECT_EQ(mla.dispatch.size(), 4u);
-  const result_document attn = read_result_document(k_sweeps / "attn_res.json");
-  EXPECT_EQ(attn.records.size(), 9044u);
-  EXPECT_EQ(attn.dispatch.size(), 7u);
+  EXPECT_EQ(dropped, 27008u);
+  EXPECT_EQ(sweep.dispatch.size(), 11u);
 }
 
 TEST(result_reader, reads_an_untimed_sweep) {
