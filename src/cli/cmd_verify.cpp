@@ -1,12 +1,14 @@
-// `kk3tune verify`: every variant of a family, every mode (or one), bit for bit against the
-// CPU reference and the reference variant, at the edge shapes and the requested ones, with the
-// PDL hazard check. Exit 1 if a shipped variant fails.
+// `kk3tune verify`: every variant of a family (or those --variant lists), every mode (or one),
+// bit for bit against the CPU reference and the reference variant, at the edge shapes and the
+// requested ones, with the PDL hazard check. Exit 1 if a shipped variant fails.
 #include <algorithm>
 #include <iostream>
 #include <random>
+#include <set>
 
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
+#include "cli/variant_setup.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "device/device_info.hpp"
@@ -36,12 +38,16 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   const families::family& fam = families::find_family(o.family);
   const families::family_space space =
       families::load_family_space(fam, find_config_dir(global.config_dir).dir, o.with_test_knobs);
+  // The named variants (each once, in the config's order) and always the reference, which the
+  // verifier runs first and compares the others with. An unknown id throws error(usage).
+  std::set<const space::variant*> named;
+  if (!o.variant.empty()) {
+    const std::vector<const space::variant*> chosen = choose_variants(space, o.variant);
+    named.insert(chosen.begin(), chosen.end());
+  }
   std::vector<space::variant> variants;
   for (const auto& v : space.variants) {
-    if (o.variant.empty() || v.id == o.variant || v.is_reference) variants.push_back(v);
-  }
-  if (!o.variant.empty() && variants.size() == 1 && variants[0].id != o.variant) {
-    space::find_variant(space.variants, space.config, o.variant);  // throws error(usage) naming it
+    if (o.variant.empty() || named.count(&v) || v.is_reference) variants.push_back(v);
   }
   std::vector<const space::mode*> modes;
   // Where the block count is compile-time (attn_res: the mode's NB), --blocks picks the modes.
@@ -112,7 +118,7 @@ void add_verify_command(CLI::App& app, const global_options& global, int& exit_c
   CLI::App* cmd = app.add_subcommand("verify", "Check every variant bit for bit against the CPU reference and the reference variant, with the PDL hazard check");
   cmd->add_option("--family", o->family, "kernel family")->required();
   cmd->add_option("--mode", o->mode, "only this mode (default: all)");
-  cmd->add_option("--variant", o->variant, "only this variant (and the reference)");
+  cmd->add_option("--variant", o->variant, "only these variants, a comma list of ids or 'all' (the reference is always verified too)");
   cmd->add_option("--tokens,-T", o->tokens, "token counts besides the edge shapes")->delimiter(',')->check(CLI::PositiveNumber);
   cmd->add_option("--heads", o->heads, "head counts (default: the model's)")->delimiter(',')->check(CLI::PositiveNumber);
   cmd->add_option("--blocks", o->blocks, "block counts NB (attn_res: only the modes with these NB)")->delimiter(',')->check(CLI::NonNegativeNumber);

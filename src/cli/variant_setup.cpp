@@ -23,6 +23,17 @@ void add_variant_options(CLI::App* cmd, variant_options& o) {
   add_cache_options(cmd, o.cache);
 }
 
+std::vector<const space::variant*> choose_variants(const families::family_space& space, const std::string& list) {
+  std::vector<const space::variant*> chosen;
+  if (list == "all") {
+    for (const auto& var : space.variants) chosen.push_back(&var);
+  } else {
+    for (const std::string& id : split(list, ',')) chosen.push_back(&space::find_variant(space.variants, space.config, id));
+  }
+  if (chosen.empty()) throw error(error_kind::usage, "--variant: expected an id, a comma list or 'all'");
+  return chosen;
+}
+
 std::string loaded_variant::describe() const {
   std::string d = space.config.family + "/" + mode->name + "/" + (kernels.size() == 1 ? variant().id : std::to_string(kernels.size()) + " variants") +
                   " T=" + std::to_string(shape.tokens);
@@ -43,13 +54,7 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   v.kernel_dir = find_kernel_dir(global.kernel_dir).dir;
   v.space = families::load_family_space(families::find_family(o.family), find_config_dir(global.config_dir).dir);
   v.mode = o.mode.empty() ? &v.space.config.modes.front() : &space::find_mode(v.space.config, o.mode);
-  std::vector<const space::variant*> chosen;
-  if (o.variant == "all") {
-    for (const auto& var : v.space.variants) chosen.push_back(&var);
-  } else {
-    for (const std::string& id : split(o.variant, ',')) chosen.push_back(&space::find_variant(v.space.variants, v.space.config, id));
-  }
-  if (chosen.empty()) throw error(error_kind::usage, "--variant: expected an id, a comma list or 'all'");
+  const std::vector<const space::variant*> chosen = choose_variants(v.space, o.variant);
   v.shape = v.space.impl->model_shape(o.tokens, o.heads, o.blocks);
   v.seed = o.seed ? o.seed : std::random_device{}() | 1ull;
 

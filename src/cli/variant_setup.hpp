@@ -1,6 +1,6 @@
 #pragma once
 // What `time` and `profile` share: choose one variant at one shape, compile it for the GPU,
-// load it and allocate its workspace.
+// load it and allocate its workspace. `verify` shares the reading of a --variant list.
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +28,11 @@ struct variant_options {
 
 /// Adds the flags above to a subcommand.
 void add_variant_options(CLI::App* cmd, variant_options& o);
+
+/// The variants a --variant value names: "all" (every variant of `space`, in the config's
+/// order) or a comma list of ids and "reference" (in the order given). Throws error(usage)
+/// naming the family and the first unknown id, or when the list names nothing.
+std::vector<const space::variant*> choose_variants(const families::family_space& space, const std::string& list);
 
 /// One compiled and loaded variant.
 struct loaded_kernel {

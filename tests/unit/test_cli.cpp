@@ -99,5 +99,23 @@ TEST(cli, compile_with_broken_variants_exits_1_and_prints_their_logs) {
   EXPECT_TRUE(contains(r.output, "options: -arch=sm_90a")) << r.output;
 }
 
+// verify --variant takes a comma list, as time does; every id is checked before the GPU is
+// looked for, so these run the same with or without one.
+TEST(cli, verify_takes_a_variant_list_and_names_an_unknown_id) {
+  auto r = run_kk3tune({"verify", "--family", "copy_example", "--variant", "vec_bytes16-unroll1-threads256,nope", "--no-cache"},
+                       {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "family copy_example has no variant 'nope'")) << r.output;
+  r = run_kk3tune({"verify", "--family", "copy_example", "--variant", " , ", "--no-cache"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--variant: expected an id, a comma list or 'all'")) << r.output;
+  // A list of known ids (the reference among them or not) gets as far as looking for the GPU.
+  for (const char* list : {"vec_bytes4-unroll1-threads128,vec_bytes16-unroll4-threads512", "reference,vec_bytes8-unroll2-threads256",
+                           "all"}) {
+    r = run_kk3tune({"verify", "--family", "copy_example", "--variant", list, "--no-cache"}, {k_no_driver});
+    EXPECT_EQ(r.exit_code, 3) << list << "\n" << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace kk3
