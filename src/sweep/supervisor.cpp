@@ -9,6 +9,7 @@
 #include <iostream>
 #include <thread>
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,9 +33,12 @@ pid_t start_worker(const supervisor_options& o, const watch::region& region) {
   for (const std::string& a : o.worker_argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const std::string fd = std::to_string(region.fd());
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw error(error_kind::device, std::string("cannot start a sweep worker: fork: ") + std::strerror(errno));
   if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed supervisor takes its worker along
+    if (::getppid() != parent) ::_exit(127);  // it died before the line above
     ::setenv(watch::k_env, fd.c_str(), 1);
     ::execv("/proc/self/exe", argv.data());
     std::fprintf(stderr, "kk3tune sweep: cannot start the worker: %s\n", std::strerror(errno));
