@@ -54,7 +54,10 @@ std::pair<int, bool> wait_for(pid_t pid, const supervisor_options& o, const watc
   for (;;) {
     int status = 0;
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) return {status, false};
+    if (done == pid) {
+      last = region.read();  // what it wrote last, report_fault included
+      return {status, false};
+    }
     if (done < 0 && errno != EINTR) throw error(error_kind::device, std::string("waiting for the sweep worker: ") + std::strerror(errno));
     if (g_forward && !forwarded) {
       ::kill(pid, SIGTERM);  // it stops after the current count and keeps what it measured
