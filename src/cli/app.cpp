@@ -13,6 +13,22 @@ void add_cache_options(CLI::App* cmd, cache_options& o) {
   cmd->add_flag("--no-cache", o.no_cache, "compile everything; read and write no cache");
 }
 
+CLI::Validator positive_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t used = 0;
+        long long v = 0;
+        try {
+          v = std::stoll(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != text.size() || v < 1) return "'" + text + "': expected a positive integer";
+        return {};
+      },
+      "POSITIVE");
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"kk3tune: autotuner and benchmarker for the Kimi-K3 decode-path CUDA kernels"};
   app.set_version_flag("--version", tool_version_line());

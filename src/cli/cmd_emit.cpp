@@ -19,7 +19,9 @@ struct emit_options {
 };
 
 int run_emit(const global_options& global, const emit_options& o) {
-  // Read and check everything before writing anything.
+  // Read and check everything before writing anything; first, that the output can be written
+  // (its folder is created when missing).
+  require_writable_folder(o.out, "--out " + o.out.string(), /*may_create=*/true);
   std::vector<report::sweep_file> sweeps;
   for (const std::string& input : o.inputs) {
     report::result_file r = report::read_result_file(input);

@@ -17,13 +17,8 @@ struct report_options {
 };
 
 int run_report(const report_options& o) {
-  // Refuse an output folder that is not there before reading a large input.
-  const std::filesystem::path folder = o.html.has_parent_path() ? o.html.parent_path() : ".";
-  std::error_code ec;
-  if (!std::filesystem::is_directory(folder, ec)) {
-    throw error(error_kind::io,
-                o.html.string() + ": cannot be written (no folder " + folder.string() + ")");
-  }
+  // Refuse an output folder that is missing or read-only before reading a large input.
+  require_writable_folder(o.html.parent_path(), "--html " + o.html.string());
   const report::result_document doc = report::read_result_document(o.input);
   const report::html_report page =
       report::render_html_report(doc, report::read_report_extras(o.input));

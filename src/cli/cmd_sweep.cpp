@@ -23,6 +23,7 @@
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
 #include "jit/arch.hpp"
+#include "jit/toolkit.hpp"
 #include "report/sweep_json.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/supervisor.hpp"
@@ -176,13 +177,13 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
     request.config.tokens = request.tokens;
   }
 
-  // The output folder must be writable before any work is done.
-  const auto out_dir = o.out.parent_path().empty() ? std::filesystem::path(".") : o.out.parent_path();
-  if (!std::filesystem::is_directory(out_dir, ec) || ::access(out_dir.c_str(), W_OK) != 0) {
-    throw error(error_kind::io, "--out " + o.out.string() + ": the folder " + out_dir.string() + " is missing or not writable");
-  }
-
-  sweep::check_plan(request);  // a bad plan is reported before any compile or GPU work
+  // Bad input is reported before any compile or GPU work: the output folder, --arch, the
+  // toolkit's include folder, the token counts, then the plan's families, modes and shapes.
+  require_writable_folder(o.out.parent_path(), "--out " + o.out.string());
+  if (!o.arch.empty()) jit::parse_arch_list(o.arch);
+  jit::require_cuda_include_dir();
+  sweep::check_token_limits(request.config, config_dir, request.family_config_file.value_or(std::filesystem::path()), o.family, o.tokens);
+  sweep::check_plan(request);
 
   std::string why;
   const bool gpu = device::driver_available(&why) && device::device_count() > 0;
@@ -270,7 +271,7 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   CLI::App* cmd = app.add_subcommand("sweep", "Compile, verify and measure every variant at every shape, and select the dispatch table");
   cmd->add_option("--config", o->config, "the sweep plan (default: configs/default.json); a family config sweeps that family alone");
   cmd->add_option("--family", o->family, "only this family of the plan");
-  cmd->add_option("--tokens,-T", o->tokens, "token counts (default: the plan's)")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("--tokens,-T", o->tokens, "token counts (default: the plan's)")->delimiter(',')->check(positive_integer());
   cmd->add_option("--out,-o", o->out, "result JSON (default: kk3tune-sweep.json)");
   cmd->add_option("--arch", o->arch, "without a GPU: archs to compile for (default: sm_90a,sm_100a)");
   cmd->add_option("--min-gain", o->min_gain_percent, "percent a challenger must gain over the incumbent (default: the plan's, 2)")

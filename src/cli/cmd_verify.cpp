@@ -14,6 +14,7 @@
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
 #include "device/resources.hpp"
+#include "families/limits.hpp"
 #include "families/registry.hpp"
 #include "jit/toolkit.hpp"
 #include "timing/helper_kernels.hpp"
@@ -60,6 +61,18 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
     if ((o.mode.empty() || m.name == o.mode) && blocks_match(m)) modes.push_back(&m);
   }
   if (modes.empty()) throw error(error_kind::usage, "--blocks: no mode of family " + o.family + " has those block counts");
+  // Bad input before any GPU work: shapes beyond the family's buffers, a missing toolkit.
+  for (const space::mode* m : modes) {
+    const long long nb = std::max(0LL, m->define_or("NB", 0));
+    for (long long h : o.heads.empty() ? std::vector<long long>{0} : o.heads) {
+      long long most = o.tokens.empty() ? 1 : *std::max_element(o.tokens.begin(), o.tokens.end());
+      if (!o.no_edge_shapes) {
+        for (const families::shape& e : fam.edge_shapes(fam.model_shape(1, h, nb))) most = std::max(most, e.tokens);
+      }
+      families::check_tokens(fam, *m, most, h, nb, o.tokens.empty() ? "--heads" : "--tokens");
+    }
+  }
+  jit::require_cuda_include_dir();
 
   const device::device_info info = device::first_gpu();
   const device::context ctx(0);

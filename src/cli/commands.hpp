@@ -23,6 +23,10 @@ struct cache_options {
 };
 void add_cache_options(CLI::App* cmd, cache_options& o);
 
+/// A check for count flags (--tokens): a whole number of at least 1, or "expected a positive
+/// integer" (CLI::PositiveNumber's message prints the range of a double).
+CLI::Validator positive_integer();
+
 void add_doctor_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_list_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_compile_command(CLI::App& app, const global_options& global, int& exit_code);

@@ -7,6 +7,7 @@
 #include "core/paths.hpp"
 #include "core/text.hpp"
 #include "device/driver_api.hpp"
+#include "families/limits.hpp"
 #include "jit/plan.hpp"
 #include "jit/toolkit.hpp"
 
@@ -16,7 +17,7 @@ void add_variant_options(CLI::App* cmd, variant_options& o) {
   cmd->add_option("--family", o.family, "kernel family (see `kk3tune list --all`)")->required();
   cmd->add_option("--mode", o.mode, "the family's mode (default: its first)");
   cmd->add_option("--variant", o.variant, "variant id or 'reference' (default); time also takes a comma list or 'all'");
-  cmd->add_option("--tokens,-T", o.tokens, "token count T")->check(CLI::PositiveNumber);
+  cmd->add_option("--tokens,-T", o.tokens, "token count T")->check(positive_integer());
   cmd->add_option("--heads", o.heads, "head count H, for families with heads")->check(CLI::NonNegativeNumber);
   cmd->add_option("--blocks", o.blocks, "block count NB, for families with blocks")->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", o.seed, "seed of the random inputs (default: drawn and printed)");
@@ -57,6 +58,9 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   const std::vector<const space::variant*> chosen = choose_variants(v.space, o.variant);
   v.shape = v.space.impl->model_shape(o.tokens, o.heads, o.blocks);
   v.seed = o.seed ? o.seed : std::random_device{}() | 1ull;
+  // Bad input before any GPU work: a shape beyond the family's buffers, a missing toolkit.
+  families::check_tokens(*v.space.impl, *v.mode, o.tokens, o.heads, o.blocks, "--tokens");
+  jit::require_cuda_include_dir();
 
   v.info = device::first_gpu();
   v.context = std::make_unique<device::context>(0);

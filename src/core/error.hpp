@@ -10,7 +10,8 @@ enum class error_kind {
   usage,    ///< a bad flag or argument (exit 2)
   config,   ///< a bad configuration file or value (exit 2)
   io,       ///< a file that cannot be read or written (exit 2)
-  compile,  ///< the compile environment: NVRTC, include folder, unknown arch (exit 3)
+  compile,  ///< the compile environment: NVRTC, the CUDA include folder (exit 3); an arch NVRTC
+            ///< does not know is a bad --arch value: usage (exit 2)
   device,   ///< no driver, no GPU, a failing driver call (exit 3)
   launch,   ///< a kernel launch or execution failure (exit 3)
   verify,   ///< a verification failure (exit 1)

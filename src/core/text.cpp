@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 
@@ -76,6 +77,32 @@ void write_file_atomic(const std::filesystem::path& file, std::string_view bytes
     std::filesystem::remove(tmp, ec);
     throw error(error_kind::io, file.string() + ": cannot be renamed into place");
   }
+}
+
+void require_writable_folder(const std::filesystem::path& folder, const std::string& what, bool may_create) {
+  namespace fs = std::filesystem;
+  const fs::path given = folder.empty() ? fs::path(".") : folder;
+  fs::path probe_in = given;
+  std::error_code ec;
+  if (may_create) {  // the nearest folder that exists
+    while (!fs::exists(probe_in, ec) && probe_in.has_relative_path() && probe_in.has_parent_path() &&
+           probe_in.parent_path() != probe_in) {
+      probe_in = probe_in.parent_path();
+    }
+    if (!fs::exists(probe_in, ec)) probe_in = ".";
+  }
+  if (!fs::exists(probe_in, ec)) throw error(error_kind::io, what + ": cannot be written (no folder " + given.string() + ")");
+  if (!fs::is_directory(probe_in, ec)) {
+    throw error(error_kind::io, what + ": cannot be written (" + probe_in.string() + " is not a folder)");
+  }
+  // access(W_OK) says yes to root on a read-only mount; creating a file is the true test.
+  const fs::path probe = probe_in / (".kk3tune-write-test." + std::to_string(::getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    throw error(error_kind::io, what + ": cannot be written (folder " + probe_in.string() + ": " + std::strerror(errno) + ")");
+  }
+  ::close(fd);
+  fs::remove(probe, ec);
 }
 
 }  // namespace kk3

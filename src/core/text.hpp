@@ -19,4 +19,10 @@ std::string read_file(const std::filesystem::path& file);
 /// Writes a file atomically (a temporary beside it, then rename); throws error(io).
 void write_file_atomic(const std::filesystem::path& file, std::string_view bytes);
 
+/// Checks, before any work, that a file can be written into `folder`: it is a folder that takes
+/// a new file (tried by creating and removing an empty one, which also catches read-only file
+/// systems). With `may_create`, a missing folder is fine when its nearest existing parent takes
+/// one. `what` starts the message, e.g. "--out results/x.json". Throws error(io).
+void require_writable_folder(const std::filesystem::path& folder, const std::string& what, bool may_create = false);
+
 }  // namespace kk3

@@ -66,12 +66,7 @@ sweep_file read_sweep(const fields& f, const json& doc, const std::filesystem::p
 
 result_file read_result_file(const std::filesystem::path& file) {
   const std::string bytes = read_file(file);
-  json doc;
-  try {
-    doc = json::parse(bytes);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range (a number overflows a double)
-    throw error(error_kind::usage, file.string() + ": not valid JSON (" + e.what() + ")");
-  }
+  const json doc = parse_json_text(file, bytes);  // a syntax error is placed by JSON pointer
   result_file out;
   if (!doc.is_object()) {
     out.not_a_sweep = "not a JSON object";

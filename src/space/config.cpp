@@ -3,10 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "report/json_parse.hpp"
 
 namespace kk3::space {
 namespace {
@@ -45,15 +47,46 @@ std::string define_value(const std::filesystem::path& file, const std::string& p
   fail(file, pointer, "expected an integer, a boolean or a string");
 }
 
+// True when some combination of the knob values satisfies `allowed` (odometer over the values).
+bool any_combination(const std::vector<knob>& knobs,
+                     const std::function<bool(const std::map<std::string, long long>&)>& allowed) {
+  std::vector<std::size_t> index(knobs.size(), 0);
+  for (;;) {
+    std::map<std::string, long long> values;
+    for (std::size_t k = 0; k < knobs.size(); ++k) values[knobs[k].name] = knobs[k].values[index[k]];
+    if (allowed(values)) return true;
+    std::size_t k = knobs.size();
+    while (k > 0 && ++index[k - 1] == knobs[k - 1].values.size()) index[--k] = 0;
+    if (k == 0) return false;
+  }
+}
+
+// Constraints that no variant satisfies: says so at /constraints, naming a constraint that
+// alone rules out every combination when there is one (else it is their conjunction).
+void check_some_variant(const std::filesystem::path& file, const family_config& cfg) {
+  const bool some = any_combination(cfg.knobs, [&](const std::map<std::string, long long>& v) {
+    return std::all_of(cfg.constraints.begin(), cfg.constraints.end(), [&](const expression& c) { return c.evaluate(v) != 0; });
+  });
+  if (some) return;
+  for (std::size_t i = 0; i < cfg.constraints.size(); ++i) {
+    const expression& c = cfg.constraints[i];
+    if (!any_combination(cfg.knobs, [&](const std::map<std::string, long long>& v) { return c.evaluate(v) != 0; })) {
+      fail(file, "/constraints/" + std::to_string(i),
+           "the constraints leave no variant: " + c.text() + " holds for no combination of the knob values");
+    }
+  }
+  fail(file, "/constraints", "the constraints leave no variant: no combination of the knob values satisfies them all");
+}
+
 }  // namespace
 
 family_config load_family_config(const std::filesystem::path& file) {
   const std::string text = read_file(file);
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range (a number overflows a double)
-    throw error(error_kind::config, file.string() + ": not valid JSON (" + e.what() + ")");
+    doc = report::parse_json_text(file, text);  // a syntax error is placed by JSON pointer
+  } catch (const error& e) {
+    throw error(error_kind::config, e.what());
   }
   if (!doc.is_object()) fail(file, "", "expected an object");
 
@@ -90,7 +123,7 @@ family_config load_family_config(const std::filesystem::path& file) {
     const std::string at = "/modes/" + name;
     if (!is_identifier(name)) fail(file, at, "a mode name must be an identifier");
     if (!defines.is_object()) fail(file, at, "expected an object of defines");
-    mode m{name, {}};
+    mode m{name, {}, file.string()};
     for (const auto& [key, value] : defines.items()) {
       if (!is_identifier(key)) fail(file, at + "/" + key, "a define must be an identifier");
       m.defines.emplace_back(key, define_value(file, at + "/" + key, value));
@@ -163,6 +196,7 @@ family_config load_family_config(const std::filesystem::path& file) {
   }
   for (std::size_t i = 0; i < cfg.constraints.size(); ++i) {
     if (!cfg.constraints[i].evaluate(cfg.reference)) {
+      check_some_variant(file, cfg);  // constraints that leave no variant are the real problem
       fail(file, "/reference", "violates constraint " + std::to_string(i) + " (" +
                                    cfg.constraints[i].text() + ")");
     }

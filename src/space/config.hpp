@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.hpp"
 #include "space/expression.hpp"
 
 namespace kk3::space {
@@ -21,11 +22,24 @@ struct knob {
 struct mode {
   std::string name;
   std::vector<std::pair<std::string, std::string>> defines;  ///< name, value
+  std::string file;  ///< the config it was read from, for messages
 
-  /// The integer value of a define, or `fallback` when the mode does not set it.
+  /// The integer value of a define, or `fallback` when the mode does not set it; throws
+  /// error(config) when the mode sets it to something else than an integer.
   long long define_or(const std::string& define, long long fallback) const {
     for (const auto& [key, value] : defines) {
-      if (key == define) return std::stoll(value);
+      if (key != define) continue;
+      std::size_t used = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != value.size()) {
+        throw error(error_kind::config, file + ": /modes/" + name + "/" + define + ": expected an integer, not \"" + value + "\"");
+      }
+      return v;
     }
     return fallback;
   }

@@ -71,7 +71,10 @@ TEST(config, errors_name_the_file_and_json_path) {
   EXPECT_NE(error_of(replace(k_valid, "\"A\": 1, \"B\": 10}", "\"A\": 7, \"B\": 10}")).find("/reference/A: not one of"),
             std::string::npos);
   EXPECT_NE(error_of(replace(k_valid, "demo<{A}>", "demo<{Z}>")).find("/entry: unknown knob"), std::string::npos);
-  EXPECT_NE(error_of(replace(k_valid, "\"A * B != 60\"", "\"A > 5\"")).find("/reference: violates"), std::string::npos);
+  EXPECT_NE(error_of(replace(k_valid, "\"A * B != 60\"", "\"A > 1\"")).find("/reference: violates"), std::string::npos);
+  // Constraints no variant satisfies are reported as such, not as a bad reference.
+  EXPECT_NE(error_of(replace(k_valid, "\"A * B != 60\"", "\"A > 5\"")).find("demo.json: /constraints/0: the constraints leave no variant"),
+            std::string::npos);
 }
 
 TEST(config, constraints_that_leave_nothing_are_an_error) {

@@ -216,7 +216,8 @@ TEST(emit, a_truncated_file_exits_2_naming_it) {
   test::write_text(truncated, text.substr(0, text.size() / 2));
   const auto r = emit({k_fixture.string(), truncated.string()}, out.path());
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, truncated.string() + ": not valid JSON")) << r.output;
+  EXPECT_TRUE(contains(r.output, truncated.string() + ": /")) << r.output;  // the JSON path where it stops
+  EXPECT_TRUE(contains(r.output, ": not valid JSON: the file ends early (truncated?)")) << r.output;
   EXPECT_FALSE(fs::exists(out.path() / "kk3tune")) << "nothing is written when an input is bad";
 
   const auto missing = emit({(in.path() / "nope.json").string()}, out.path());

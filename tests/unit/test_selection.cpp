@@ -150,7 +150,7 @@ TEST(sweep_cli, bad_plans_and_flags_exit_2_before_any_work) {
   EXPECT_NE(r.output.find("has no family 'nope'"), std::string::npos) << r.output;
   r = test::run_kk3tune({"sweep", "--config", plan, "--out", "/nonexistent-folder/x.json"}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("/nonexistent-folder is missing or not writable"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--out /nonexistent-folder/x.json: cannot be written (no folder /nonexistent-folder)"), std::string::npos) << r.output;
   r = test::run_kk3tune({"sweep", "--config", (dir.path() / "missing.json").string()}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("missing.json: missing"), std::string::npos) << r.output;
