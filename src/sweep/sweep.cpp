@@ -274,10 +274,15 @@ screened screen_and_measure(const timing::timer& timer, const std::vector<timing
 void request_stop() { g_stop_requested = 1; }
 
 void check_plan(const sweep_request& request) {
+  std::set<std::string> ids;
   for (const family_work& w : load_plan(request)) {
     for (const space::mode* m : w.modes) {
       for (long long t : swept_tokens(request)) (void)model_shapes(w, *m, t);
     }
+    for (const space::variant* v : w.variants) ids.insert(v->id);
+  }
+  for (const auto& [id, kind] : request.inject) {
+    if (!ids.count(id)) throw error(error_kind::usage, "--inject-fault " + id + ": no such variant in the plan's families");
   }
 }
 

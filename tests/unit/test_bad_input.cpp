@@ -134,6 +134,8 @@ TEST(bad_input, unknown_families_and_modes) {
   expect_run(sweep_args(m), 2, {m.file("default.json").string() + ": /families/attn_res/modes: no mode 'nb3' (modes: nb0, nb1"});
 
   expect_run({"sweep", "--family", "attn", "--arch", "sm_90a"}, 2, {"--family: the plan ", "has no family 'attn'"});
+  expect_run({"sweep", "--arch", "sm_90a", "--inject-fault", "nope=hang"}, 2, {"--inject-fault nope: no such variant"});
+  expect_run({"sweep", "--arch", "sm_90a", "--inject-fault", "nope"}, 2, {"--inject-fault nope: expected VARIANT=KIND"});
   for (const char* command : {"time", "verify"}) {
     expect_run({command, "--family", "attn"}, 2, {"unknown family 'attn' (known: mla_decode_epilogue, attn_res"});
     expect_run({command, "--family", "attn_res", "--mode", "nb3"}, 2, {"family attn_res has no mode 'nb3' (its modes: nb0"});
