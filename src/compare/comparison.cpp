@@ -73,7 +73,7 @@ void check_comparable(const file_summary& base, const file_summary& next, const 
 // Statuses that mean the variant failed.
 bool failed(const std::string& status) {
   return status == "mismatch" || status == "pdl_hazard" || status == "launch_failed" ||
-         status == "compile_failed";
+         status == "timeout" || status == "compile_failed";
 }
 
 // The failure NEW shows for the record (its status, else its finalist verification), or "".
@@ -89,7 +89,7 @@ bool fine_before(const result_record& base, const std::string& new_failure) {
   if (base.status == "ok" || base.verification_status == std::optional<std::string>("ok")) {
     return true;
   }
-  const bool ran = new_failure == "compile_failed" || new_failure == "launch_failed";
+  const bool ran = new_failure == "compile_failed" || new_failure == "launch_failed" || new_failure == "timeout";
   return ran && is_timed(base) && !failed(base.status);
 }
 

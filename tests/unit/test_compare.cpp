@@ -127,6 +127,30 @@ TEST(compare, a_verification_regression_fails) {
   EXPECT_EQ(compare_fixtures("sweep-verify.json", "sweep-base.json").exit_code(), 0);
 }
 
+TEST(compare, a_variant_that_now_hangs_or_faults_is_a_regression) {
+  // A finalist that was ok in BASE and that the supervisor recorded as timeout or launch_failed
+  // in NEW (issue 8: no statistics, the reason from the watchdog or the driver).
+  for (const char* status : {"timeout", "launch_failed"}) {
+    const result_document base = fixture("sweep-base.json");
+    result_document next = base;
+    bool changed = false;
+    for (auto& r : next.records) {
+      if (r.variant != k_s3 || r.tokens != 1 || r.status != "ok") continue;
+      r.status = status;
+      r.reason = "its GPU work ran 61.0 s, beyond --variant-timeout 60.0 s";
+      r.stats.reset();
+      r.samples_us.clear();
+      changed = true;
+    }
+    ASSERT_TRUE(changed);
+    const comparison c = compare_documents(base, next, {});
+    EXPECT_EQ(c.exit_code(), 1) << status;
+    ASSERT_EQ(c.verification.size(), 1u) << status;
+    EXPECT_EQ(c.verification[0].new_status, status);
+    EXPECT_EQ(c.verification[0].base_status, "ok");
+  }
+}
+
 TEST(compare, another_gpu_is_refused_unless_allowed) {
   try {
     compare_fixtures("time-base.json", "time-other-gpu.json");
