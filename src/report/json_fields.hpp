@@ -104,6 +104,15 @@ class json_fields {
     }
     return out;
   }
+  std::vector<std::string> strings(const json& parent, const std::string& at, const std::string& key) const {
+    const json& v = array(parent, at, key);
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_string()) fail(at + "/" + key + "/" + std::to_string(i), "expected a string");
+      out.push_back(v[i].get<std::string>());
+    }
+    return out;
+  }
   std::vector<std::pair<std::string, long long>> knobs(const json& parent, const std::string& at,
                                                        const std::string& key) const {
     std::vector<std::pair<std::string, long long>> out;

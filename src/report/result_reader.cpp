@@ -33,13 +33,7 @@ result_context read_context(const json_fields& r, const json& doc) {
   c.tool_version = r.optional_string(context, at, "tool_version");
   c.git_revision = r.optional_string(context, at, "git_revision");
   c.utc_time = r.optional_string(context, at, "utc_time");
-  if (r.find(context, "argv")) {
-    const json& argv = r.array(context, at, "argv");
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-      if (!argv[i].is_string()) r.fail(at + "/argv/" + std::to_string(i), "expected a string");
-      c.argv.push_back(argv[i].get<std::string>());
-    }
-  }
+  if (r.find(context, "argv")) c.argv = r.strings(context, at, "argv");
   return c;
 }
 

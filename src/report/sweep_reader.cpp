@@ -40,11 +40,7 @@ sweep_file read_sweep(const fields& f, const json& doc, const std::filesystem::p
     if (!family.is_object()) f.fail(at, "expected an object");
     sweep_family out;
     out.name = name;
-    const json& knobs = f.array(family, at, "knobs");
-    for (std::size_t i = 0; i < knobs.size(); ++i) {
-      if (!knobs[i].is_string()) f.fail(at + "/knobs/" + std::to_string(i), "expected a string");
-      out.knobs.push_back(knobs[i].get<std::string>());
-    }
+    out.knobs = f.strings(family, at, "knobs");
     out.shape_key = f.string(family, at, "shape_key");
     if (out.shape_key != "heads" && out.shape_key != "blocks") {
       f.fail(at + "/shape_key", "expected \"heads\" or \"blocks\"");
