@@ -105,8 +105,6 @@ void apply_line(const json& j, sweep::journal_state& s) {
     c.tokens = j.at("tokens");
     c.records = records_from(j.at("records"));
     c.carried = j.at("carried").get<std::vector<std::string>>();
-    c.last_full = j.at("last_full");
-    if (!j.at("optimistic").is_null()) c.optimistic = j.at("optimistic").get<std::string>();
     s.counts[j.at("count").get<std::string>()] = std::move(c);
   } else if (j.contains("verified")) {
     auto& m = s.verified[j.at("verified").get<std::string>()];
@@ -134,9 +132,7 @@ std::string journal_count_line(const std::string& key, const sweep::journal_coun
   return json{{"count", key},
               {"tokens", c.tokens},
               {"records", records_json(c.records)},
-              {"carried", c.carried},
-              {"last_full", c.last_full},
-              {"optimistic", c.optimistic ? json(*c.optimistic) : json(nullptr)}}
+              {"carried", c.carried}}
       .dump();
 }
 

@@ -89,24 +89,18 @@ void journal::append(const std::string& line) {
 
 void journal::add_ceiling(double tb_s) {
   append(report::journal_ceiling_line(tb_s));
-  m_state.ceiling_tb_s = tb_s;
 }
 
 void journal::add_count(const std::string& key, const journal_count& c) {
   append(report::journal_count_line(key, c));
-  m_state.counts[key] = c;
 }
 
 void journal::add_verified(const std::string& shape, const std::map<std::string, verification>& variants) {
   append(report::journal_verified_line(shape, variants));
-  auto& m = m_state.verified[shape];
-  for (const auto& [id, v] : variants) m[id] = v;
 }
 
 void journal::add_unit(const std::string& unit, const std::vector<record>& records, std::size_t compiles, std::size_t failures) {
   append(report::journal_unit_line(unit, records, compiles, failures));
-  m_state.units[unit] = records;
-  m_state.unit_compiles[unit] = {compiles, failures};
 }
 
 void journal::add_fault(const journal_fault& f) {

@@ -6,8 +6,10 @@
 // Lines (src/report/sweep_journal.cpp writes and reads them):
 //   header    {"kk3tune_journal":1,"key":DIGEST,"seed":S,"timed":B}   the plan and flags it belongs to
 //   ceiling   {"ceiling_tb_s":X}                                      the copy ceiling of the first run
-//   count     {"count":KEY,"tokens":T,"records":[...],"carried":[...],"last_full":N,"optimistic":ID}
-//             one token count of one family/mode/shape measured (its records and screening state)
+//   count     {"count":KEY,"tokens":T,"records":[...],"carried":[...]}
+//             one token count of one family/mode/shape measured: its records at full precision
+//             and the first round's order, which the next count screens from (the rest of the
+//             screening state follows from the token counts and these records)
 //   verified  {"verified":SHAPE,"variants":{ID:{status,...}}}        a shape's finalists verified
 //   unit      {"unit":FAMILY/MODE,"records":[...],"compiles":N,"compile_failures":K}   compile-only run
 //   fault     {"fault":SHAPE,"tokens":T,"variant":ID,"status":"launch_failed"|"timeout","reason":R}
@@ -28,8 +30,6 @@ struct journal_count {
   long long tokens = 0;
   std::vector<record> records;            ///< as measured: final ones "unverified", the rest "dropped"
   std::vector<std::string> carried;       ///< the screening order carried to the next count
-  long long last_full = 0;                ///< the last count screened in full
-  std::optional<std::string> optimistic;  ///< the provisional winner so far
 };
 
 /// A variant that faulted or hung: it is left out of its shape from then on.
@@ -57,7 +57,9 @@ struct journal_state {
 std::string shape_key(const std::string& family, const std::string& mode, long long heads, long long blocks);
 std::string count_key(const std::string& shape, long long tokens);
 
-/// The journal of one sweep. Every add_* appends one line and flushes it to the disk.
+/// The journal of one sweep. Every add_* appends one line and flushes it to the disk. state()
+/// is what the file held when it was opened, plus the faults added since (the supervisor checks
+/// a new fault against them); the sweep looks each unit up once, before doing it.
 class journal {
  public:
   /// Starts a new journal at `file` (which must not exist) with this header.

@@ -337,7 +337,6 @@ void compile_plan(const sweep_request& request, const std::vector<std::string>& 
         request.log->add_unit(unit, std::vector<record>(out.records.begin() + static_cast<std::ptrdiff_t>(first_record), out.records.end()),
                               out.compiles - compiles_before, out.compile_failures - failures_before);
       }
-      if (g_stop_requested) throw error(error_kind::usage, "interrupted: stopped after " + unit + " (--resume continues from the journal)");
     }
   }
   out.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
@@ -465,16 +464,20 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
         if (g_stop_requested) throw error(error_kind::usage, "interrupted: stopped after " + std::to_string(done) + " of " + std::to_string(total) + " shapes");
         const families::shape s = model_shapes(w, m, t)[shape_index];
         const std::string ckey = count_key(skey, t);
+        // Which variants this count screens follows from the counts before it, so a resumed
+        // sweep derives it as an uninterrupted one does; only the measurements come from the
+        // journal.
+        const bool full_screen = last_full == 0 || request.config.screen.carry == 0 ||
+                                 static_cast<double>(t) >= request.config.screen.full_every * static_cast<double>(last_full);
+        if (full_screen) last_full = t;
         journal_count count;
-        if (request.log && request.log->state().counts.count(ckey)) {
+        const bool journaled = request.log && request.log->state().counts.count(ckey);
+        if (journaled) {
           count = request.log->state().counts.at(ckey);  // measured before the sweep was stopped
         } else {
           watch::set_shape(skey, t);
           count.tokens = t;
           const auto ws = w.space.impl->make_workspace(s, m, seed + static_cast<unsigned long long>(t));
-          const bool full_screen = last_full == 0 || request.config.screen.carry == 0 ||
-                                   static_cast<double>(t) >= request.config.screen.full_every * static_cast<double>(last_full);
-          count.last_full = full_screen ? t : last_full;
           std::set<std::string> protect = {w.reference->id};
           if (optimistic) protect.insert(*optimistic);
           std::set<std::string> pool;
@@ -511,16 +514,10 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
             r.reason = f.reason;
             count.records.push_back(std::move(r));
           }
-          std::vector<select::timed_variant> timed;
-          for (const auto& f : result.finals) timed.push_back({f.label, f.stats.median, f.stats.rel_stderr_median, true});
-          if (const auto c = select::choose(t, timed, w.reference->id, optimistic, request.config.selection)) count.optimistic = c->winner;
-          else count.optimistic = optimistic;
           if (request.log) request.log->add_count(ckey, count);
         }
         carried = count.carried;
-        last_full = count.last_full;
-        optimistic = count.optimistic;
-        std::vector<select::timed_variant> timed;
+        std::vector<select::timed_variant> timed;  // the final round
         std::size_t timed_count = 0;
         for (record& r : count.records) {
           if (r.status == "unverified") {
@@ -530,6 +527,7 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
           timed_count += r.stats.has_value();
           out.records.push_back(std::move(r));
         }
+        if (const auto c = select::choose(t, timed, w.reference->id, optimistic, request.config.selection)) optimistic = c->winner;
         finals_by_count.emplace_back(t, timed);
         ++done;
         if (progress) {
