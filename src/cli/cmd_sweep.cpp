@@ -178,11 +178,10 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   }
 
   // Bad input is reported before any compile or GPU work: the output folder, --arch, the
-  // toolkit's include folder, the token counts, then the plan's families, modes and shapes.
+  // toolkit's include folder, then the plan's families, modes, shapes and token counts.
   require_writable_folder(o.out.parent_path(), "--out " + o.out.string());
   if (!o.arch.empty()) jit::parse_arch_list(o.arch);
   jit::require_cuda_include_dir();
-  sweep::check_token_limits(request.config, config_dir, request.family_config_file.value_or(std::filesystem::path()), o.family, o.tokens);
   sweep::check_plan(request);
 
   std::string why;

@@ -18,6 +18,7 @@
 #include "core/watch.hpp"
 #include "device/device_info.hpp"
 #include "device/resources.hpp"
+#include "families/limits.hpp"
 #include "families/registry.hpp"
 #include "jit/batch.hpp"
 #include "jit/plan.hpp"
@@ -41,6 +42,7 @@ struct family_work {
   std::vector<const space::variant*> variants;  ///< shipped only; the reference always included
   std::vector<long long> heads;                 ///< model head counts (families with heads)
   const space::variant* reference = nullptr;
+  const family_plan* plan = nullptr;            ///< its entry in the plan
 };
 
 bool has_heads(const family_work& w) { return w.space.impl->model_shape(1, 0, 0).heads > 0; }
@@ -62,6 +64,7 @@ std::vector<family_work> load_plan(const sweep_request& r) {
   for (const family_plan& p : r.config.families) {
     if (!r.family_filter.empty() && p.family != r.family_filter) continue;
     family_work w;
+    w.plan = &p;
     if (r.family_config_file) {
       w.space = families::load_family_space_from(*r.family_config_file);
     } else {
@@ -273,9 +276,50 @@ screened screen_and_measure(const timing::timer& timer, const std::vector<timing
 
 void request_stop() { g_stop_requested = 1; }
 
+namespace {
+
+/// Every token count the plan (or --tokens) and its verification ask of a family fits the
+/// family's buffers (families/limits.hpp); errors name the plan's file and JSON path, or the flag.
+void check_token_limits(const sweep_request& request, const family_work& w) {
+  const sweep_config& c = request.config;
+  const family_plan& p = *w.plan;
+  const families::family& f = *w.space.impl;
+  auto fail = [&](const std::string& at, const std::string& what) {
+    throw error(error_kind::config, c.file.string() + ": " + at + ": " + what);
+  };
+  auto largest = [](const std::vector<long long>& v) {  // the index of the largest count
+    return static_cast<std::size_t>(std::max_element(v.begin(), v.end()) - v.begin());
+  };
+  const std::string at = "/families/" + p.family;
+  const std::vector<long long> heads = p.heads.empty() ? std::vector<long long>{0} : p.heads;  // 0: the model's
+  for (const space::mode* m : w.modes) {
+    const long long blocks = std::max(0LL, m->define_or("NB", 0));
+    for (std::size_t j = 0; j < heads.size(); ++j) {
+      if (families::max_tokens(f, *m, heads[j], blocks) < 1) {
+        fail(p.heads.empty() ? at : at + "/heads/" + std::to_string(j), families::token_limit_problem(f, *m, 1, heads[j], blocks));
+      }
+      if (!request.tokens.empty()) {
+        families::check_tokens(f, *m, request.tokens[largest(request.tokens)], heads[j], blocks, "--tokens");
+      } else if (!c.tokens.empty()) {
+        const std::size_t i = largest(c.tokens);
+        const std::string problem = families::token_limit_problem(f, *m, c.tokens[i], heads[j], blocks);
+        if (!problem.empty()) fail("/tokens/" + std::to_string(i), problem);
+      }
+      if (!c.verify_tokens.empty()) {
+        const std::size_t i = largest(c.verify_tokens);
+        const std::string problem = families::token_limit_problem(f, *m, c.verify_tokens[i], heads[j], blocks);
+        if (!problem.empty()) fail("/verify/tokens/" + std::to_string(i), problem);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void check_plan(const sweep_request& request) {
   std::set<std::string> ids;
   for (const family_work& w : load_plan(request)) {
+    check_token_limits(request, w);
     for (const space::mode* m : w.modes) {
       for (long long t : swept_tokens(request)) (void)model_shapes(w, *m, t);
     }

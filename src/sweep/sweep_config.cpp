@@ -8,8 +8,6 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "report/json_parse.hpp"
-#include "families/limits.hpp"
-#include "families/registry.hpp"
 
 namespace kk3::sweep {
 namespace {
@@ -156,55 +154,6 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
     if (s.contains("tokens")) c.verify_tokens = r.positive_list(s["tokens"], "/verify/tokens");
   }
   return c;
-}
-
-void check_token_limits(const sweep_config& c, const std::filesystem::path& config_dir,
-                        const std::filesystem::path& family_config_file, const std::string& family_filter,
-                        const std::vector<long long>& flag_tokens) {
-  const reader r(c.file);
-  // The largest of a list and its index (token lists are short).
-  auto largest = [](const std::vector<long long>& v) {
-    return static_cast<std::size_t>(std::max_element(v.begin(), v.end()) - v.begin());
-  };
-  for (const family_plan& p : c.families) {
-    if (!family_filter.empty() && p.family != family_filter) continue;
-    families::family_space space;
-    try {
-      if (!family_config_file.empty()) {
-        space = families::load_family_space_from(family_config_file);
-      } else {
-        const families::family& f = families::find_family(p.family);
-        if (f.is_example()) continue;
-        space = families::load_family_space(f, config_dir);
-      }
-    } catch (const error&) {
-      continue;  // an unknown family or a bad config: check_plan says so
-    }
-    const std::string at = "/families/" + p.family;
-    const std::vector<long long> heads = p.heads.empty() ? std::vector<long long>{0} : p.heads;
-    for (const space::mode& m : space.config.modes) {
-      if (!p.modes.empty() && std::find(p.modes.begin(), p.modes.end(), m.name) == p.modes.end()) continue;
-      const long long blocks = std::max(0LL, m.define_or("NB", 0));
-      for (std::size_t j = 0; j < heads.size(); ++j) {
-        const families::family& f = *space.impl;
-        if (families::max_tokens(f, m, heads[j], blocks) < 1) {
-          r.fail(p.heads.empty() ? at : at + "/heads/" + std::to_string(j), families::token_limit_problem(f, m, 1, heads[j], blocks));
-        }
-        if (!flag_tokens.empty()) {
-          families::check_tokens(f, m, flag_tokens[largest(flag_tokens)], heads[j], blocks, "--tokens");
-        } else if (!c.tokens.empty()) {
-          const std::size_t i = largest(c.tokens);
-          const std::string problem = families::token_limit_problem(f, m, c.tokens[i], heads[j], blocks);
-          if (!problem.empty()) r.fail("/tokens/" + std::to_string(i), problem);
-        }
-        if (!c.verify_tokens.empty()) {
-          const std::size_t i = largest(c.verify_tokens);
-          const std::string problem = families::token_limit_problem(f, m, c.verify_tokens[i], heads[j], blocks);
-          if (!problem.empty()) r.fail("/verify/tokens/" + std::to_string(i), problem);
-        }
-      }
-    }
-  }
 }
 
 }  // namespace kk3::sweep

@@ -52,15 +52,6 @@ struct sweep_config {
 /// with the default token counts, its config read from that file.
 sweep_config load_sweep_config(const std::filesystem::path& file);
 
-/// Checks the plan's largest token counts (/tokens, /verify/tokens, or `flag_tokens` from
-/// --tokens when given) against what each family takes in each mode and model shape of the plan
-/// (families::max_tokens), before any compile or GPU work. Errors (error_kind::config, or usage
-/// for --tokens) name the file and the JSON path. Families or modes the plan names wrongly are
-/// left to sweep::check_plan. `family_config_file`: the plan is that family config (empty: no).
-void check_token_limits(const sweep_config& config, const std::filesystem::path& config_dir,
-                        const std::filesystem::path& family_config_file, const std::string& family_filter,
-                        const std::vector<long long>& flag_tokens);
-
 /// The token counts of the default sweep (issue 6).
 const std::vector<long long>& default_tokens();
 
