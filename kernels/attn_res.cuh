@@ -1,36 +1,56 @@
 #pragma once
-// attn_res: Block Attention Residuals (SPEC 1.2), one token per cluster of B CTAs.
+// attn_res: Block Attention Residuals (SPEC 1.2). One cluster of B CTAs per token (H split into
+// B contiguous ranges of slices), each cluster working through its tokens t = c, c + G, ...
+// (G clusters in the grid).
 //
-// The numerics contract: every variant computes bit for bit the same result. The arithmetic is
-// fixed independently of the knobs:
-// - H is cut into slices of 256 elements. A slice is always reduced by one warp: lane l sums its
-//   8 contiguous elements in order, then a fixed tree over the 32 lanes (transpose_sum).
-// - A total over slices is always the same tree: lane l of one warp adds the partials of slices
-//   l, l + 32, l + 64, ... in that order, then the butterfly.
-// - The softmax over the N <= 9 logits is exact: max, exp, then sums in source order.
-// Knobs only change which warp of which CTA takes a slice, and how and when loads are issued.
-// Compiled with -fmad=false; the fused multiply-adds below are written out (__fma_rn), so every
-// rounding is the same in every variant. With B > 1 a token's slices are spread over a
-// thread-block cluster (slice k belongs to CTA k % B); every CTA computes every total from its
-// peers' partials (distributed shared memory), so all CTAs agree on the softmax and the norm.
+// The numerics contract: every variant computes bit for bit the same result, because the
+// arithmetic is fixed by the data layout alone, never by a knob:
+// - H is cut into slices of 256 elements, a slice into 32 units of 8 contiguous elements.
+// - A unit's sums (per source: the sum of squares and the dot product with Q; later the sum of
+//   acc^2) run over its 8 elements in order; a slice's 32 unit sums are added in the butterfly
+//   tree (units u and u ^ 16 first, then ^ 8, ... ^ 1); a token's total over its K slices is:
+//   lane l of one warp adds slices l, l + 32, ... in order, then the same butterfly over lanes.
+// - The softmax: max, exp, then the butterfly sum z of the N values e_n = exp(logit_n - max).
+//   The mix is left unnormalised, acc_i = sum_n e_n V_n,i (source order), which makes the
+//   division by z cancel inside the output norm: out = acc * rsqrt(sum acc^2 / H + out_eps z^2)
+//   * out_w; without the norm, out = acc * (1 / z).
+// Knobs only choose which warp of which CTA takes a slice, how and when data is loaded, and
+// how many tokens a cluster works through.
 //
-// Everything after the loads is fp64: with fp32 weights and sums, elements where the weighted
-// sum nearly cancels missed the float64 reference by up to 207 bf16 ulps on the H200. Every bf16
-// becomes a double exactly, by one conversion instruction (cvt.f64.bf16), or by integer
-// operations alone as the double times 2^-896, with the 2^896 carried by the weight it is
-// multiplied with (knob CVT, for the weighted sum; the product is the same either way). Squares and products with Q (bf16 x fp32) are exact in a
-// double, so each element of each source costs two conversions and three fused multiply-adds.
-// The cross-lane sums of a slice's 2N partials share their shuffles (transpose_sum). Inputs are
-// assumed finite.
-// The prefix update p = bf16(prefix + delta) is fp32, as specified.
+// Precision: every per-element sum is float64. A CPU emulation (bench/attn_res_precision.cpp)
+// showed that fp32 unit sums, fp32 sums of squares, or an fp32 weighted sum each leave elements
+// 2 to 7 bf16 ulps from the float64 reference wherever the weighted sum nearly cancels (a few
+// per million), which the contract (no element beyond 1 ulp) forbids; with float64 sums and
+// mix no element is beyond 1 ulp. The conversions cost no conversion instruction: the bits of
+// a bf16 placed in a double's high word are the value times 2^-896, exactly (zeros and
+// subnormals too); one multiply by 2^896 gives the value, and in the mix the 2^896 is carried
+// by the weight. Products x*x and x*q (q = fp32 rms_w * res_w: 16 significant bits) are exact
+// in a double. The mix is rounded to fp32 once it is complete (a relative 2^-24, far below a
+// bf16 ulp) and the output product is fp32. The prefix update p = bf16(prefix + delta) is
+// fp32, as specified. Compiled with -fmad=false; the fused multiply-adds are written out.
 //
 // PDL: prefix and delta come from the kernel launched just before: read after
-// griddepcontrol.wait. The block sums and the weights are older and may be read before it.
+// griddepcontrol.wait. The block sums and the weights are older and are fetched before it.
 //
-// Compile-time: H, NB (0..8), HAS_DELTA, HAS_OUT_NORM, and the knobs B, THREADS, EARLY_BLOCKS,
-// KEEP, STAGE, OCC, TPC, CVT, NC, SPREAD, RED. With STAGE=1 (Hopper) a CTA first copies its slices of every source into shared
-// memory with bulk asynchronous copies completing on mbarriers, then computes from there: few
-// registers, many CTAs per SM. Every path calls the same arithmetic helpers in the same order.
+// Compile-time (the mode): H, NB (0..8), HAS_DELTA, HAS_OUT_NORM, BLOCK_WRITE. The knobs:
+//   B       CTAs per token (a thread-block cluster when > 1); CTA r takes slices
+//           [r K / B, (r + 1) K / B); the totals read the peers' partials over distributed
+//           shared memory.
+//   GPW     slices per warp: a CTA has ceil(ceil(K / B) / GPW) warps, warp w takes its CTA's
+//           slices w, w + warps, ...
+//   STAGE   1: the CTA's rows of every source (and delta) are copied into shared memory by
+//           bulk asynchronous copies completing on an mbarrier; 0: requested into L2 by bulk
+//           prefetches, then loaded into registers (and read again, from L2, for the mix).
+//   TPC     tokens per cluster: the grid has ceil(T / TPC) clusters.
+//   STAGES  (STAGE = 1) tokens in shared memory at once: the copies of the next STAGES - 1
+//           tokens are in flight while a token is computed. (STAGE = 0 prefetches one token
+//           ahead.)
+//   SPREAD  1: every warp derives the totals and the softmax itself; 0: warp 0 does, and hands
+//           the weights over in shared memory (one more block barrier, fewer instructions).
+//   TRIGGER 1: griddepcontrol.launch_dependents right after the wait, so the next kernel's
+//           CTAs start their own prologue while this one runs; 0: at the end.
+//   REGS    0: registers as the compiler likes; R: at most about R per thread (launch bounds
+//           asking for 65536 / (threads R) CTAs per SM), for more tokens in flight per SM.
 #include "common/fault_injection.cuh"
 #include "common/pdl.cuh"
 #include "attn_res_params.h"
@@ -47,59 +67,63 @@
 #ifndef HAS_OUT_NORM
 #define HAS_OUT_NORM 1
 #endif
+#ifndef BLOCK_WRITE
+#define BLOCK_WRITE 0
+#endif
 #ifndef READ_PREFIX_EARLY
 #define READ_PREFIX_EARLY 0  // test-only: read prefix and delta before the wait (a hazard)
 #endif
 
 namespace kk3_ar {
 
-constexpr int k_slice = 256;             // elements per slice: 32 lanes x 8
-constexpr int k_slices = H / k_slice;
-constexpr int k_sources = NB + 1;        // the block sums, then p (the updated prefix)
-constexpr int k_totals = 2 * k_sources;  // per source: sum of squares, dot with Q
-static_assert(H % k_slice == 0, "H must be a multiple of 256");
-static_assert(k_totals <= 32, "transpose_sum gives each total its own lane");
+constexpr int k_slice = 256;                    // elements per slice: 32 units of 8
+constexpr int k_slices = H / k_slice;           // K
+constexpr int k_sources = NB + 1;               // the block sums, then p (the updated prefix)
+constexpr int k_values = 2 * k_sources;         // per source: sum of squares, dot with Q
+constexpr int k_rows = k_sources + HAS_DELTA;   // rows per token: blocks, prefix, delta
+constexpr double k_up = 0x1p896;                // undoes the 2^-896 of a placed bf16
+constexpr double k_down = 0x1p-896;
+constexpr double k_inv_h = 1.0 / H;
+static_assert(H % k_slice == 0 && H > 0, "H must be a positive multiple of 256");
+static_assert(NB >= 0 && k_values <= 32, "NB from 0 to 15: transpose_sum gives each total its own lane");
 
-__device__ __forceinline__ float bf16_to_f32(unsigned b) { return __uint_as_float((b & 0xffffu) << 16); }
+/// Threads per CTA: ceil(ceil(K / B) / GPW) warps.
+__host__ __device__ constexpr int threads_of(int b, int gpw) { return 32 * (((k_slices + b - 1) / b + gpw - 1) / gpw); }
 
-__device__ __forceinline__ unsigned short f32_to_bf16_rn(float f) {
-  unsigned short r;
-  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(f));
-  return r;
-}
+/// Slice k's CTA, and the first slice of CTA r, when K slices are cut into B contiguous ranges.
+template <int B>
+__device__ __forceinline__ int first_slice(int r) { return r * k_slices / B; }
+template <int B>
+__device__ __forceinline__ int owner_of(int k) { return ((k + 1) * B - 1) / k_slices; }
 
-/// Rounds once, to nearest even (the float64 reference rounds the same way).
-__device__ __forceinline__ unsigned short f64_to_bf16_rn(double d) {
-  unsigned short r;
-  asm("cvt.rn.bf16.f64 %0, %1;" : "=h"(r) : "d"(d));
-  return r;
-}
-
-/// 2^896: a bf16's sign, exponent and mantissa bits placed in a double's high word give the
-/// bf16's value times 2^-896, exactly, for every finite value (subnormals too).
-constexpr double k_unscale = 0x1p896;
-
-/// Element i (0..7) of 8 packed bf16 values, as a double scaled by 2^-896 (integer operations
-/// only). A product of it with y * 2^896 is exactly the element times y.
-__device__ __forceinline__ double scaled_element(const uint4& raw, int i) {
+/// Element i (0..7) of 8 packed bf16 values times 2^-896, as a double: exact for every finite
+/// value, by integer operations only (sign, exponent and mantissa placed in the high word).
+__device__ __forceinline__ double placed(const uint4& raw, int i) {
   const unsigned w = i < 2 ? raw.x : i < 4 ? raw.y : i < 6 ? raw.z : raw.w;
-  // The element in the top half of a word; shifted right arithmetically by 3, its sign lands in
-  // bits 31..28 (30..28 cleared by the mask), exponent and mantissa in 27..13.
   const int top = static_cast<int>(i & 1 ? w : w << 16);
+  // Shifted right arithmetically by 3, the sign lands in bits 31..28 (30..28 cleared by the
+  // mask), exponent and mantissa in 27..13.
   return __hiloint2double(static_cast<int>(static_cast<unsigned>(top >> 3) & 0x8fffe000u), 0);
 }
 
-/// Element i (0..7) of 8 packed bf16 values, as a double, exactly: one conversion instruction
-/// (F2F.F64.BF16, reading either half of the register; a quarter of the fp64 rate on Hopper).
-__device__ __forceinline__ double element(const uint4& raw, int i) {
-  const unsigned w = i < 2 ? raw.x : i < 4 ? raw.y : i < 6 ? raw.z : raw.w;
-  double d;
-  if (i & 1) asm("{ .reg .b16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f64.bf16 %0, hi; }" : "=d"(d) : "r"(w));
-  else asm("{ .reg .b16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f64.bf16 %0, lo; }" : "=d"(d) : "r"(w));
-  return d;
+__device__ __forceinline__ float lo_f32(unsigned w) { return __uint_as_float(w << 16); }
+__device__ __forceinline__ float hi_f32(unsigned w) { return __uint_as_float(w & 0xffff0000u); }
+
+/// Two floats rounded to bf16 (nearest even), packed: lo in bits 15..0, hi in 31..16.
+__device__ __forceinline__ unsigned pack_bf16(float lo, float hi) {
+  unsigned r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
 }
 
-__device__ __forceinline__ unsigned pack2(unsigned short lo, unsigned short hi) { return lo | (static_cast<unsigned>(hi) << 16); }
+/// bf16(a + b) per element, the sum in fp32: the prefix update.
+__device__ __forceinline__ uint4 add_bf16(const uint4& a, const uint4& b) {
+  const unsigned wa[4] = {a.x, a.y, a.z, a.w}, wb[4] = {b.x, b.y, b.z, b.w};
+  unsigned s[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) s[i] = pack_bf16(__fadd_rn(lo_f32(wa[i]), lo_f32(wb[i])), __fadd_rn(hi_f32(wa[i]), hi_f32(wb[i])));
+  return make_uint4(s[0], s[1], s[2], s[3]);
+}
 
 /// The fixed butterfly: every lane ends with the same sum.
 __device__ __forceinline__ double warp_sum(double x) {
@@ -108,49 +132,11 @@ __device__ __forceinline__ double warp_sum(double x) {
   return x;
 }
 
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
-/// Every thread of every CTA of the cluster arrives; shared-memory writes before it are visible
-/// to the peers after it.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
-__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
-
-__device__ __forceinline__ unsigned smem_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-/// Reads a double from the shared memory of CTA `rank` of the cluster, at the address `local`
-/// has in this CTA's shared memory.
-__device__ __forceinline__ double load_peer(const double* local, unsigned rank) {
-  unsigned remote;
-  asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_address(local)), "r"(rank));
-  double v;
-  asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(remote) : "memory");
-  return v;
-}
-
-/// The total over all slices of a per-slice partial held by the slice's CTA (k % B), by one
-/// warp, in the fixed tree: lane l adds slices l, l + 32, ... in order, then the butterfly.
-template <int B>
-__device__ __forceinline__ double total_over_slices(const double* partials, int lane) {
-  double sum = 0.0;
-#pragma unroll
-  for (int k = lane; k < k_slices; k += 32) sum = __dadd_rn(sum, B == 1 ? partials[k] : load_peer(partials + k, k % B));
-  return warp_sum(sum);
-}
-
-/// Sums Count values across the 32 lanes of a warp, every one in the same fixed tree, with
-/// Count - 1 + 5 shuffles rather than 5 * Count: at each step (offset 16, 8, ..., 1) a lane keeps
-/// the lower or upper half of its values (by the offset's lane bit) and adds its partner's copy
-/// of that half. In the end each lane holds the total of at most one value: `index` says which
-/// (-1 for none). The tree depends on Count only, never on a knob.
+/// Sums Count values across the 32 lanes, each in the butterfly's tree, with Count - 1 + 5
+/// shuffles rather than 5 Count: at each step (offset 16, 8, ..., 1) a lane keeps the lower or
+/// upper half of its values (by the offset's lane bit) and adds its partner's copy of that half.
+/// The pairs added are those of the butterfly, so every total equals warp_sum's bit for bit.
+/// In the end a lane holds the total of at most one value: `index` says which (-1 for none).
 template <int Count, int Offset = 16>
 __device__ __forceinline__ void transpose_sum(double* v, int lane, int& index, int have = Count, int base = 0) {
   constexpr int half = (Count + 1) / 2;
@@ -173,85 +159,42 @@ __device__ __forceinline__ void transpose_sum(double* v, int lane, int& index, i
   }
 }
 
-/// One source's lane partials: the sum of the squares and of the products with Q over the lane's
-/// 8 elements, in order.
-__device__ __forceinline__ void lane_partials(const uint4& raw, const double* q, double& ss, double& dot) {
-  ss = 0.0;
-  dot = 0.0;
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const double x = element(raw, i);
-    ss = __fma_rn(x, x, ss);
-    dot = __fma_rn(x, q[i], dot);
-  }
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
 }
 
-/// The sum of 32 lane values column[l * stride] (l = 0..31) in the butterfly's tree (pairs l and
-/// l + 16 first, then l and l + 8 of those, ...), so it equals warp_sum and transpose_sum bit for
-/// bit, computed by one lane from shared memory.
-__device__ __forceinline__ double tree_of_32(const double* column, int stride) {
-  double a[16];
-#pragma unroll
-  for (int i = 0; i < 16; ++i) a[i] = __dadd_rn(column[i * stride], column[(i + 16) * stride]);
-#pragma unroll
-  for (int i = 0; i < 8; ++i) a[i] = __dadd_rn(a[i], a[i + 8]);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) a[i] = __dadd_rn(a[i], a[i + 4]);
-  return __dadd_rn(__dadd_rn(a[0], a[2]), __dadd_rn(a[1], a[3]));
+/// Every thread of every CTA of the cluster arrives; shared-memory writes before it are visible
+/// to the peers after it.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
-/// A slice's partials of `Count` sources (raw[0..Count)): lane-sequential sums over the lane's 8
-/// elements of the squares and of the products with Q, then the fixed cross-lane tree. Lane
-/// `index` >= 0 holds partial `index` (2c: source c's sum of squares, 2c + 1: its dot product with
-/// Q) in v[0]. Every partial gets the same tree whatever Count is (the pairs are always lanes l
-/// and l ^ 16, then l ^ 8, ...), so the number of sources per chunk is free to choose.
-template <int Count>
-__device__ __forceinline__ void slice_partials(const uint4* raw, const double* q, double* v, int lane, int& index) {
-#pragma unroll
-  for (int c = 0; c < Count; ++c) lane_partials(raw[c], q, v[2 * c], v[2 * c + 1]);
-  transpose_sum<2 * Count>(v, lane, index);
-}
-
-/// The lane that transpose_sum<Count> leaves holding value q (the inverse of its `index`).
-template <int Count, int Offset = 16>
-__device__ __forceinline__ int holder_lane(int q) {
-  constexpr int half = (Count + 1) / 2;
-  const int bit = q >= half ? Offset : 0;
-  if constexpr (Offset > 1) {
-    return bit + holder_lane<half, Offset / 2>(q >= half ? q - half : q);
+/// The block barrier of one CTA, or of the whole cluster.
+template <int B>
+__device__ __forceinline__ void barrier() {
+  if constexpr (B == 1) {
+    __syncthreads();
   } else {
-    return bit;
+    cluster_sync();
   }
 }
 
-/// The softmax over the N logits, by one warp: lane n (< N) holds source n's total sum of squares
-/// and dot product with Q, computes logit n, and gets its weight w_n (0 in lanes >= N); every
-/// lane gets s, the sum of the weights. Max (exact in any order), exp, then sums in source order.
-__device__ __forceinline__ double softmax_lane(double ss, double dot, float eps, int lane, double& s) {
-  double logit = -1.0e308;
-  if (lane < k_sources) {
-    const double ms = __dadd_rn(__ddiv_rn(ss, static_cast<double>(H)), static_cast<double>(eps));
-    logit = __ddiv_rn(dot, __dsqrt_rn(ms));
-  }
-  double top = logit;
-#pragma unroll
-  for (int offset = 16; offset >= 1; offset /= 2) top = fmax(top, __shfl_xor_sync(0xffffffffu, top, offset));
-  const double e = lane < k_sources ? exp(__dsub_rn(logit, top)) : 0.0;
-  double z = 0.0;
-#pragma unroll
-  for (int n = 0; n < k_sources; ++n) z = __dadd_rn(z, __shfl_sync(0xffffffffu, e, n));
-  const double w = __ddiv_rn(e, z);
-  s = 0.0;
-#pragma unroll
-  for (int n = 0; n < k_sources; ++n) s = __dadd_rn(s, __shfl_sync(0xffffffffu, w, n));
-  return w;
-}
+__device__ __forceinline__ unsigned smem_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
-/// The output scale from the total of acc^2 and s: rsqrt(total / H + out_eps * s^2), as a
-/// correctly rounded square root and division.
-__device__ __forceinline__ double norm_scale(double total, double s, float out_eps) {
-  return __ddiv_rn(1.0, __dsqrt_rn(__dadd_rn(__ddiv_rn(total, static_cast<double>(H)),
-                                            __dmul_rn(static_cast<double>(out_eps), __dmul_rn(s, s)))));
+/// The double at `local` (an address of this CTA's shared memory) in CTA `rank` of the cluster.
+template <int B>
+__device__ __forceinline__ double load_shared(const double* local, int rank) {
+  if constexpr (B == 1) {
+    return *local;
+  } else {
+    unsigned remote;
+    asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_address(local)), "r"(rank));
+    double v;
+    asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(remote) : "memory");
+    return v;
+  }
 }
 
 __device__ __forceinline__ void mbarrier_init(unsigned long long* bar) {
@@ -274,323 +217,428 @@ __device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, unsigned 
   } while (!ready);
 }
 
-/// Copies 512 bytes (one slice of one source) from global to shared memory, completing on `bar`.
-__device__ __forceinline__ void bulk_copy_slice(void* dst, const void* src, unsigned long long* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 512, [%2];"
-               ::"r"(smem_address(dst)), "l"(src), "r"(smem_address(bar))
+/// Copies `bytes` (a multiple of 16) from global to shared memory, completing on `bar`.
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+               ::"r"(smem_address(dst)), "l"(src), "r"(bytes), "r"(smem_address(bar))
                : "memory");
 }
 
-/// body(j, slice, e) for a warp's slices in order: the j-th (j < PerWarp), its index in H / 256
-/// (slice_of(j), k_slices when the warp has no j-th slice), and where lane `lane`'s 8 elements
-/// of it start.
-template <int PerWarp, class SliceOf, class Body>
-__device__ __forceinline__ void for_my_slices(const SliceOf& slice_of, int lane, const Body& body) {
-#pragma unroll
-  for (int j = 0; j < PerWarp; ++j) {
-    const int slice = slice_of(j);
-    if (slice >= k_slices) break;
-    body(j, slice, slice * k_slice + lane * 8);
-  }
+/// Brings `bytes` (a multiple of 16) of global memory into L2.
+__device__ __forceinline__ void prefetch_l2(const void* src, unsigned bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
 }
 
-/// 8 bf16 from global memory that no kernel writes while this one runs.
+/// Orders this thread's generic-proxy accesses to shared memory before later bulk copies.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+/// 8 bf16 from global memory that no kernel of this stream is writing (block sums, weights).
 __device__ __forceinline__ uint4 load_old(const unsigned short* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
 /// 8 bf16 from global memory written by the previous kernel or by this thread.
 __device__ __forceinline__ uint4 load_new(const unsigned short* p) { return *reinterpret_cast<const uint4*>(p); }
 
+/// Q for a unit's 8 elements: the fp32 product rms_w * res_w (exact), as doubles.
+__device__ __forceinline__ void unit_q(const uint4& rms, const uint4& res, double* q) {
+  const unsigned a[4] = {rms.x, rms.y, rms.z, rms.w}, b[4] = {res.x, res.y, res.z, res.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    q[2 * i] = static_cast<double>(__fmul_rn(lo_f32(a[i]), lo_f32(b[i])));
+    q[2 * i + 1] = static_cast<double>(__fmul_rn(hi_f32(a[i]), hi_f32(b[i])));
+  }
+}
+
+/// Element i (0..7) of 8 packed bf16 values as a float (exact).
+__device__ __forceinline__ float element(const uint4& raw, int i) {
+  const unsigned w = i < 2 ? raw.x : i < 4 ? raw.y : i < 6 ? raw.z : raw.w;
+  return i & 1 ? hi_f32(w) : lo_f32(w);
+}
+
+/// Element i (0..7) of 8 packed bf16 values as a double, by the conversion instruction (exact;
+/// it runs on the conversion pipe, which this kernel otherwise leaves nearly idle, and costs two
+/// issue slots where placing the bits and scaling costs five).
+__device__ __forceinline__ double converted(const uint4& raw, int i) {
+  return static_cast<double>(element(raw, i));
+}
+
+/// One source's unit sums over the 8 elements in order: of the squares, of the products with Q.
+__device__ __forceinline__ void unit_sums(const uint4& raw, const double* q, double& ss, double& dot) {
+  ss = 0.0;
+  dot = 0.0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const double x = converted(raw, i);
+    ss = __fma_rn(x, x, ss);
+    dot = __fma_rn(x, q[i], dot);
+  }
+}
+
+/// The butterfly's sum over lanes Base, Base + Step, ... of column[l * stride] (pairs l, l + 16
+/// first, then l, l + 8 of those, ...), computed by one thread from shared memory: with Base 0
+/// and Step 1, the same bits as warp_sum and transpose_sum give.
+template <int Base = 0, int Step = 1>
+__device__ __forceinline__ double tree_of_32(const double* column, int stride) {
+  if constexpr (Step == 16) {
+    return __dadd_rn(column[Base * stride], column[(Base + 16) * stride]);
+  } else {
+    return __dadd_rn(tree_of_32<Base, 2 * Step>(column, stride), tree_of_32<Base + Step, 2 * Step>(column, stride));
+  }
+}
+
+/// The total over the token's K slices of one per-slice value, in the fixed tree, by a whole
+/// warp: lane l adds slices l, l + 32, ... in order, then warp_sum. `row` is indexed by local
+/// slice; slice k lives in the shared memory of its owner CTA.
+template <int B>
+__device__ __forceinline__ double slices_total_warp(const double* row, int lane) {
+  double sum = 0.0;
+  for (int k = lane; k < k_slices; k += 32) {
+    const int r = owner_of<B>(k);
+    sum = __dadd_rn(sum, load_shared<B>(row + (k - first_slice<B>(r)), r));
+  }
+  return warp_sum(sum);
+}
+
+/// The lane that transpose_sum<Count> leaves holding value q (the inverse of its `index`).
+template <int Count, int Offset = 16>
+__device__ __forceinline__ int holder_lane(int q) {
+  constexpr int half = (Count + 1) / 2;
+  const int bit = q >= half ? Offset : 0;
+  if constexpr (Offset > 1) {
+    return bit + holder_lane<half, Offset / 2>(q >= half ? q - half : q);
+  } else {
+    return bit;
+  }
+}
+
+/// The token's weights, derived by one warp from the slice partials part[value][local slice]
+/// of every CTA of the cluster: the totals over slices in the fixed tree (lane l adds slices l,
+/// l + 32, ..., then the butterfly, all 2N values at once), then lane n < N computes logit n
+/// and returns e_n = exp(logit_n - max) (0 in lanes >= N); every lane gets z, the sum of the e_n.
+template <int B, int Mine>
+__device__ __forceinline__ double token_weight(const double (*part)[Mine], int lane, float eps, double& z) {
+  double v[k_values];
+#pragma unroll
+  for (int i = 0; i < k_values; ++i) v[i] = 0.0;
+  for (int k = lane; k < k_slices; k += 32) {
+    const int r = owner_of<B>(k), m = k - first_slice<B>(r);
+#pragma unroll
+    for (int i = 0; i < k_values; ++i) v[i] = __dadd_rn(v[i], load_shared<B>(&part[i][m], r));
+  }
+  int index;
+  transpose_sum<k_values>(v, lane, index);
+  const int n = lane < k_sources ? lane : 0;
+  const double ss = __shfl_sync(0xffffffffu, v[0], holder_lane<k_values>(2 * n));
+  const double dot = __shfl_sync(0xffffffffu, v[0], holder_lane<k_values>(2 * n + 1));
+  const double logit = lane < k_sources ? __dmul_rn(dot, rsqrt(__fma_rn(ss, k_inv_h, static_cast<double>(eps)))) : -1.0e308;
+  double top = logit;
+#pragma unroll
+  for (int offset = 16; offset >= 1; offset /= 2) top = fmax(top, __shfl_xor_sync(0xffffffffu, top, offset));
+  const double e = lane < k_sources ? exp(__dsub_rn(logit, top)) : 0.0;
+  z = warp_sum(e);
+  return e;
+}
+
 }  // namespace kk3_ar
 
-/// B: CTAs per token (a cluster). THREADS: threads per CTA (warp w of CTA r takes the CTA's
-/// slices m = w + j * warps, i.e. slices r + B * m). EARLY_BLOCKS: fetch the block sums (older
-/// inputs) before griddepcontrol.wait. KEEP (STAGE=0): keep every source in registers for the
-/// weighted sum (1) or read them again, from L2 (0). STAGE: stage the sources in shared memory
-/// with bulk copies (1) or load them into registers (0). OCC: ask the compiler for at most 64
-/// registers per thread, so 1024 threads fit on an SM (1), or leave it free (0). TPC (STAGE=1):
-/// tokens per cluster; with TPC > 1 a cluster keeps Q in registers and works through TPC tokens
-/// with two shared-memory stages, the bulk copies of token i + 1 in flight while it computes
-/// token i. CVT: how the weighted sum turns bf16 into doubles: integer operations (0) or the
-/// conversion instruction (1), which takes fewer issue slots but runs at a quarter rate. NC:
-/// sources per chunk of the logits pass (loads in flight and registers held at once). SPREAD:
-/// every warp derives the totals, the softmax and the norm itself (1), with no block barrier
-/// between them (shorter for a few tokens, more instructions), or one warp each, handed over
-/// in shared memory (0). RED (registers path): a slice's lane partials summed across the lanes
-/// by shuffles (0, transpose_sum) or through shared memory, one lane per partial (1; the same
-/// tree, fewer instructions, k_totals x 32 doubles of dynamic shared memory per warp).
-template <int B, int THREADS, int EARLY_BLOCKS, int KEEP, int STAGE, int OCC, int TPC, int CVT, int NC, int SPREAD, int RED>
-__global__ void __launch_bounds__(THREADS, OCC ? 1024 / THREADS : 1) attn_res(const kk3_attn_res_params p) {
+/// The knobs are described at the top of this file.
+template <int B, int GPW, int STAGE, int TPC, int STAGES, int SPREAD, int TRIGGER, int REGS>
+__global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW), REGS ? 65536 / (kk3_ar::threads_of(B, GPW) * REGS) : 1)
+    attn_res(const kk3_attn_res_params p) {
   using namespace kk3_ar;
   KK3_FAULT_POINT();  // empty unless a test injects a fault (common/fault_injection.cuh)
-  static_assert(TPC == 1 || STAGE, "several tokens per cluster need the staged path");
-  static_assert(!RED || !STAGE, "RED=1 uses the dynamic shared memory the staged path stages into");
-  constexpr int k_warps = THREADS / 32;
-  constexpr int k_mine = (k_slices + B - 1) / B;                 // slices of the busiest CTA
-  constexpr int k_per_warp = (k_mine + k_warps - 1) / k_warps;  // slices a warp holds
-  constexpr int k_staged = k_sources + HAS_DELTA;                // staged tensors per slice
-  constexpr int k_stages = TPC > 1 ? 2 : 1;
-  constexpr int k_chunk = NC < k_sources ? NC : k_sources;  // sources per chunk
-  constexpr bool k_hold = !STAGE && (KEEP || EARLY_BLOCKS);     // sources held in registers
-  __shared__ double partial[k_totals][k_slices];  // this CTA's slices: per source ss, dot
-  __shared__ double acc_partial[k_slices];        // this CTA's slices: sum of acc^2
-  __shared__ double totals[k_totals], weights[k_sources], weight_sum, scale;  // SPREAD=0
-  __shared__ unsigned long long bars[2];          // STAGE: one per stage
-  extern __shared__ uint4 stage[];                // STAGE: [stage][m][k_staged][32 lanes]
-  double* scratch = reinterpret_cast<double*>(stage) + (threadIdx.x >> 5) * 32 * k_totals;  // RED: [lane][k_totals]
+  constexpr int k_mine = (k_slices + B - 1) / B;            // slices of the busiest CTA
+  constexpr int k_warps = (k_mine + GPW - 1) / GPW;
+  constexpr int k_stages = STAGE ? STAGES : 1;
+  // Sources per load batch of the logits pass: a token split over 4 or more CTAs is latency
+  // bound, so every source of a slice is loaded at once; whole-token CTAs keep registers for
+  // occupancy and take three at a time.
+  constexpr int k_batch = B >= 4 ? k_sources : (k_sources < 3 ? k_sources : 3);
+  // How a slice's 2N unit sums are added across the lanes: with 8 or more, each lane writes its
+  // row to shared memory and lane i adds column i in the butterfly's tree (fewer instructions
+  // and a shorter chain than 2N - 1 + 5 shuffle steps); with fewer, transpose_sum.
+  constexpr bool k_columns = k_values >= 8;
+  constexpr int k_row = 2 * (k_sources | 1);  // doubles per lane row: an odd number of 16-byte pairs, no bank conflicts
+  // Per warp: the row scratch of the logits pass, which the mix of the warp's slices (fp32,
+  // kept from the mix pass to the output pass) reuses: different phases of one warp.
+  constexpr int k_warp_bytes_raw = (k_columns ? 32 * k_row * 8 : 0) > (HAS_OUT_NORM ? GPW * 1024 : 0)
+                                       ? (k_columns ? 32 * k_row * 8 : 0) : (HAS_OUT_NORM ? GPW * 1024 : 0);
+  static_assert(STAGE || STAGES == 1, "shared-memory stages need STAGE = 1");
+  static_assert(B >= 1 && B <= 16 && GPW >= 1 && TPC >= 1 && STAGES >= 1, "knob out of range");
+  __shared__ double part[2][k_values][k_mine];    // per token parity: this CTA's slice partials
+  __shared__ double norm_part[2][k_mine];         // per token parity: this CTA's slice sums of acc^2
+  __shared__ double weights[SPREAD ? k_warps : 1][k_sources + 1];  // e_n, then z (per warp with SPREAD)
+  __shared__ unsigned long long full[k_stages];   // STAGE: one mbarrier per stage
+  // Dynamic: STAGE: [stage][row][local slice][32 units] of uint4; then per warp its scratch:
+  // the rows of the column sums ([lane][k_row] doubles) or its slices' mix ([j][half][lane] of
+  // float4).
+  extern __shared__ uint4 stage[];
+  char* warp_scratch = reinterpret_cast<char*>(stage + (STAGE ? k_stages * k_rows * k_mine * 32 : 0)) + (threadIdx.x >> 5) * k_warp_bytes_raw;
+  double* rows = reinterpret_cast<double*>(warp_scratch);
+  float4* mixed = reinterpret_cast<float4*>(warp_scratch);
+  if (blockDim.x != 32 * k_warps) asm volatile("trap;");  // the host's geometry disagrees
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = B == 1 ? 0 : static_cast<int>(cluster_rank());
-  const long long first = static_cast<long long>(blockIdx.x / B) * TPC;  // this cluster's first token
-  const int mine = (k_slices - rank + B - 1) / B;  // slices of this CTA
-  auto blocks_of = [&](long long t) { return reinterpret_cast<const unsigned short*>(p.blocks) + t * p.block_token_stride; };
-  auto prefix_of = [&](long long t) { return reinterpret_cast<unsigned short*>(p.prefix) + t * H; };
-  auto delta_of = [&](long long t) { return reinterpret_cast<const unsigned short*>(p.delta) + t * H; };
-  // This warp's j-th slice (k_slices when it has none), its CTA-local index, and where lane
-  // `lane` finds source n (n == NB: prefix, n == NB + 1: delta) of it in stage s.
-  auto local_of = [&](int j) { return warp + j * k_warps; };
-  auto slice_of = [&](int j) {
-    const int k = rank + B * local_of(j);
-    return k < k_slices ? k : k_slices;
-  };
-  auto staged = [&](int s, int j, int n) -> uint4* { return stage + ((s * k_mine + local_of(j)) * k_staged + n) * 32 + lane; };
+  const int first = first_slice<B>(rank), count = first_slice<B>(rank + 1) - first;  // this CTA's slices
+  const long long cluster = blockIdx.x / B, clusters = gridDim.x / B;
+  const int tokens = p.tokens > cluster ? static_cast<int>((p.tokens - cluster + clusters - 1) / clusters) : 0;
+  auto token_of = [&](int i) { return cluster + static_cast<long long>(i) * clusters; };
+  const auto* blocks = reinterpret_cast<const unsigned short*>(p.blocks);
+  auto block_row = [&](long long t, int n) { return blocks + t * p.block_token_stride + n * p.block_stride; };
+  auto prefix_row = [&](long long t) { return reinterpret_cast<unsigned short*>(p.prefix) + t * H; };
+  auto delta_row = [&](long long t) { return reinterpret_cast<const unsigned short*>(p.delta) + t * H; };
+  const auto* rms_w = reinterpret_cast<const unsigned short*>(p.rms_w);
+  const auto* res_w = reinterpret_cast<const unsigned short*>(p.res_w);
+  const auto* out_w = reinterpret_cast<const unsigned short*>(p.out_w);
 
-  // STAGE: one thread per slice issues that slice's copies of token t into stage s; thread 0
-  // first tells the stage's barrier how many bytes to expect. Older inputs (`olds`: the block
-  // sums) and newer ones (prefix, delta) separately, so the block sums can go before the wait.
-  auto expect = [&](int s) {
-    if (threadIdx.x == 0) mbarrier_expect(&bars[s], static_cast<unsigned>(mine * k_staged * 512));
-  };
-  auto fetch = [&](long long t, int s, bool olds) {
-    // The stage may have been read and written by this CTA's threads (generic proxy) for an
-    // earlier token: order that before the bulk copies (async proxy) overwrite it.
-    if (threadIdx.x < mine) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    for (int m = threadIdx.x; m < mine; m += THREADS) {
-      const int k = rank + B * m;
-      uint4* dst = stage + (s * k_mine + m) * k_staged * 32;
-      if (olds) {
-        for (int n = 0; n < NB; ++n) bulk_copy_slice(dst + n * 32, blocks_of(t) + n * p.block_stride + k * k_slice, &bars[s]);
-      } else {
-        bulk_copy_slice(dst + NB * 32, prefix_of(t) + k * k_slice, &bars[s]);
-#if HAS_DELTA
-        bulk_copy_slice(dst + (NB + 1) * 32, delta_of(t) + k * k_slice, &bars[s]);
-#endif
-      }
+  // STAGE: rows of stage s; one thread issues a token's copies, older rows (the block sums)
+  // and newer ones (prefix, delta) separately, so the older can go before the PDL wait.
+  auto staged = [&](int s, int row, int m) { return stage + ((s * k_rows + row) * k_mine + m) * 32; };
+  const unsigned row_bytes = static_cast<unsigned>(count) * 512u;
+  auto issue = [&](long long t, int s, bool olds) {
+    if (olds) {
+      for (int n = 0; n < NB; ++n) bulk_copy(staged(s, n, 0), block_row(t, n) + first * k_slice, row_bytes, &full[s]);
+    } else {
+      bulk_copy(staged(s, NB, 0), prefix_row(t) + first * k_slice, row_bytes, &full[s]);
+      if (HAS_DELTA) bulk_copy(staged(s, NB + 1, 0), delta_row(t) + first * k_slice, row_bytes, &full[s]);
     }
   };
+  // STAGE = 0: the rows are requested into L2 ahead of the loads (a token's whole share at once,
+  // the next token's while this one is computed), so the loads in flight are not bounded by
+  // the registers that receive them.
+  auto prefetch = [&](long long t, bool olds) {
+    if (olds) {
+      for (int n = 0; n < NB; ++n) prefetch_l2(block_row(t, n) + first * k_slice, row_bytes);
+    } else {
+      prefetch_l2(prefix_row(t) + first * k_slice, row_bytes);
+      if (HAS_DELTA) prefetch_l2(delta_row(t) + first * k_slice, row_bytes);
+    }
+  };
+  const bool issuer = threadIdx.x == 0 && count > 0;
   if (STAGE) {
     if (threadIdx.x == 0) {
-      mbarrier_init(&bars[0]);
-      mbarrier_init(&bars[1]);
+      for (int s = 0; s < k_stages; ++s) mbarrier_init(&full[s]);
     }
     __syncthreads();
-    expect(0);
-    if (NB > 0 && EARLY_BLOCKS) fetch(first, 0, true);
-  }
-
-  // Older inputs first: Q = rms_w * res_w (an fp32 product, as a double), kept in registers for
-  // every token, and, when held in registers with EARLY_BLOCKS, the block sums.
-  double q[k_per_warp][8];
-  uint4 held[k_hold ? k_per_warp : 1][k_hold ? k_sources : 1];
-  for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int, int e) {
-    const uint4 a = load_old(reinterpret_cast<const unsigned short*>(p.rms_w) + e);
-    const uint4 b = load_old(reinterpret_cast<const unsigned short*>(p.res_w) + e);
-    const unsigned wa[4] = {a.x, a.y, a.z, a.w}, wb[4] = {b.x, b.y, b.z, b.w};
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const unsigned sh = (i & 1) * 16;
-      q[j][i] = static_cast<double>(__fmul_rn(bf16_to_f32(wa[i / 2] >> sh), bf16_to_f32(wb[i / 2] >> sh)));
-    }
-    if (k_hold && EARLY_BLOCKS) {
-#pragma unroll
-      for (int n = 0; n < NB; ++n) held[k_hold ? j : 0][k_hold ? n : 0] = load_old(blocks_of(first) + n * p.block_stride + e);
-    }
-  });
-#if READ_PREFIX_EARLY
-  uint4 early_prefix[k_per_warp];
-  for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int, int e) { early_prefix[j] = load_new(prefix_of(first) + e); });
-#endif
-  kk3_pdl_wait();
-  if (STAGE) {
-    if (NB > 0 && !EARLY_BLOCKS) fetch(first, 0, true);
-    fetch(first, 0, false);
-  }
-
-  for (int it = 0; it < TPC; ++it) {
-    const long long t = first + it;
-    if (t >= p.tokens) break;  // the same for every CTA of the cluster
-    const int s = k_stages == 2 ? (it & 1) : 0;
-    if (STAGE && TPC > 1 && it + 1 < TPC && t + 1 < p.tokens) {
-      // The other stage was last read by token it - 1, which every thread has finished.
-      expect(s ^ 1);
-      fetch(t + 1, s ^ 1, true);
-      fetch(t + 1, s ^ 1, false);
-    }
-    if (STAGE) mbarrier_wait(&bars[s], static_cast<unsigned>(it >> 1) & 1u);
-    const unsigned short* blocks = blocks_of(t);
-    unsigned short* prefix = prefix_of(t);
-    const unsigned short* delta = delta_of(t);
-    auto block_at = [&](int n, int e) { return blocks + n * p.block_stride + e; };
-
-    for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int slice, int e) {
-      // The newest source first: p = bf16(prefix + delta), written back in place.
-#if READ_PREFIX_EARLY
-      uint4 newest = STAGE ? *staged(s, j, NB) : early_prefix[j];
-#else
-      uint4 newest = STAGE ? *staged(s, j, NB) : load_new(prefix + e);
-#endif
-#if HAS_DELTA
-      const uint4 d = STAGE ? *staged(s, j, NB + 1) : load_new(delta + e);
-      const unsigned wp[4] = {newest.x, newest.y, newest.z, newest.w}, wd[4] = {d.x, d.y, d.z, d.w};
-      unsigned sum[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        sum[i] = pack2(f32_to_bf16_rn(__fadd_rn(bf16_to_f32(wp[i]), bf16_to_f32(wd[i]))),
-                       f32_to_bf16_rn(__fadd_rn(bf16_to_f32(wp[i] >> 16), bf16_to_f32(wd[i] >> 16))));
+    if (threadIdx.x == 0) {
+      for (int i = 0; i < k_stages && i < tokens; ++i) {
+        mbarrier_expect(&full[i], k_rows * row_bytes);
+        if (count > 0) issue(token_of(i), i, true);
       }
-      newest = make_uint4(sum[0], sum[1], sum[2], sum[3]);
-      *reinterpret_cast<uint4*>(prefix + e) = newest;
-      if (STAGE) *staged(s, j, NB) = newest;  // the weighted sum reads p from here
-#endif
-      // Then the partials of every source, NC sources at a time.
+    }
+  } else if (issuer && tokens > 0) {  // the first token's block sums and the weights into L2
+    prefetch(token_of(0), true);
+    prefetch_l2(rms_w + first * k_slice, row_bytes);
+    prefetch_l2(res_w + first * k_slice, row_bytes);
+    if (HAS_OUT_NORM) prefetch_l2(out_w + first * k_slice, row_bytes);
+  }
+  if (!READ_PREFIX_EARLY) kk3_pdl_wait();
+  if (TRIGGER) kk3_pdl_trigger();  // the next kernel may start its own prologue now
+  if (STAGE && issuer) {
+    for (int i = 0; i < k_stages && i < tokens; ++i) issue(token_of(i), i, false);
+  }
+  if (!STAGE && issuer && tokens > 0) prefetch(token_of(0), false);
+
+  for (int i = 0; i < tokens; ++i) {
+    const long long t = token_of(i);
+    const int s = i % k_stages, buf = i & 1;
+    if (STAGE) mbarrier_wait(&full[s], static_cast<unsigned>(i / k_stages) & 1u);
+    if (!STAGE && issuer && i + 1 < tokens) {
+      prefetch(token_of(i + 1), true);
+      prefetch(token_of(i + 1), false);
+    }
+    unsigned short* prefix = prefix_row(t);
+    const unsigned short* token_blocks = block_row(t, 0);
+    const unsigned short* delta = delta_row(t);
+    const int block_stride = static_cast<int>(p.block_stride);
+    // The rows of local slice m for this lane: block n, and p = bf16(prefix + delta).
+    auto source = [&](int n, int m) -> uint4 {
+      if (STAGE) return staged(s, n, m)[lane];
+      return load_old(token_blocks + (n * block_stride + (first + m) * k_slice + 8 * lane));
+    };
+    auto newest = [&](int m, bool again) -> uint4 {
+      const int e = (first + m) * k_slice + 8 * lane;
+      if (STAGE) {
+        const uint4 old = staged(s, NB, m)[lane];
+        return HAS_DELTA ? add_bf16(old, staged(s, NB + 1, m)[lane]) : old;
+      }
+      if (again) return load_new(prefix + e);  // already p: written below by this thread
+      const uint4 old = load_new(prefix + e);
+      return HAS_DELTA ? add_bf16(old, load_new(delta + e)) : old;
+    };
+
+    // The logits pass: per slice, every source's unit sums, reduced across the lanes.
+#pragma unroll 1
+    for (int j = 0; j < GPW; ++j) {
+      const int m = warp + j * k_warps;
+      if (m >= count) break;
+      const int e = (first + m) * k_slice + 8 * lane;
+      double q[8];
+      unit_q(load_old(rms_w + e), load_old(res_w + e), q);
+      const uint4 newer = newest(m, false);
+      if (HAS_DELTA) *reinterpret_cast<uint4*>(prefix + e) = newer;
 #pragma unroll
-      for (int c0 = 0; c0 < k_sources; c0 += k_chunk) {
-        uint4 raw[k_chunk];
+      for (int c0 = 0; c0 < k_sources; c0 += k_batch) {
+        uint4 raw[k_batch];
 #pragma unroll
-        for (int c = 0; c < k_chunk; ++c) {
+        for (int c = 0; c < k_batch; ++c) {
           const int n = c0 + c;
-          raw[c] = n >= k_sources ? make_uint4(0, 0, 0, 0)
-                   : n == NB      ? newest
-                   : STAGE        ? *staged(s, j, n)
-                   : k_hold && EARLY_BLOCKS ? held[k_hold ? j : 0][k_hold ? n : 0]
-                                            : load_old(block_at(n, e));
-          if (k_hold && n < k_sources) held[k_hold ? j : 0][k_hold ? n : 0] = raw[c];
+          raw[c] = n < NB ? source(n, m) : newer;
         }
-        if (RED) {  // each lane's partials to this warp's scratch rows, summed below
+        double v[2 * k_batch];
 #pragma unroll
-          for (int c = 0; c < k_chunk; ++c) {
-            if (c0 + c >= k_sources) break;
-            double ss, dot;
-            lane_partials(raw[c], q[j], ss, dot);
-            double* row = scratch + lane * k_totals + 2 * (c0 + c);
-            row[0] = ss;
-            row[1] = dot;
+        for (int c = 0; c < k_batch; ++c) {
+          if (c0 + c < k_sources) {
+            unit_sums(raw[c], q, v[2 * c], v[2 * c + 1]);
+          } else {
+            v[2 * c] = v[2 * c + 1] = 0.0;
+          }
+        }
+        if (k_columns) {
+#pragma unroll
+          for (int c = 0; c < k_batch; ++c) {
+            if (c0 + c < k_sources) *reinterpret_cast<double2*>(rows + lane * k_row + 2 * (c0 + c)) = make_double2(v[2 * c], v[2 * c + 1]);
           }
         } else {
-          double v[2 * k_chunk];
           int index;
-          slice_partials<k_chunk>(raw, q[j], v, lane, index);
-          if (index >= 0 && 2 * c0 + index < k_totals) partial[2 * c0 + index][slice] = v[0];
+          transpose_sum<2 * k_batch>(v, lane, index);
+          if (index >= 0 && 2 * c0 + index < k_values) part[buf][2 * c0 + index][m] = v[0];
         }
       }
-      if (RED) {  // lane i sums partial i over the 32 lanes, in the butterfly's tree
+      if (k_columns) {
         __syncwarp();
-        if (lane < k_totals) partial[lane][slice] = tree_of_32(scratch + lane, k_totals);
+        if (lane < k_values) part[buf][lane][m] = tree_of_32(rows + lane, k_row);
         __syncwarp();
       }
-    });
-    if (B == 1) __syncthreads();
-    else cluster_sync();
-
-    // The totals over slices, then the softmax. SPREAD=0: one warp per total, warp 0 the softmax,
-    // handed over in shared memory. SPREAD=1: every warp derives all of it (the same trees).
-    double my_weight = 0.0, wsum = 0.0;  // SPREAD: lane n's w_n; the sum s of the weights, in every lane
-    if (SPREAD) {
-      double v[k_totals];
-#pragma unroll
-      for (int i = 0; i < k_totals; ++i) {
-        double sum = 0.0;
-#pragma unroll
-        for (int k = lane; k < k_slices; k += 32) sum = __dadd_rn(sum, B == 1 ? partial[i][k] : load_peer(&partial[i][k], k % B));
-        v[i] = sum;
-      }
-      int index;
-      transpose_sum<k_totals>(v, lane, index);
-      const int n = lane < k_sources ? lane : 0;
-      const double ss = __shfl_sync(0xffffffffu, v[0], holder_lane<k_totals>(2 * n));
-      const double dot = __shfl_sync(0xffffffffu, v[0], holder_lane<k_totals>(2 * n + 1));
-      my_weight = softmax_lane(ss, dot, p.eps, lane, wsum);
-    } else {
-      for (int i = warp; i < k_totals; i += k_warps) {
-        const double v = total_over_slices<B>(partial[i], lane);
-        if (lane == 0) totals[i] = v;
-      }
-      __syncthreads();
-      if (warp == 0) {
-        const int n = lane < k_sources ? lane : 0;
-        double sum;
-        const double w = softmax_lane(totals[2 * n], totals[2 * n + 1], p.eps, lane, sum);
-        if (lane < k_sources) weights[lane] = w;
-        if (lane == 0) weight_sum = sum;
-      }
-      __syncthreads();
-      wsum = weight_sum;
     }
+    if (READ_PREFIX_EARLY && i == 0) kk3_pdl_wait();
+    barrier<B>();
 
-    // acc = sum_n w_n V_n, in source order.
-    double acc[k_per_warp][8];
-    for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int, int e) {
+    // The weights e_n (unnormalised) and their sum z: each warp derives them (SPREAD) or warp
+    // 0 does and hands them over; they stay in shared memory for the rare float64 mix.
+    double* w = weights[SPREAD ? warp : 0];
+    if (SPREAD || warp == 0) {
+      double z;
+      const double e = token_weight<B, k_mine>(part[buf], lane, p.eps, z);
+      if (lane < k_sources) w[lane] = e;
+      if (lane == 0) w[k_sources] = z;
+    }
+    if (SPREAD) {
+      __syncwarp();
+    } else {
+      __syncthreads();
+    }
+    float wf[k_sources], wb[k_sources];  // the weights, and times 2^-10 for the bound
 #pragma unroll
-      for (int i = 0; i < 8; ++i) acc[j][i] = 0.0;
+    for (int n = 0; n < k_sources; ++n) {
+      wf[n] = __double2float_rn(w[n]);
+      wb[n] = __fmul_rn(wf[n], 0x1p-10f);
+    }
+    const double z = w[k_sources];
+
+    // The mix acc = sum_n e_n V_n in source order: fp32 fused multiply-adds, with the bound
+    // sum_n |e_n V_n| on their rounding. Where the sources nearly cancel (|acc| below 2^-10 of
+    // the bound, a few elements in ten thousand) the element is computed again in float64, so
+    // every element is within a quarter of a bf16 ulp of the exact mix of the weights. Without
+    // the output norm the scale 1 / z is known and the output is written here; with it, the
+    // mix waits in shared memory and its sums of squares go to the norm: per slice in fp32, by
+    // the butterfly over the lanes (a sum of squares loses nothing to cancellation), then over
+    // the slices in float64.
+    const float inv_z = __double2float_rn(__drcp_rn(z));
+    unsigned short* out = reinterpret_cast<unsigned short*>(p.out) + t * H;
+#pragma unroll 1
+    for (int j = 0; j < GPW; ++j) {
+      const int m = warp + j * k_warps;
+      if (m >= count) break;
+      const int e = (first + m) * k_slice + 8 * lane;
+      float a[8], bound[8];
+#pragma unroll
+      for (int x = 0; x < 8; ++x) a[x] = bound[x] = 0.0f;
+      uint4 newer;
 #pragma unroll
       for (int n = 0; n < k_sources; ++n) {
-        const uint4 raw = STAGE ? *staged(s, j, n) : k_hold ? held[k_hold ? j : 0][k_hold ? n : 0]
-                                                   : n < NB ? load_old(block_at(n, e)) : load_new(prefix + e);
-        // The same product either way: w x exactly, or (w 2^896) (x 2^-896) exactly (w <= 1).
-        const double wn = SPREAD ? __shfl_sync(0xffffffffu, my_weight, n) : weights[n];
-        const double w = CVT ? wn : __dmul_rn(wn, k_unscale);
+        const uint4 raw = n == NB ? (newer = newest(m, true)) : source(n, m);
 #pragma unroll
-        for (int i = 0; i < 8; ++i) acc[j][i] = __fma_rn(w, CVT ? element(raw, i) : scaled_element(raw, i), acc[j][i]);
+        for (int x = 0; x < 8; ++x) {
+          const float v = element(raw, x);
+          a[x] = __fmaf_rn(wf[n], v, a[x]);
+          bound[x] = __fmaf_rn(wb[n], fabsf(v), bound[x]);
+        }
       }
-    });
-
-    // The scale: 1 / s, or with the output norm rsqrt(sum acc^2 / H + out_eps * s^2).
-#if HAS_OUT_NORM
-    for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int slice, int) {
-      double ss = 0.0;
+      bool cancels = false;
 #pragma unroll
-      for (int i = 0; i < 8; ++i) ss = __fma_rn(acc[j][i], acc[j][i], ss);
-      ss = warp_sum(ss);
-      if (lane == 0) acc_partial[slice] = ss;
-    });
-    if (B == 1) __syncthreads();
-    else cluster_sync();
-    double r;
-    if (SPREAD) {
-      r = norm_scale(total_over_slices<B>(acc_partial, lane), wsum, p.out_eps);
-      if (B > 1) cluster_arrive();  // this CTA has read its peers' partials of token t for the last time
-    } else {
-      if (warp == 0) {
-        const double total = total_over_slices<B>(acc_partial, lane);
-        if (lane == 0) scale = norm_scale(total, wsum, p.out_eps);
+      for (int x = 0; x < 8; ++x) cancels |= !(fabsf(a[x]) >= bound[x]);
+      if (cancels) {  // rare: the unit again, in float64 (the weights times 2^896 undo the placing)
+        double d[8];
+#pragma unroll
+        for (int x = 0; x < 8; ++x) d[x] = 0.0;
+#pragma unroll
+        for (int n = 0; n < k_sources; ++n) {
+          const uint4 raw = n == NB ? newest(m, true) : source(n, m);
+          const double wn = __dmul_rn(w[n], k_up);
+#pragma unroll
+          for (int x = 0; x < 8; ++x) d[x] = __fma_rn(wn, placed(raw, x), d[x]);
+        }
+#pragma unroll
+        for (int x = 0; x < 8; ++x) {
+          if (!(fabsf(a[x]) >= bound[x])) a[x] = __double2float_rn(d[x]);
+        }
       }
-      if (B > 1) cluster_arrive();
-      __syncthreads();
-      r = scale;
+      if (BLOCK_WRITE) {
+        *reinterpret_cast<uint4*>(const_cast<unsigned short*>(token_blocks) + (static_cast<int>(p.block_write_idx) * block_stride + e)) = newer;
+      }
+      if (HAS_OUT_NORM) {
+        float sq = 0.0f;
+#pragma unroll
+        for (int x = 0; x < 8; ++x) sq = __fmaf_rn(a[x], a[x], sq);
+#pragma unroll
+        for (int offset = 16; offset >= 1; offset /= 2) sq = __fadd_rn(sq, __shfl_xor_sync(0xffffffffu, sq, offset));
+        if (lane == 0) norm_part[buf][m] = static_cast<double>(sq);
+        mixed[(2 * j) * 32 + lane] = make_float4(a[0], a[1], a[2], a[3]);
+        mixed[(2 * j + 1) * 32 + lane] = make_float4(a[4], a[5], a[6], a[7]);
+      } else {
+        __stcs(reinterpret_cast<uint4*>(out + e),
+               make_uint4(pack_bf16(__fmul_rn(a[0], inv_z), __fmul_rn(a[1], inv_z)), pack_bf16(__fmul_rn(a[2], inv_z), __fmul_rn(a[3], inv_z)),
+                          pack_bf16(__fmul_rn(a[4], inv_z), __fmul_rn(a[5], inv_z)), pack_bf16(__fmul_rn(a[6], inv_z), __fmul_rn(a[7], inv_z))));
+      }
     }
-#else
-    if (B > 1) cluster_arrive();
-    const double r = __ddiv_rn(1.0, wsum);
-#endif
+    if (STAGE) fence_proxy_async();  // this thread's reads of stage s come before its refill
 
-    unsigned short* out = reinterpret_cast<unsigned short*>(p.out) + t * H;
-    for_my_slices<k_per_warp>(slice_of, lane, [&](int j, int, int e) {
-      double o[8];
-#if HAS_OUT_NORM
-      const uint4 ow = load_old(reinterpret_cast<const unsigned short*>(p.out_w) + e);
+    // With the norm: the scale rsqrt(sum acc^2 / H + out_eps z^2) from every slice's partial.
+    float scale = 1.0f;
+    if (HAS_OUT_NORM) {
+      barrier<B>();
+      const double total = slices_total_warp<B>(norm_part[buf], lane);
+      scale = __double2float_rn(rsqrt(__fma_rn(total, k_inv_h, __dmul_rn(static_cast<double>(p.out_eps), __dmul_rn(z, z)))));
+    } else if (STAGE) {
+      __syncthreads();
+    }
+    // Stage s is free: the copies of the token STAGES later go in flight now.
+    if (STAGE && threadIdx.x == 0 && i + k_stages < tokens) {
+      mbarrier_expect(&full[s], k_rows * row_bytes);
+      if (count > 0) {
+        issue(token_of(i + k_stages), s, true);
+        issue(token_of(i + k_stages), s, false);
+      }
+    }
+    if (HAS_OUT_NORM) {
+#pragma unroll 1
+      for (int j = 0; j < GPW; ++j) {
+        const int m = warp + j * k_warps;
+        if (m >= count) break;
+        const int e = (first + m) * k_slice + 8 * lane;
+        const float4 lo = mixed[(2 * j) * 32 + lane], hi = mixed[(2 * j + 1) * 32 + lane];
+        const float a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+        const uint4 ow = load_old(out_w + e);
+        const unsigned wo[4] = {ow.x, ow.y, ow.z, ow.w};
+        unsigned packed[4];
 #pragma unroll
-      for (int i = 0; i < 8; ++i) o[i] = __dmul_rn(__dmul_rn(acc[j][i], r), element(ow, i));
-#else
-#pragma unroll
-      for (int i = 0; i < 8; ++i) o[i] = __dmul_rn(acc[j][i], r);
-#endif
-      unsigned w[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) w[i] = pack2(f64_to_bf16_rn(o[2 * i]), f64_to_bf16_rn(o[2 * i + 1]));
-      __stcs(reinterpret_cast<uint4*>(out + e), make_uint4(w[0], w[1], w[2], w[3]));
-    });
-    // Before the next token reuses the shared arrays and this stage: peers may still read this
-    // CTA's partials until the cluster barrier, and this CTA's threads the stage and `scale`.
-    if (B > 1) cluster_wait();
-    else __syncthreads();
+        for (int x = 0; x < 4; ++x) {
+          packed[x] = pack_bf16(__fmul_rn(__fmul_rn(a[2 * x], scale), lo_f32(wo[x])), __fmul_rn(__fmul_rn(a[2 * x + 1], scale), hi_f32(wo[x])));
+        }
+        __stcs(reinterpret_cast<uint4*>(out + e), make_uint4(packed[0], packed[1], packed[2], packed[3]));
+      }
+    }
   }
-  kk3_pdl_trigger();
+  if (B > 1) cluster_sync();  // no CTA leaves while a peer may still read its shared memory
+  if (!TRIGGER) kk3_pdl_trigger();
 }

@@ -1,6 +1,7 @@
 // The attn_res float64 CPU reference and the double-to-bf16 rounding it ends with.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "families/attn_res/attn_res.hpp"
@@ -28,22 +29,50 @@ class attn_res_reference : public ::testing::Test {
   attn_res ar;
 };
 
-TEST_F(attn_res_reference, one_source_is_the_rms_normed_prefix_update) {
-  const shape s = ar.model_shape(2, 0, 0);
-  problem p = ar.make_problem(s, mode("nb0"), 11);
+// write at NB = 1: the prefix update, and p stored into block NB (the block write).
+TEST_F(attn_res_reference, the_prefix_update_is_written_back_and_into_the_block_it_completes) {
+  shape s = ar.model_shape(2, 0, 0);
+  s.strided = true;
+  problem p = ar.make_problem(s, mode("write_nb1"), 11);
   const problem before = p;
-  ar.reference(s, mode("nb0"), p);
+  ar.reference(s, mode("write_nb1"), p);
   const long long H = 7168;
+  const tensor& blocks = p.at("blocks");
+  ASSERT_EQ(blocks.use, role::inout);
+  const long long token_stride = static_cast<long long>(blocks.elements()) / 2, block_stride = H + 64;  // strided layout
   const auto* pre0 = reinterpret_cast<const std::uint16_t*>(before.at("prefix").bytes.data());
   const auto* delta = reinterpret_cast<const std::uint16_t*>(before.at("delta").bytes.data());
   const auto* pre = reinterpret_cast<const std::uint16_t*>(p.at("prefix").bytes.data());
+  const auto* b0 = reinterpret_cast<const std::uint16_t*>(before.at("blocks").bytes.data());
+  const auto* b1 = reinterpret_cast<const std::uint16_t*>(blocks.bytes.data());
+  for (long long t = 0; t < 2; ++t) {
+    for (long long i = 0; i < H; ++i) {
+      // The prefix update is the fp32 sum rounded to bf16; block 1 of the token receives it.
+      ASSERT_EQ(pre[t * H + i], f32_to_bf16_rn(bf16_to_f32(pre0[t * H + i]) + bf16_to_f32(delta[t * H + i])));
+      ASSERT_EQ(b1[t * token_stride + block_stride + i], pre[t * H + i]) << t << " " << i;
+    }
+  }
+  // Everything else of the blocks tensor (block 0, the padding) is untouched.
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < blocks.elements(); ++i) changed += b0[i] != b1[i];
+  EXPECT_LE(changed, static_cast<std::size_t>(2 * H));
+  EXPECT_GT(changed, static_cast<std::size_t>(H));  // random bits: nearly every element changes
+}
+
+TEST_F(attn_res_reference, one_source_is_the_rms_normed_prefix) {
+  const shape s = ar.model_shape(2, 0, 0);
+  problem p = ar.make_problem(s, mode("write_nb0"), 11);
+  ar.reference(s, mode("write_nb0"), p);
+  const long long H = 7168;
+  const auto* pre = reinterpret_cast<const std::uint16_t*>(p.at("prefix").bytes.data());
   const auto* ow = reinterpret_cast<const std::uint16_t*>(p.at("out_w").bytes.data());
   const auto* out = reinterpret_cast<const std::uint16_t*>(p.at("out").bytes.data());
+  const auto* blocks = reinterpret_cast<const std::uint16_t*>(p.at("blocks").bytes.data());
+  EXPECT_TRUE(std::none_of(p.tensors.begin(), p.tensors.end(), [](const tensor& t) { return t.name == "delta"; }));
   for (long long t = 0; t < 2; ++t) {
     double ss = 0;
     for (long long i = 0; i < H; ++i) {
-      // The prefix update is the fp32 sum rounded to bf16.
-      ASSERT_EQ(pre[t * H + i], f32_to_bf16_rn(bf16_to_f32(pre0[t * H + i]) + bf16_to_f32(delta[t * H + i])));
+      ASSERT_EQ(blocks[t * H + i], pre[t * H + i]);  // the block-0 write
       ss += std::pow(bf16_to_f32(pre[t * H + i]), 2);
     }
     // One source: weight 1, so out = p * rsqrt(mean(p^2) + out_eps) * out_w.
@@ -54,16 +83,16 @@ TEST_F(attn_res_reference, one_source_is_the_rms_normed_prefix_update) {
   }
 }
 
-TEST_F(attn_res_reference, without_norm_the_output_is_a_convex_mix_of_the_sources) {
+TEST_F(attn_res_reference, the_mix_is_a_convex_combination_of_the_sources) {
   const shape s = ar.model_shape(1, 0, 0);
-  problem p = ar.make_problem(s, mode("nb4_plain"), 12);
-  ar.reference(s, mode("nb4_plain"), p);
+  problem p = ar.make_problem(s, mode("final_nb8"), 12);  // no output norm: out = acc / s
+  ar.reference(s, mode("final_nb8"), p);
   const auto* blocks = reinterpret_cast<const std::uint16_t*>(p.at("blocks").bytes.data());
   const auto* pre = reinterpret_cast<const std::uint16_t*>(p.at("prefix").bytes.data());
   const auto* out = reinterpret_cast<const std::uint16_t*>(p.at("out").bytes.data());
   for (long long i = 0; i < 7168; i += 97) {
     double lo = bf16_to_f32(pre[i]), hi = lo;
-    for (int n = 0; n < 4; ++n) {
+    for (int n = 0; n < 8; ++n) {
       lo = std::min<double>(lo, bf16_to_f32(blocks[n * 7168 + i]));
       hi = std::max<double>(hi, bf16_to_f32(blocks[n * 7168 + i]));
     }
@@ -73,30 +102,55 @@ TEST_F(attn_res_reference, without_norm_the_output_is_a_convex_mix_of_the_source
   }
 }
 
-// The launch geometry the kernel's shared-memory layout and token mapping rely on.
+// The launch geometry the kernel's shared-memory layout and token mapping rely on
+// (kernels/attn_res.cuh: CTA r takes slices [r K / B, (r + 1) K / B), a warp GPW of them).
 TEST_F(attn_res_reference, geometry_matches_the_kernels_layout) {
   const shape s = ar.model_shape(4097, 0, 0);
   auto knobs = [&](const std::string& id) { return space::find_variant(space.variants, space.config, id); };
-  // Registers path, one token per cluster of B CTAs, no dynamic shared memory.
-  device::launch_config c = ar.geometry(knobs("b7-threads128-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0"), mode("nb8"), s);
+  // The reference: one CTA per token, ceil(28 / 4) = 7 warps, no dynamic shared memory.
+  device::launch_config c = ar.geometry(knobs("b1-gpw4-stage0-tpc1-stages1-spread0"), mode("common_nb8"), s);
+  EXPECT_EQ(c.grid.x, 4097u);
+  EXPECT_EQ(c.cluster.x, 1u);
+  EXPECT_EQ(c.block.x, 224u);
+  EXPECT_EQ(c.shared_bytes, 0u);
+  // B = 7: 4 slices per CTA, one per warp; staged: 8 blocks, prefix and delta, 512 bytes a slice.
+  c = ar.geometry(knobs("b7-gpw1-stage1-tpc1-stages1-spread0"), mode("common_nb8"), s);
   EXPECT_EQ(c.grid.x, 4097u * 7);
   EXPECT_EQ(c.cluster.x, 7u);
   EXPECT_EQ(c.block.x, 128u);
-  EXPECT_EQ(c.shared_bytes, 0u);
-  // Staged: the busiest CTA's 4 slices of 8 blocks, prefix and delta, 512 bytes each.
-  c = ar.geometry(knobs("b7-threads128-early_blocks0-keep0-stage1-occ0-tpc1-cvt0-nc3-spread0-red0"), mode("nb8"), s);
   EXPECT_EQ(c.shared_bytes, 4u * 10 * 512);
-  // Eight tokens per cluster: ceil(4097 / 8) clusters, two stages.
-  c = ar.geometry(knobs("b7-threads128-early_blocks1-keep0-stage1-occ0-tpc8-cvt0-nc3-spread0-red0"), mode("nb8"), s);
-  EXPECT_EQ(c.grid.x, 513u * 7);
-  EXPECT_EQ(c.shared_bytes, 2u * 4 * 10 * 512);
-  // Without delta one staged tensor less.
-  c = ar.geometry(knobs("b7-threads128-early_blocks0-keep0-stage1-occ0-tpc1-cvt0-nc3-spread0-red0"), mode("nb8_norm"), s);
+  // Without delta one staged row less.
+  c = ar.geometry(knobs("b7-gpw1-stage1-tpc1-stages1-spread0"), mode("post_nb8"), s);
   EXPECT_EQ(c.shared_bytes, 4u * 9 * 512);
-  // RED: a row of 2N doubles per thread.
-  c = ar.geometry(knobs("b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1"), mode("nb8"), s);
-  EXPECT_EQ(c.shared_bytes, 1024u * 18 * 8);
-  EXPECT_EQ(c.grid.x, 4097u);
+  // B = 2, sixteen tokens per cluster, three stages of 14 slices: ceil(4097 / 16) clusters.
+  c = ar.geometry(knobs("b2-gpw2-stage1-tpc16-stages3-spread0"), mode("common_nb1"), s);
+  EXPECT_EQ(c.grid.x, 257u * 2);
+  EXPECT_EQ(c.block.x, 224u);
+  EXPECT_EQ(c.shared_bytes, 3u * 14 * 3 * 512);
+  // B = 14 over 28 slices: 2 each; the block write adds no staged row.
+  c = ar.geometry(knobs("b14-gpw1-stage1-tpc1-stages1-spread1"), mode("write_nb3"), s);
+  EXPECT_EQ(c.block.x, 64u);
+  EXPECT_EQ(c.shared_bytes, 2u * 5 * 512);
+}
+
+// Every case the model calls, every NB from 0 to 8 (SPEC 1.2), is a mode.
+TEST_F(attn_res_reference, the_modes_cover_every_case_the_model_calls) {
+  auto has = [&](const std::string& name, long long nb, bool delta, bool norm, bool write) {
+    for (const auto& m : space.config.modes) {
+      if (m.name != name) continue;
+      return m.define_or("NB", -1) == nb && (m.define_or("HAS_DELTA", 0) != 0) == delta &&
+             (m.define_or("HAS_OUT_NORM", 0) != 0) == norm && (m.define_or("BLOCK_WRITE", 0) != 0) == write;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("write_nb0", 0, false, true, true));
+  for (int nb = 1; nb <= 7; ++nb) EXPECT_TRUE(has("write_nb" + std::to_string(nb), nb, true, true, true)) << nb;
+  for (int nb = 1; nb <= 8; ++nb) {
+    EXPECT_TRUE(has("post_nb" + std::to_string(nb), nb, false, true, false)) << nb;
+    EXPECT_TRUE(has("common_nb" + std::to_string(nb), nb, true, true, false)) << nb;
+  }
+  EXPECT_TRUE(has("final_nb8", 8, true, false, false));
+  EXPECT_EQ(space.config.modes.size(), 25u);
 }
 
 }  // namespace
@@ -110,7 +164,7 @@ TEST(problems, are_decided_by_the_seed_alone) {
   const attn_res ar;
   shape s = ar.model_shape(300, 0, 0);  // 300 x 4 x 7168 blocks: several parallel chunks
   s.strided = true;
-  const auto& m = space.config.modes[2];  // nb4
+  const auto& m = space::find_mode(space.config, "write_nb4");
   const problem a = ar.make_problem(s, m, 42), b = ar.make_problem(s, m, 42), c = ar.make_problem(s, m, 43);
   for (std::size_t i = 0; i < a.tensors.size(); ++i) {
     EXPECT_EQ(a.tensors[i].bytes, b.tensors[i].bytes) << a.tensors[i].name;

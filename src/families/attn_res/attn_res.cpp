@@ -1,5 +1,6 @@
 #include "families/attn_res/attn_res.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -13,14 +14,16 @@ namespace {
 
 struct ar_mode {
   long long hidden, nb;
-  bool delta, out_norm;
+  bool delta, out_norm, block_write;
 };
 
 ar_mode read_mode(const space::mode& m) {
-  return {m.define_or("H", 7168), m.define_or("NB", 4), m.define_or("HAS_DELTA", 1) != 0, m.define_or("HAS_OUT_NORM", 1) != 0};
+  return {m.define_or("H", 7168), m.define_or("NB", 4), m.define_or("HAS_DELTA", 1) != 0, m.define_or("HAS_OUT_NORM", 1) != 0,
+          m.define_or("BLOCK_WRITE", 0) != 0};
 }
 
-/// Element strides of the block sums: padded when the shape asks for strided inputs.
+/// Element strides of the block sums: padded when the shape asks for strided inputs. With a
+/// block write the tensor holds one block more, the one p completes (index NB).
 struct ar_layout {
   long long block_stride, token_stride;
 };
@@ -29,29 +32,34 @@ ar_layout layout_for(const shape& s, const ar_mode& m) {
   const long long pad = s.strided ? 1 : 0;
   ar_layout l;
   l.block_stride = m.hidden + 64 * pad;
-  l.token_stride = (m.nb + pad) * l.block_stride + 128 * pad;  // strided: one unused block more
+  l.token_stride = (m.nb + (m.block_write ? 1 : 0) + pad) * l.block_stride + 128 * pad;  // strided: one unused block more
   if (l.token_stride == 0) l.token_stride = 1;
   return l;
 }
 
-
 }  // namespace
 
 device::launch_config attn_res::geometry(const space::variant& v, const space::mode& mode, const shape& s) const {
-  const long long ctas_per_token = v.value("B"), tokens_per_cluster = v.value("TPC");
+  // The kernel's own arithmetic (kernels/attn_res.cuh): CTA r of the cluster takes slices
+  // [r K / B, (r + 1) K / B), the busiest ceil(K / B); a warp takes GPW of them.
   const ar_mode m = read_mode(mode);
+  const long long ctas = v.value("B"), slices = m.hidden / 256, mine = (slices + ctas - 1) / ctas;
+  const long long warps = (mine + v.value("GPW") - 1) / v.value("GPW"), tokens_per_cluster = v.value("TPC");
   device::launch_config c;
-  if (v.value("STAGE")) {  // every staged tensor's slices of the busiest CTA, 512 bytes each, per stage
-    const long long slices = (m.hidden / 256 + ctas_per_token - 1) / ctas_per_token;
-    const long long stages = tokens_per_cluster > 1 ? 2 : 1;
-    c.shared_bytes = static_cast<unsigned>(stages * slices * (m.nb + 1 + (m.delta ? 1 : 0)) * 512);
+  long long bytes = 0;
+  if (v.value("STAGE")) {  // per stage: every staged row (the sources, delta) of the busiest CTA's slices
+    const long long rows = m.nb + 1 + (m.delta ? 1 : 0);
+    bytes += v.value("STAGES") * rows * mine * 512;
   }
-  if (v.value("RED")) {  // a scratch row of 2N doubles per lane, for every warp
-    c.shared_bytes = static_cast<unsigned>(v.value("THREADS") * 2 * (m.nb + 1) * 8);
-  }
-  c.grid.x = static_cast<unsigned>((s.tokens + tokens_per_cluster - 1) / tokens_per_cluster * ctas_per_token);
-  c.block.x = static_cast<unsigned>(v.value("THREADS"));
-  c.cluster.x = static_cast<unsigned>(ctas_per_token);
+  // Per warp, one scratch for two phases: the lane rows of the column sums (with 2N >= 8 unit
+  // sums per slice: 32 lanes x 2 (N | 1) doubles) and the fp32 mix of its GPW slices.
+  const long long rows = 2 * (m.nb + 1) >= 8 ? 32 * 2 * ((m.nb + 1) | 1) * 8 : 0;
+  const long long mix = m.out_norm ? v.value("GPW") * 1024 : 0;
+  bytes += warps * std::max(rows, mix);
+  c.shared_bytes = static_cast<unsigned>(bytes);
+  c.grid.x = static_cast<unsigned>((s.tokens + tokens_per_cluster - 1) / tokens_per_cluster * ctas);
+  c.block.x = static_cast<unsigned>(32 * warps);
+  c.cluster.x = static_cast<unsigned>(ctas);
   return c;
 }
 
@@ -60,6 +68,7 @@ double attn_res::bytes_moved(const shape& s, const space::mode& mode) const {
   const double th = static_cast<double>(s.tokens) * static_cast<double>(m.hidden) * 2;
   double bytes = th * static_cast<double>(m.nb) + th;  // the block sums and prefix, read once
   if (m.delta) bytes += 2 * th;                          // delta read, prefix written back
+  if (m.block_write) bytes += th;                        // p stored into block NB
   bytes += th;                                           // out
   bytes += static_cast<double>(m.hidden) * 2 * (m.out_norm ? 3 : 2);  // the weights
   return bytes;
@@ -104,7 +113,7 @@ problem attn_res::make_problem(const shape& s, const space::mode& mode, unsigned
     });
   };
   problem p;
-  fill(p.add("blocks", dtype::bf16, {T, l.token_stride}, role::input), 0.0f, 1.0f, true);
+  fill(p.add("blocks", dtype::bf16, {T, l.token_stride}, m.block_write ? role::inout : role::input), 0.0f, 1.0f, true);
   fill(p.add("prefix", dtype::bf16, {T, Hd}, m.delta ? role::inout : role::input, true), 0.0f, 2.0f);
   if (m.delta) fill(p.add("delta", dtype::bf16, {T, Hd}, role::input, true), 0.0f, 0.5f);
   fill(p.add("rms_w", dtype::bf16, {Hd}, role::input), 1.0f, 0.1f);
@@ -122,6 +131,7 @@ void attn_res::reference(const shape& s, const space::mode& mode, problem& p) co
   const long long T = s.tokens, Hd = m.hidden, N = m.nb + 1;
   const auto* blocks = p.at("blocks").data<std::uint16_t>();
   auto* prefix = p.at("prefix").data<std::uint16_t>();
+  auto* block_out = p.at("blocks").data<std::uint16_t>();  // the block write (p into block NB)
   const auto* rms_w = p.at("rms_w").data<std::uint16_t>();
   const auto* res_w = p.at("res_w").data<std::uint16_t>();
   auto* out = p.at("out").data<std::uint16_t>();
@@ -135,6 +145,7 @@ void attn_res::reference(const shape& s, const space::mode& mode, problem& p) co
       const auto* d = p.at("delta").data<std::uint16_t>() + t * Hd;
       for (long long i = 0; i < Hd; ++i) pre[i] = f32_to_bf16_rn(bf16_to_f32(pre[i]) + bf16_to_f32(d[i]));
     }
+    if (m.block_write) std::copy(pre, pre + Hd, block_out + t * l.token_stride + m.nb * l.block_stride);
     auto source = [&](long long n, long long i) -> double {
       return n < m.nb ? bf16_to_f32(blocks[t * l.token_stride + n * l.block_stride + i]) : bf16_to_f32(pre[i]);
     };
@@ -184,6 +195,7 @@ class attn_res_workspace final : public tensor_workspace {
     m_params.out = ptr("out");
     m_params.block_token_stride = l.token_stride;
     m_params.block_stride = l.block_stride;
+    m_params.block_write_idx = m.block_write ? m.nb : -1;
     m_params.eps = attn_res::k_eps;
     m_params.out_eps = attn_res::k_out_eps;
     m_params.tokens = static_cast<int>(s.tokens);
