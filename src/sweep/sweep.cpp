@@ -25,6 +25,7 @@
 #include "jit/toolkit.hpp"
 #include "timing/helper_kernels.hpp"
 #include "timing/timer.hpp"
+#include "verify/unlaunchable.hpp"
 #include "verify/verifier.hpp"
 #include "sweep/journal.hpp"
 
@@ -157,6 +158,28 @@ struct loaded {
   std::unique_ptr<device::module> module;
   CUfunction function = nullptr;
 };
+
+/// The variants of `kernels` the GPU cannot launch at shape `s` (variant -> reason). They are
+/// no candidates there. Throws error(verify) when the reference is among them: nothing can be
+/// selected or verified without it.
+std::map<std::string, std::string> unlaunchable_at(const family_work& w, const space::mode& m, const families::shape& s,
+                                                   const std::vector<loaded>& kernels, const device::device_info& info) {
+  std::map<std::string, std::string> out;
+  for (const loaded& k : kernels) {
+    std::string why = verify::unlaunchable_unless_reference(*w.space.impl, *k.variant, m, s, k.function, info);
+    if (!why.empty()) out[k.variant->id] = std::move(why);
+  }
+  return out;
+}
+
+/// A record of a variant that was not measured at shape `s`, with its status and reason.
+record unmeasured_record(const family_work& w, const space::mode& m, const families::shape& s, const space::variant& v,
+                         const std::string& status, const std::string& reason) {
+  record r = make_record(w, m, s, v);
+  r.status = status;
+  r.reason = reason;
+  return r;
+}
 
 verification to_verification(const verify::verify_record& v, unsigned long long seed) {
   verification out;
@@ -529,9 +552,12 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
             for (std::size_t i = 0; i < carried.size() && i < request.config.screen.carry; ++i) pool.insert(carried[i]);
             pool.insert(protect.begin(), protect.end());
           }
+          // Variants the GPU cannot launch at this shape are no candidates: a record each, per count.
+          const std::map<std::string, std::string> unlaunchable = unlaunchable_at(w, m, s, kernels, info);
           std::vector<timing::candidate> candidates;
           for (const loaded& k : kernels) {
-            if (faulty.count(k.variant->id) || (!full_screen && !pool.count(k.variant->id))) continue;
+            const std::string& id = k.variant->id;
+            if (faulty.count(id) || unlaunchable.count(id) || (!full_screen && !pool.count(id))) continue;
             candidates.push_back(timing::make_candidate(*w.space.impl, *k.variant, m, s, k.function, {ws.get()}));
           }
           screened result;
@@ -552,11 +578,10 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
             count.records.push_back(std::move(r));
           }
           for (const auto& [id, f] : faulty) {
-            if (f.tokens != t) continue;
-            record r = make_record(w, m, s, *by_id.at(id));
-            r.status = f.status;
-            r.reason = f.reason;
-            count.records.push_back(std::move(r));
+            if (f.tokens == t) count.records.push_back(unmeasured_record(w, m, s, *by_id.at(id), f.status, f.reason));
+          }
+          for (const auto& [id, why] : unlaunchable) {
+            count.records.push_back(unmeasured_record(w, m, s, *by_id.at(id), "unlaunchable", why));
           }
           if (request.log) request.log->add_count(ckey, count);
         }
@@ -600,6 +625,8 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
           // Under a supervisor a fault is the variant's, not the sweep's: this worker ends and
           // the next one verifies the others without it.
           if (v.outcome == verify::status::launch_failed) throw error(error_kind::launch, v.variant + ": " + v.reason);
+          // A finalist the GPU cannot launch at a verification shape (its reason names it) is
+          // recorded unlaunchable, like any outcome but ok: not qualified, never selected.
           now[v.variant] = to_verification(v, seed);
         }
         verified.insert(now.begin(), now.end());
