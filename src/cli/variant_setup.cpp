@@ -26,9 +26,9 @@ void drop_unlaunchable(loaded_variant& v, bool skip) {
       kept.push_back(std::move(k));
       continue;
     }
-    const std::string what = v.space.config.family + "/" + v.mode->name + "/" + k.variant->id + " is " + why + " (" + v.info.name + ")";
-    if (!skip) throw error(error_kind::usage, what);
-    std::cerr << "kk3tune: skipping " << what << "\n";
+    const std::string id = v.space.config.family + "/" + v.mode->name + "/" + k.variant->id;
+    if (!skip) throw error(error_kind::usage, id + " is " + why + " (" + v.info.name + ")");
+    std::cerr << "kk3tune: skipping " << id << ": " << why << " (" << v.info.name << ")\n";
   }
   if (kept.empty()) throw error(error_kind::usage, "--variant all: " + v.describe() + ": no variant can be launched on " + v.info.name);
   v.kernels = std::move(kept);
