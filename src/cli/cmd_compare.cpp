@@ -96,7 +96,9 @@ void add_compare_command(CLI::App& app, const global_options&, int& exit_code) {
       "samples when both sides have 3 or more that agree with their statistics, else disjoint\n"
       "intervals median +- 2 standard errors; a move beyond the threshold that is not significant\n"
       "is noisy. Sweeps are also checked for verification regressions (ok before, mismatch,\n"
-      "pdl_hazard, launch_failed or compile_failed now) and dispatch changes.\n"
+      "pdl_hazard, launch_failed, timeout, compile_failed or unlaunchable now; the last four also\n"
+      "when the record ran in BASE) and dispatch changes. A record unlaunchable in both files is\n"
+      "no regression.\n"
       "Exit codes: 0 no regression; 1 a slower record or a verification regression; 2 an\n"
       "unreadable or truncated file, another schema_version, two kinds, or two GPUs.");
   cmd->callback([&exit_code, o] { exit_code = run_compare(*o); });

@@ -252,12 +252,15 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   write_file_atomic(o.out, report::sweep_json(result));
   finish_journal(log);
   print_summary(std::cout, result);
-  std::size_t dropped = 0, failed = 0;
+  // Unlaunchable variants (more than the GPU has, at some shape) are no failure: never measured there.
+  std::size_t dropped = 0, unlaunchable = 0, failed = 0;
   for (const auto& rec : result.records) {
     dropped += rec.status == "dropped";
-    failed += rec.status != "dropped" && rec.status != "ok";
+    unlaunchable += rec.status == "unlaunchable";
+    failed += rec.status != "dropped" && rec.status != "unlaunchable" && rec.status != "ok";
   }
-  std::cout << "\n" << result.records.size() << " records (" << dropped << " screened out, " << failed << " not ok), "
+  std::cout << "\n" << result.records.size() << " records (" << dropped << " screened out, " << unlaunchable << " unlaunchable, "
+            << failed << " not ok), "
             << result.compiles << " compiles (" << result.compile_failures << " failed), copy ceiling " << cell("%.3f", result.ceiling_tb_s)
             << " TB/s, " << cell("%.1f", result.wall_s) << " s on " << result.context->gpu.name << "; wrote " << o.out.string() << "\n";
   return failed ? k_exit_failure : k_exit_ok;
@@ -285,8 +288,9 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   cmd->add_option("--inject-fault", o->inject, "test only: VARIANT=illegal_address|trap|hang makes that variant fail on purpose")
       ->group("");  // hidden from --help
   cmd->add_flag("--worker", o->worker, "internal: run as the supervisor's worker")->group("");
-  cmd->footer("Exit codes: 0 swept, 1 a variant failed verification or to compile, 2 bad plan or flag,\n"
-              "3 no GPU (the plan was compiled and checked, nothing timed) or a device fault.");
+  cmd->footer("Exit codes: 0 swept, 1 a variant failed verification or to compile (one the GPU cannot\n"
+              "launch is recorded as unlaunchable, not a failure), 2 bad plan or flag, 3 no GPU (the plan\n"
+              "was compiled and checked, nothing timed) or a device fault.");
   cmd->callback([&global, &exit_code, o] { exit_code = run_sweep_command(global, *o); });
 }
 

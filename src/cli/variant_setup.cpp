@@ -10,8 +10,31 @@
 #include "families/limits.hpp"
 #include "jit/plan.hpp"
 #include "jit/toolkit.hpp"
+#include "verify/unlaunchable.hpp"
 
 namespace kk3::cli {
+namespace {
+
+/// Leaves out the variants the GPU cannot launch at the shape: under --variant all each with a
+/// line on stderr, the others timed; a variant named on its own or in a list is an error
+/// (usage: what was asked cannot run here), naming it and the limit it exceeds.
+void drop_unlaunchable(loaded_variant& v, bool skip) {
+  std::vector<loaded_kernel> kept;
+  for (loaded_kernel& k : v.kernels) {
+    const std::string why = verify::unlaunchable_reason(*v.space.impl, *k.variant, *v.mode, v.shape, k.function, v.info);
+    if (why.empty()) {
+      kept.push_back(std::move(k));
+      continue;
+    }
+    const std::string id = v.space.config.family + "/" + v.mode->name + "/" + k.variant->id;
+    if (!skip) throw error(error_kind::usage, id + " is " + why + " (" + v.info.name + ")");
+    std::cerr << "kk3tune: skipping " << id << ": " << why << " (" << v.info.name << ")\n";
+  }
+  if (kept.empty()) throw error(error_kind::usage, "--variant all: " + v.describe() + ": no variant can be launched on " + v.info.name);
+  v.kernels = std::move(kept);
+}
+
+}  // namespace
 
 void add_variant_options(CLI::App* cmd, variant_options& o) {
   cmd->add_option("--family", o.family, "kernel family (see `kk3tune list --all`)")->required();
@@ -84,6 +107,7 @@ loaded_variant load_variant(const global_options& global, const variant_options&
     k.function = k.module->function(k.compiled.lowered_name);
     v.kernels.push_back(std::move(k));
   }
+  drop_unlaunchable(v, o.variant == "all");
   add_workspaces(v, workspaces);
   return v;
 }

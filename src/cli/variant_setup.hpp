@@ -65,8 +65,9 @@ struct loaded_variant {
 };
 
 /// Checks the flags, then compiles, loads and allocates (`workspaces` input sets). Throws
-/// error(usage) for a bad family, mode, variant or shape; error(device) without a GPU;
-/// error(compile) when a variant does not compile (with its log).
+/// error(usage) for a bad family, mode, variant or shape, or a variant the GPU cannot launch at
+/// the shape (under --variant all such variants are left out, a line on stderr each);
+/// error(device) without a GPU; error(compile) when a variant does not compile (with its log).
 loaded_variant load_variant(const global_options& global, const variant_options& o, unsigned workspaces = 1);
 
 /// Adds input sets to a loaded variant until it has `count` (seeds seed+1, seed+2, ...).

@@ -70,10 +70,16 @@ void check_comparable(const file_summary& base, const file_summary& next, const 
   }
 }
 
-// Statuses that mean the variant failed.
+// Statuses that mean the variant failed, or (unlaunchable) cannot run on the GPU at that shape.
 bool failed(const std::string& status) {
   return status == "mismatch" || status == "pdl_hazard" || status == "launch_failed" ||
-         status == "timeout" || status == "compile_failed";
+         status == "timeout" || status == "compile_failed" || status == "unlaunchable";
+}
+
+// Failures that need no verification to regress: the variant stopped compiling or running.
+bool stopped_running(const std::string& failure) {
+  return failure == "compile_failed" || failure == "launch_failed" || failure == "timeout" ||
+         failure == "unlaunchable";
 }
 
 // The failure NEW shows for the record (its status, else its finalist verification), or "".
@@ -84,13 +90,13 @@ std::string failure_of(const result_record& r) {
 }
 
 // Whether BASE vouches for the record against NEW's failure: verified ok, or (for a compile or
-// launch failure) compiled and ran in BASE.
+// launch failure, a timeout or an unlaunchable variant) compiled and ran in BASE. A record
+// unlaunchable in both files, or only in NEW, is no regression.
 bool fine_before(const result_record& base, const std::string& new_failure) {
   if (base.status == "ok" || base.verification_status == std::optional<std::string>("ok")) {
     return true;
   }
-  const bool ran = new_failure == "compile_failed" || new_failure == "launch_failed" || new_failure == "timeout";
-  return ran && is_timed(base) && !failed(base.status);
+  return stopped_running(new_failure) && is_timed(base) && !failed(base.status);
 }
 
 int group_of(const record_comparison& c) {

@@ -49,7 +49,8 @@ struct record_comparison {
 struct verification_regression {
   record_id id;
   std::string base_status;  ///< e.g. "ok"
-  std::string new_status;   ///< mismatch, pdl_hazard, launch_failed or compile_failed
+  std::string new_status;   ///< mismatch, pdl_hazard, launch_failed, timeout, compile_failed
+                            ///< or unlaunchable (it ran at that shape in BASE)
   std::string detail;       ///< NEW's first mismatch or reason, when it gives one
 };
 

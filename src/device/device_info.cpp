@@ -51,6 +51,7 @@ device_info query_device(int ordinal) {
   info.max_sm_clock_mhz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;
   info.max_memory_clock_mhz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;
   info.memory_bus_bits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  info.shared_per_block_optin_bytes = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   std::size_t total = 0;
   KK3_CU(cuDeviceTotalMem, &total, dev);
   info.memory_bytes = static_cast<long long>(total);

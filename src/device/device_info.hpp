@@ -20,6 +20,8 @@ struct device_info {
   int max_sm_clock_mhz = 0;        ///< the driver's maximum SM clock
   int max_memory_clock_mhz = 0;    ///< the driver's peak memory clock
   int memory_bus_bits = 0;         ///< memory bus width
+  long long shared_per_block_optin_bytes = 0;  ///< the most shared memory (static + dynamic) one
+                                               ///< CTA may have, with the function's opt-in
   int driver_version = 0;          ///< e.g. 13000
   std::optional<gpu_clocks> clocks;  ///< current clocks, when NVML is there
 };

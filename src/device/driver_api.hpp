@@ -26,7 +26,8 @@ namespace kk3::device {
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)      \
   X(cuMemcpyDtoH) X(cuMemcpyAsync) X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuLaunchKernelEx) \
   X(cuProfilerStart) X(cuProfilerStop) X(cuMemHostAlloc) X(cuMemFreeHost)           \
-  X(cuMemHostGetDevicePointer)
+  X(cuMemHostGetDevicePointer) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                 \
+  X(cuOccupancyMaxActiveClusters)
 
 /// Pointers to the driver's entry points, each typed as cuda.h declares it.
 struct driver_api {

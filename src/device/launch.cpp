@@ -4,25 +4,28 @@
 
 namespace kk3::device {
 
-void launch(CUfunction fn, CUstream s, const launch_config& config, void** args) {
-  CUlaunchAttribute attributes[2] = {};
+void opt_in(CUfunction fn, const launch_config& config) {
+  if (config.shared_bytes > k_default_dynamic_shared_bytes) {
+    KK3_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(config.shared_bytes));
+  }
+  if (config.cluster.volume() > k_portable_cluster_ctas) {
+    KK3_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+  }
+}
+
+CUlaunchConfig driver_config(const launch_config& config, CUstream s, std::array<CUlaunchAttribute, 2>& attributes) {
+  attributes = {};
   unsigned count = 0;
   if (config.pdl) {
     attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     attributes[count++].value.programmaticStreamSerializationAllowed = 1;
   }
-  if (config.shared_bytes > 48 * 1024) {  // beyond the default limit, a function must opt in
-    KK3_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(config.shared_bytes));
-  }
-  const unsigned cluster_size = config.cluster.x * config.cluster.y * config.cluster.z;
-  if (cluster_size > 1) {
-    if (cluster_size > 8) KK3_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+  if (config.cluster.volume() > 1) {
     attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     attributes[count].value.clusterDim.x = config.cluster.x;
     attributes[count].value.clusterDim.y = config.cluster.y;
     attributes[count++].value.clusterDim.z = config.cluster.z;
   }
-
   CUlaunchConfig c = {};
   c.gridDimX = config.grid.x;
   c.gridDimY = config.grid.y;
@@ -32,8 +35,15 @@ void launch(CUfunction fn, CUstream s, const launch_config& config, void** args)
   c.blockDimZ = config.block.z;
   c.sharedMemBytes = config.shared_bytes;
   c.hStream = s;
-  c.attrs = count ? attributes : nullptr;
+  c.attrs = count ? attributes.data() : nullptr;
   c.numAttrs = count;
+  return c;
+}
+
+void launch(CUfunction fn, CUstream s, const launch_config& config, void** args) {
+  opt_in(fn, config);
+  std::array<CUlaunchAttribute, 2> attributes;
+  const CUlaunchConfig c = driver_config(config, s, attributes);
   KK3_CU(cuLaunchKernelEx, &c, fn, args, nullptr);
 }
 

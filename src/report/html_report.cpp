@@ -127,6 +127,7 @@ table.sortable th[aria-sort=descending]::after{content:" \25BC";font-size:10px}
 table.sortable tbody tr:nth-child(even){background:#fafbfc}
 table.sortable tr.win td{background:#ecfdf3}
 table.sortable tr.bad td{background:#fef2f2}
+table.sortable tr.skip td{background:#f3f4f6;color:#6b7280}
 .badge{display:inline-block;font-size:10.5px;padding:0 5px;border-radius:8px;background:#e0e7ff;color:#3730a3}
 .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;vertical-align:-1px}
 details summary{cursor:pointer;color:var(--accent);margin:8px 0 4px}

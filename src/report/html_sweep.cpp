@@ -44,6 +44,10 @@ bool timed(const result_record* r) {
   return r->stats && r->stats->median_us > 0;
 }
 
+/// The GPU could not launch the variant at that count (or, for a finalist, at a verification
+/// shape): not a failure, shown apart in grey.
+bool unlaunchable(const result_record* r) { return r->status == "unlaunchable"; }
+
 std::string range_label(const sweep_range& r) {
   return r.min_tokens == r.max_tokens
              ? "T " + std::to_string(r.min_tokens)
@@ -430,8 +434,8 @@ std::string records_table(const panel& p, const panel_model& m, std::size_t& sho
                 {"% ceiling", true, "share of the copy ceiling"},
                 {"status", false, "the record's status, and its finalist verification"}});
   std::vector<const result_record*> rows;
-  for (const result_record* r : p.records) {
-    if (r->status != "dropped") rows.push_back(r);
+  for (const result_record* r : p.records) {  // never-measured unlaunchable ones: unlaunchable_table
+    if (r->status != "dropped" && (timed(r) || !unlaunchable(r))) rows.push_back(r);
   }
   std::stable_sort(rows.begin(), rows.end(), [](const result_record* a, const result_record* b) {
     if (a->tokens != b->tokens) return a->tokens < b->tokens;
@@ -465,10 +469,36 @@ std::string records_table(const panel& p, const panel_model& m, std::size_t& sho
                      r->fraction_of_ceiling > 0 ? fmt_pct(r->fraction_of_ceiling) : "–"),
          text_cell(status)},
         badge.rfind("winner", 0) == 0 ? "win"
+        : unlaunchable(r)             ? "skip"
         : r->status != "ok"           ? "bad"
                                       : "");
   }
   shown = t.rows();
+  return t.render();
+}
+
+/// The variants the GPU could not launch, one row each: the counts where, and the reason at the
+/// first of them; "" when there are none.
+std::string unlaunchable_table(const panel& p, std::size_t& variants) {
+  std::map<std::string, std::vector<const result_record*>> by_variant;
+  for (const result_record* r : p.records) {
+    if (unlaunchable(r)) by_variant[r->variant].push_back(r);
+  }
+  variants = by_variant.size();
+  if (by_variant.empty()) return {};
+  html_table t({{"variant", false, ""},
+                {"T", true, "the token counts where it could not be launched"},
+                {"reason", false, "the limit it exceeds, at the first of those counts"}});
+  for (auto& [id, recs] : by_variant) {
+    std::stable_sort(recs.begin(), recs.end(), [](const result_record* a, const result_record* b) {
+      return a->tokens < b->tokens;
+    });
+    std::string counts;
+    for (const result_record* r : recs) counts += (counts.empty() ? "" : ", ") + std::to_string(r->tokens);
+    t.add_row({variant_cell(id), number_cell(double(recs.front()->tokens), counts),
+               text_cell(recs.front()->reason)},
+              "skip");
+  }
   return t.render();
 }
 
@@ -491,6 +521,7 @@ page_body sweep_body(const result_document& doc) {
        {"variants", true, "distinct variants measured"},
        {"final", true, "records that reached a final round (status not dropped)"},
        {"failed", true, "records with a failure status"},
+       {"unlaunchable", true, "variants the GPU could not launch at some count (not a failure)"},
        {"ranges", true, "dispatch ranges"},
        {"winners", true, "distinct winners"},
        {"vs reference", true, "reference / winner over the ranges: lowest – highest"}});
@@ -499,9 +530,12 @@ page_body sweep_body(const result_document& doc) {
     const panel_model m = make_model(p);
     std::size_t finals = 0, failed = 0;
     bool any_timed = false;
+    std::set<std::string> unlaunchable_variants;
     for (const result_record* r : p.records) {
-      finals += r->status != "dropped";
-      failed += r->status != "dropped" && r->status != "ok" && r->status != "unverified";
+      const bool measured = r->status != "dropped" && (timed(r) || !unlaunchable(r));
+      finals += measured;
+      failed += measured && r->status != "ok" && r->status != "unverified" && !unlaunchable(r);
+      if (unlaunchable(r)) unlaunchable_variants.insert(r->variant);
       any_timed = any_timed || timed(r);
     }
     double best = 0, worst = 0;
@@ -527,6 +561,7 @@ page_body sweep_body(const result_document& doc) {
          number_cell(double(m.variants.size()), std::to_string(m.variants.size())),
          number_cell(double(finals), std::to_string(finals)),
          number_cell(double(failed), std::to_string(failed)),
+         number_cell(double(unlaunchable_variants.size()), std::to_string(unlaunchable_variants.size())),
          number_cell(p.dispatch ? double(p.dispatch->ranges.size()) : 0,
                      p.dispatch ? std::to_string(p.dispatch->ranges.size()) : "–"),
          number_cell(double(winners.size()), std::to_string(winners.size())),
@@ -547,11 +582,17 @@ page_body sweep_body(const result_document& doc) {
     if (p.dispatch) {
       s.html += "<h3>Dispatch ranges</h3>\n" + dispatch_table(p, m);
     }
-    std::size_t shown = 0;
+    std::size_t shown = 0, skipped = 0;
     const std::string records = records_table(p, m, shown);
+    const std::string skipped_table = unlaunchable_table(p, skipped);
     s.html += "<details><summary>Final-round records (" + std::to_string(shown) + " of " +
-              std::to_string(p.records.size()) + "; the others were screened out)</summary>\n" +
-              records + "</details>\n";
+              std::to_string(p.records.size()) + "; the others were screened out" +
+              (skipped ? " or could not be launched" : "") + ")</summary>\n" + records + "</details>\n";
+    if (skipped) {
+      s.html += "<details><summary>Unlaunchable on this GPU (" + std::to_string(skipped) +
+                (skipped == 1 ? " variant" : " variants") +
+                ": never measured where they could not be launched)</summary>\n" + skipped_table + "</details>\n";
+    }
     body.sections.push_back(std::move(s));
   }
   body.summary_html = "<h2>Summary</h2>\n";

@@ -36,7 +36,8 @@ struct result_record {
   long long tokens = 0, heads = 0, blocks = 0;
   std::vector<std::pair<std::string, long long>> knobs;  ///< empty when the file has none (kind time)
   bool reference = false;
-  std::string status = "ok";  ///< time files: "ok"; sweeps: the record's status
+  std::string status = "ok";  ///< time files: "ok"; sweeps: the record's status (an unlaunchable
+                              ///< record has no statistics unless verification found it so)
   std::string reason;
   std::optional<std::string> verification_status;  ///< sweeps: the finalist's verification
   std::string first_mismatch;

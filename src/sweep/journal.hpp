@@ -28,7 +28,8 @@ namespace kk3::sweep {
 /// One token count of one family/mode/shape, finished.
 struct journal_count {
   long long tokens = 0;
-  std::vector<record> records;            ///< as measured: final ones "unverified", the rest "dropped"
+  std::vector<record> records;            ///< as measured: final ones "unverified", the rest "dropped";
+                                          ///< faulted and unlaunchable ones with their reasons
   std::vector<std::string> carried;       ///< the screening order carried to the next count
 };
 

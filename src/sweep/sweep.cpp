@@ -25,8 +25,10 @@
 #include "jit/toolkit.hpp"
 #include "timing/helper_kernels.hpp"
 #include "timing/timer.hpp"
+#include "verify/unlaunchable.hpp"
 #include "verify/verifier.hpp"
 #include "sweep/journal.hpp"
+#include "sweep/screening.hpp"
 
 namespace kk3::sweep {
 namespace {
@@ -158,6 +160,28 @@ struct loaded {
   CUfunction function = nullptr;
 };
 
+/// The variants of `kernels` the GPU cannot launch at shape `s` (variant -> reason). They are
+/// no candidates there. Throws error(verify) when the reference is among them: nothing can be
+/// selected or verified without it.
+std::map<std::string, std::string> unlaunchable_at(const family_work& w, const space::mode& m, const families::shape& s,
+                                                   const std::vector<loaded>& kernels, const device::device_info& info) {
+  std::map<std::string, std::string> out;
+  for (const loaded& k : kernels) {
+    std::string why = verify::unlaunchable_unless_reference(*w.space.impl, *k.variant, m, s, k.function, info);
+    if (!why.empty()) out[k.variant->id] = std::move(why);
+  }
+  return out;
+}
+
+/// A record of a variant that was not measured at shape `s`, with its status and reason.
+record unmeasured_record(const family_work& w, const space::mode& m, const families::shape& s, const space::variant& v,
+                         const std::string& status, const std::string& reason) {
+  record r = make_record(w, m, s, v);
+  r.status = status;
+  r.reason = reason;
+  return r;
+}
+
 verification to_verification(const verify::verify_record& v, unsigned long long seed) {
   verification out;
   out.status = verify::to_string(v.outcome);
@@ -198,78 +222,6 @@ double measure_ceiling(const jit::jit_engine& engine, const device::device_info&
   double best = 0;
   for (const auto& r : timer.measure(candidates, o)) best = std::max(best, r.bytes_moved / (r.stats.median * 1e-6) / 1e12);
   return best;
-}
-
-/// Successive halving at one shape, then the final round; returns the finalists' measurements.
-/// Every candidate's last measurement lands in `last`, with the rounds it took part in.
-struct screened {
-  std::vector<timing::measurement> finals;
-  std::map<std::string, std::pair<timing::measurement, int>> last;  ///< variant -> (measurement, rounds)
-  std::vector<std::string> first_round_order;                          ///< fastest first
-};
-
-screened screen_and_measure(const timing::timer& timer, const std::vector<timing::candidate>& all, const std::set<std::string>& protect,
-                            const sweep_config& cfg) {
-  screened out;
-  std::vector<timing::candidate> alive = all;
-  timing::timing_options quick;
-  quick.stop.min_samples = cfg.screen.samples;
-  quick.stop.max_samples = cfg.screen.samples;
-  quick.stop.min_time_s = 0;
-  quick.stop.max_time_s = 1;
-  quick.stop.noise_target = 1;
-  // A screening round only has to tell clearly slower variants apart: short graphs (a 600 us
-  // kernel is replayed alone), one warm replay, two estimate launches.
-  quick.graph_target_us = 100;
-  quick.graph_min_launches = 1;
-  quick.warm_launches = 1;
-  quick.estimate_launches = 2;
-  quick.warm_replays = 1;
-  bool first = true;
-  while (alive.size() > cfg.screen.final_max) {
-    std::vector<timing::measurement> ms = timer.measure(alive, quick);
-    std::vector<std::size_t> order(ms.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return ms[a].stats.median != ms[b].stats.median ? ms[a].stats.median < ms[b].stats.median : ms[a].label < ms[b].label;
-    });
-    for (std::size_t i : order) {
-      auto& slot = out.last[ms[i].label];
-      slot = {ms[i], slot.second + 1};
-      if (first) out.first_round_order.push_back(ms[i].label);
-    }
-    first = false;
-    const std::size_t keep = std::max(cfg.screen.keep_min, static_cast<std::size_t>(std::ceil(cfg.screen.keep_fraction * alive.size())));
-    // Noise-aware cut: a candidate beyond the cut stays if it is not clearly slower than the
-    // last one kept (it could be as fast, given the noise of a short round).
-    const timing::measurement& cut = ms[order[std::min(keep, order.size()) - 1]];
-    std::vector<timing::candidate> next;
-    for (std::size_t rank = 0; rank < order.size(); ++rank) {
-      const timing::measurement& m = ms[order[rank]];
-      const select::timed_variant a{m.label, m.stats.median, m.stats.rel_stderr_median, true};
-      const select::timed_variant b{cut.label, cut.stats.median, cut.stats.rel_stderr_median, true};
-      const bool near_cut = !select::clearly_faster(b, a, select::selection_rule{0.0, 2.0});
-      if (rank < keep || protect.count(m.label) || near_cut) next.push_back(alive[order[rank]]);
-    }
-    if (next.size() >= alive.size()) break;  // nothing clearly slower: measure them all finally
-    alive = std::move(next);
-  }
-  timing::timing_options full;
-  full.stop.noise_target = cfg.timing.noise_percent / 100;
-  full.stop.min_samples = cfg.timing.min_samples;
-  full.stop.max_time_s = cfg.timing.max_time_s;
-  out.finals = timer.measure(alive, full);
-  for (const auto& m : out.finals) {
-    auto& slot = out.last[m.label];
-    slot = {m, slot.second + 1};
-    if (first) out.first_round_order.push_back(m.label);
-  }
-  if (first) {
-    std::sort(out.first_round_order.begin(), out.first_round_order.end(), [&](const std::string& a, const std::string& b) {
-      return out.last[a].first.stats.median < out.last[b].first.stats.median;
-    });
-  }
-  return out;
 }
 
 }  // namespace
@@ -529,9 +481,12 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
             for (std::size_t i = 0; i < carried.size() && i < request.config.screen.carry; ++i) pool.insert(carried[i]);
             pool.insert(protect.begin(), protect.end());
           }
+          // Variants the GPU cannot launch at this shape are no candidates: a record each, per count.
+          const std::map<std::string, std::string> unlaunchable = unlaunchable_at(w, m, s, kernels, info);
           std::vector<timing::candidate> candidates;
           for (const loaded& k : kernels) {
-            if (faulty.count(k.variant->id) || (!full_screen && !pool.count(k.variant->id))) continue;
+            const std::string& id = k.variant->id;
+            if (faulty.count(id) || unlaunchable.count(id) || (!full_screen && !pool.count(id))) continue;
             candidates.push_back(timing::make_candidate(*w.space.impl, *k.variant, m, s, k.function, {ws.get()}));
           }
           screened result;
@@ -552,11 +507,10 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
             count.records.push_back(std::move(r));
           }
           for (const auto& [id, f] : faulty) {
-            if (f.tokens != t) continue;
-            record r = make_record(w, m, s, *by_id.at(id));
-            r.status = f.status;
-            r.reason = f.reason;
-            count.records.push_back(std::move(r));
+            if (f.tokens == t) count.records.push_back(unmeasured_record(w, m, s, *by_id.at(id), f.status, f.reason));
+          }
+          for (const auto& [id, why] : unlaunchable) {
+            count.records.push_back(unmeasured_record(w, m, s, *by_id.at(id), "unlaunchable", why));
           }
           if (request.log) request.log->add_count(ckey, count);
         }
@@ -600,6 +554,8 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
           // Under a supervisor a fault is the variant's, not the sweep's: this worker ends and
           // the next one verifies the others without it.
           if (v.outcome == verify::status::launch_failed) throw error(error_kind::launch, v.variant + ": " + v.reason);
+          // A finalist the GPU cannot launch at a verification shape (its reason names it) is
+          // recorded unlaunchable, like any outcome but ok: not qualified, never selected.
           now[v.variant] = to_verification(v, seed);
         }
         verified.insert(now.begin(), now.end());

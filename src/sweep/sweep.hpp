@@ -36,7 +36,8 @@ struct record {
   std::vector<std::pair<std::string, long long>> knobs;
   bool reference = false;
   /// ok (final round, verified), dropped (screened out), compile_failed, launch_failed,
-  /// mismatch, pdl_hazard, unverified (no GPU: compiled only)
+  /// timeout, mismatch, pdl_hazard, unlaunchable (the GPU cannot launch it at this shape: no
+  /// candidate, no statistics, never selected), unverified (no GPU: compiled only)
   std::string status;
   std::string reason;
   int rounds = 0;                     ///< measurement rounds it took part in

@@ -13,6 +13,7 @@
 #include "families/tensor_workspace.hpp"
 #include "jit/plan.hpp"
 #include "verify/npy.hpp"
+#include "verify/unlaunchable.hpp"
 
 namespace kk3::verify {
 
@@ -24,6 +25,7 @@ const char* to_string(status s) {
     case status::mismatch: return "mismatch";
     case status::pdl_hazard: return "pdl_hazard";
     case status::unsupported: return "unsupported";
+    case status::unlaunchable: return "unlaunchable";
   }
   return "unknown";
 }
@@ -133,6 +135,17 @@ void save(const std::filesystem::path& dir, const families::problem& start, cons
       write_npy(dir / ("got_" + t.name + ".npy"), got.at(t.name));
     }
   }
+}
+
+/// Records variant `v` as unlaunchable when the GPU cannot launch it at `shape`; true if so.
+/// Throws error(verify) for the reference variant: nothing can be verified without it.
+bool mark_unlaunchable(const families::family& f, const space::mode& m, const space::variant& v,
+                       const families::shape& shape, CUfunction fn, const device::device_info& info, verify_record& r) {
+  std::string why = unlaunchable_unless_reference(f, v, m, shape, fn, info);
+  if (why.empty()) return false;
+  r.outcome = status::unlaunchable;
+  r.reason = std::move(why);
+  return true;
 }
 
 }  // namespace
@@ -278,6 +291,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
     for (std::size_t i : order) {
       verify_record& r = records[i];
       if (!functions[i] || r.outcome != status::ok) continue;
+      if (mark_unlaunchable(fam, m, variants[i], shape, functions[i], m_info, r)) continue;
       nvtx::range variant_range(variants[i].id, shape.tokens);
       nvtx::range verify_range("verify", shape.tokens);
       r.shapes.push_back(sname);

@@ -15,8 +15,10 @@
 
 namespace kk3::verify {
 
-/// A variant's outcome (STYLE: the statuses every stage shares).
-enum class status { ok, compile_failed, launch_failed, mismatch, pdl_hazard, unsupported };
+/// A variant's outcome (STYLE: the statuses every stage shares). `unlaunchable`: the GPU cannot
+/// launch it at some shape (too many threads, too much shared memory, a cluster that does not
+/// fit): not run there or after, and not a failure.
+enum class status { ok, compile_failed, launch_failed, mismatch, pdl_hazard, unsupported, unlaunchable };
 const char* to_string(status s);
 
 /// The first element that differed.
@@ -66,7 +68,9 @@ class verifier {
            const timing::helper_kernels& helpers);
 
   /// Every given variant of `space` in mode `m`. The reference variant is run first at each
-  /// shape; it must be among `variants`.
+  /// shape; it must be among `variants`. Before a variant's first launch at a shape, whether
+  /// the GPU can launch it there: if not, it is recorded as unlaunchable and not run again;
+  /// throws error(verify) when the reference is (nothing can be verified without it).
   std::vector<verify_record> verify_mode(const families::family_space& space, const space::mode& m,
                                          const std::vector<space::variant>& variants, const verify_options& o) const;
 

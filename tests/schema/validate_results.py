@@ -105,6 +105,23 @@ def main():
                 failures.append(f"kk3tune compare {base} {new} exited {r.returncode}: {r.stderr}")
                 continue
             check(f"kk3tune compare --format json {base} {new}", json.loads(r.stdout))
+        # A verified variant that NEW records as unlaunchable: a verification regression.
+        with open(os.path.join(fixtures, "sweep-base.json")) as f:
+            unlaunchable = json.load(f)
+        rec = next(r for r in unlaunchable["records"] if r["status"] == "ok" and not r["reference"])
+        rec.update(status="unlaunchable", verification=None, statistics=None, samples_us=[],
+                   reason="unlaunchable at T1-H16: 2048 threads per CTA, but the kernel can have at most 1024")
+        unlaunchable_file = os.path.join(tmp, "sweep-unlaunchable.json")
+        with open(unlaunchable_file, "w") as f:
+            json.dump(unlaunchable, f)
+        check("a sweep with an unlaunchable record", unlaunchable)
+        r = subprocess.run([kk3tune, "compare", os.path.join(fixtures, "sweep-base.json"), unlaunchable_file,
+                            "--format", "json"], capture_output=True, text=True)
+        if r.returncode != 1:
+            failures.append(f"kk3tune compare sweep-base.json sweep-unlaunchable.json exited {r.returncode} "
+                            f"(expected 1: a verification regression): {r.stderr}")
+        else:
+            check("kk3tune compare --format json (ok, then unlaunchable)", json.loads(r.stdout))
         r = subprocess.run([kk3tune, "compare", untimed, untimed, "--format", "json"],
                            capture_output=True, text=True)
         if os.path.exists(untimed):
@@ -139,6 +156,8 @@ def main():
     must_reject("kind bench", bad)
     bad = copy.deepcopy(sweep); bad["records"][0]["status"] = "great"
     must_reject("a sweep record of status great", bad)
+    bad = copy.deepcopy(sweep); bad["records"][0]["status"] = "unlaunchable"; bad["records"][0]["verification"] = None
+    must_reject("an unlaunchable sweep record (not from verification) with statistics", bad)
     bad = copy.deepcopy(sweep); del bad["records"][0]["statistics"]["median_us"]
     must_reject("statistics without median_us", bad)
     bad = copy.deepcopy(sweep); bad["records"][0]["samples_us"][0] = "1.5"

@@ -113,8 +113,8 @@ std::string sweep_json() {
   r.families.push_back(f);
 
   const std::vector<std::string> statuses = {
-      "ok",       "dropped",    "compile_failed", "launch_failed",
-      "mismatch", "pdl_hazard", "unsupported",    "unverified"};
+      "ok",       "dropped",    "compile_failed", "launch_failed", "mismatch",
+      "pdl_hazard", "unsupported", "unlaunchable", "unverified"};
   long long split = 1;
   for (const std::string& status : statuses) {
     sweep::record rec;
@@ -127,14 +127,18 @@ std::string sweep_json() {
     ++split;
     rec.reference = status == "ok";
     rec.status = status;
-    const bool timed = status != "compile_failed" && status != "unverified";
+    const bool timed = status != "compile_failed" && status != "unlaunchable" && status != "unverified";
     if (timed) {
       rec.rounds = status == "dropped" ? 1 : 3;
       rec.samples_us = draw(rng, 1.9, status == "dropped" ? 2 : 20);
       rec.stats = timing::summarize(rec.samples_us);
       rec.bytes_moved = 2523136;
     } else {
-      rec.reason = status == "compile_failed" ? "sm_90a: error: too many resources" : "";
+      rec.reason = status == "compile_failed" ? "sm_90a: error: too many resources"
+                   : status == "unlaunchable"   ? "unlaunchable at T64-H16: a cluster of 16 CTAs with 128 threads, 40 "
+                                                  "registers per thread and 200 KiB of shared memory each does not fit "
+                                                  "on the device"
+                                                : "";
     }
     if (timed && status != "dropped") {
       sweep::verification v;

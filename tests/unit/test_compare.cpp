@@ -127,28 +127,69 @@ TEST(compare, a_verification_regression_fails) {
   EXPECT_EQ(compare_fixtures("sweep-verify.json", "sweep-base.json").exit_code(), 0);
 }
 
+// `d` with the record of `variant` at T=`tokens` made unmeasured: this status and reason, no
+// statistics or samples (as the sweep records a fault, a timeout or an unlaunchable variant).
+result_document with_unmeasured(result_document d, const std::string& variant, long long tokens,
+                                const std::string& status, const std::string& reason) {
+  bool changed = false;
+  for (auto& r : d.records) {
+    if (r.variant != variant || r.tokens != tokens) continue;
+    r.status = status;
+    r.reason = reason;
+    r.verification_status.reset();
+    r.stats.reset();
+    r.samples_us.clear();
+    changed = true;
+  }
+  EXPECT_TRUE(changed) << variant << " T" << tokens;
+  return d;
+}
+
 TEST(compare, a_variant_that_now_hangs_or_faults_is_a_regression) {
   // A finalist that was ok in BASE and that the supervisor recorded as timeout or launch_failed
   // in NEW (issue 8: no statistics, the reason from the watchdog or the driver).
   for (const char* status : {"timeout", "launch_failed"}) {
     const result_document base = fixture("sweep-base.json");
-    result_document next = base;
-    bool changed = false;
-    for (auto& r : next.records) {
-      if (r.variant != k_s3 || r.tokens != 1 || r.status != "ok") continue;
-      r.status = status;
-      r.reason = "its GPU work ran 61.0 s, beyond --variant-timeout 60.0 s";
-      r.stats.reset();
-      r.samples_us.clear();
-      changed = true;
-    }
-    ASSERT_TRUE(changed);
+    const result_document next =
+        with_unmeasured(base, k_s3, 1, status, "its GPU work ran 61.0 s, beyond --variant-timeout 60.0 s");
     const comparison c = compare_documents(base, next, {});
     EXPECT_EQ(c.exit_code(), 1) << status;
     ASSERT_EQ(c.verification.size(), 1u) << status;
     EXPECT_EQ(c.verification[0].new_status, status);
     EXPECT_EQ(c.verification[0].base_status, "ok");
   }
+}
+
+TEST(compare, an_unlaunchable_variant_regresses_only_where_it_ran_before) {
+  const std::string why = "unlaunchable at T1-H16: needs 240 KiB of shared memory per CTA (0 KiB static, "
+                          "240 KiB dynamic), the device allows 227 KiB";
+  const result_document base = fixture("sweep-base.json");
+  // ok in BASE (a verified finalist), unlaunchable now: a regression, like launch_failed.
+  const comparison ok_before = compare_documents(base, with_unmeasured(base, k_s3, 1, "unlaunchable", why), {});
+  EXPECT_EQ(ok_before.exit_code(), 1);
+  ASSERT_EQ(ok_before.verification.size(), 1u);
+  EXPECT_EQ(ok_before.verification[0].base_status, "ok");
+  EXPECT_EQ(ok_before.verification[0].new_status, "unlaunchable");
+  EXPECT_EQ(ok_before.verification[0].detail, why);
+  // Screened out in BASE (so it launched there), unlaunchable now: a regression too.
+  const comparison ran_before = compare_documents(base, with_unmeasured(base, k_s2, 64, "unlaunchable", why), {});
+  ASSERT_EQ(ran_before.verification.size(), 1u);
+  EXPECT_EQ(ran_before.verification[0].base_status, "dropped");
+  // Unlaunchable in both: matched, not timed in both, no regression; unlaunchable in BASE only: a fix.
+  const result_document both = with_unmeasured(base, k_s3, 1, "unlaunchable", why);
+  const comparison same = compare_documents(both, both, {});
+  EXPECT_EQ(same.exit_code(), 0);
+  EXPECT_TRUE(same.verification.empty());
+  EXPECT_EQ(same.counts.untimed, 1u);
+  EXPECT_EQ(compare_documents(both, base, {}).exit_code(), 0);
+  // A finalist whose verification found it unlaunchable at a verification shape.
+  result_document verified = base;
+  for (auto& r : verified.records) {
+    if (r.variant == k_s3 && r.tokens == 1) r.verification_status = "unlaunchable";
+  }
+  const comparison at_verification = compare_documents(base, verified, {});
+  ASSERT_EQ(at_verification.verification.size(), 1u);
+  EXPECT_EQ(at_verification.verification[0].new_status, "unlaunchable");
 }
 
 TEST(compare, another_gpu_is_refused_unless_allowed) {

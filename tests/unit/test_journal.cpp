@@ -82,6 +82,53 @@ TEST_F(journal_test, lines_come_back_exactly) {
   EXPECT_EQ(s.faults[0].status, "timeout");
 }
 
+TEST_F(journal_test, unlaunchable_records_and_verifications_come_back) {
+  // A count whose records include a variant the GPU cannot launch there (no statistics, the
+  // reason), and a finalist found unlaunchable by verification: --resume must see both as written.
+  record unlaunchable = sample_record();
+  unlaunchable.variant = "split4-x";
+  unlaunchable.status = "unlaunchable";
+  unlaunchable.reason = "unlaunchable at T64-H16: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB dynamic), "
+                        "the device allows 227 KiB";
+  unlaunchable.rounds = 0;
+  unlaunchable.stats.reset();
+  unlaunchable.samples_us.clear();
+  unlaunchable.bytes_moved = 0;
+  verification v;
+  v.status = "unlaunchable";
+  v.reason = "unlaunchable at T65-H16: a cluster of 16 CTAs with 128 threads, 40 registers per thread and 200 KiB of "
+             "shared memory each does not fit on the device";
+  v.seed = 5;
+  v.checks = 3;
+  v.shapes = {"T1-H16"};
+  const std::string shape = shape_key("mla_decode_epilogue", "bf16", 16, 0);
+  {
+    journal j = journal::create(file, "key1", 5, true);
+    journal_count c;
+    c.tokens = 64;
+    c.records = {sample_record(), unlaunchable};
+    c.carried = {"split3-x"};
+    j.add_count(count_key(shape, 64), c);
+    j.add_verified(shape, {{"split3-x", v}});
+  }
+  const journal j = journal::resume(file, "key1");
+  const std::vector<record>& records = j.state().counts.at(count_key(shape, 64)).records;
+  ASSERT_EQ(records.size(), 2u);
+  const record& r = records[1];
+  EXPECT_EQ(r.variant, "split4-x");
+  EXPECT_EQ(r.status, "unlaunchable");
+  EXPECT_EQ(r.reason, unlaunchable.reason);
+  EXPECT_FALSE(r.stats);
+  EXPECT_FALSE(r.verified);
+  EXPECT_TRUE(r.samples_us.empty());
+  EXPECT_EQ(r.knobs, unlaunchable.knobs);
+  EXPECT_EQ(records[0].status, "unverified");
+  const verification& back = j.state().verified.at(shape).at("split3-x");
+  EXPECT_EQ(back.status, "unlaunchable");
+  EXPECT_EQ(back.reason, v.reason);
+  EXPECT_EQ(back.shapes, v.shapes);
+}
+
 TEST_F(journal_test, a_second_start_is_refused_and_another_plan_cannot_resume) {
   { journal j = journal::create(file, "key1", 1, false); }
   try {

@@ -99,6 +99,41 @@ TEST(ReportHtml, EscapesEveryStringFromTheFile) {
       std::string::npos);
 }
 
+TEST(ReportHtml, UnlaunchableVariantsAreShownApartInGrey) {
+  // The fixture plus a variant the GPU could not launch at T=1 and T=8 (never measured), and a
+  // finalist at T=64 whose verification found it unlaunchable (timed, not qualified).
+  report::result_document doc = report::read_result_document(k_sweep);
+  const std::string why = "unlaunchable at T1-H16: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB "
+                          "dynamic), the device allows 227 KiB & <more>";
+  for (long long t : {8, 1}) {
+    report::result_record r = doc.records.front();
+    r.variant = "split8-unroll1-threads1024";
+    r.reference = false;
+    r.tokens = t;
+    r.status = "unlaunchable";
+    r.reason = why;
+    r.verification_status.reset();
+    r.stats.reset();
+    r.samples_us.clear();
+    doc.records.push_back(r);
+  }
+  for (auto& r : doc.records) {
+    if (r.mode == "bf16" && r.tokens == 64 && r.variant == "split4-unroll1-threads256") {
+      r.status = "unlaunchable";
+      r.verification_status = "unlaunchable";
+    }
+  }
+  const std::string html = report::render_html_report(doc, report::read_report_extras(k_sweep)).html;
+  EXPECT_EQ(count(html, "Unlaunchable on this GPU (2 variants"), 1u) << "one panel, two variants";
+  EXPECT_NE(html.find("1, 8"), std::string::npos) << "the counts where it could not be launched";
+  EXPECT_NE(html.find("the device allows 227 KiB &amp; &lt;more&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<more>"), std::string::npos);
+  EXPECT_NE(html.find("tr.skip td{"), std::string::npos) << "the grey row style";
+  EXPECT_EQ(count(html, "<tr class=\"skip\">"), 3u) << "two in the unlaunchable table, the finalist in the records";
+  EXPECT_NE(html.find("screened out or could not be launched"), std::string::npos);
+  EXPECT_EQ(count(html, "<svg"), 4u) << "the plots are unchanged";
+}
+
 TEST(ReportHtml, TimePageHasABarChartAndATable) {
   const std::string html = render(k_time);
   EXPECT_EQ(count(html, "<svg"), 1u);

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "report/result_reader.hpp"
+#include "report/sweep_json.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3 {
@@ -191,6 +192,46 @@ TEST(result_reader, reads_an_untimed_sweep) {
   EXPECT_TRUE(d.records[0].samples_us.empty());
   EXPECT_EQ(d.records[0].key(), "attn_res/nb1/T0-H0-NB1/b1-threads1024");
   EXPECT_TRUE(d.dispatch.empty());
+}
+
+TEST(result_reader, reads_unlaunchable_records_as_the_sweep_writes_them) {
+  // One variant the GPU cannot launch at T64 (no statistics), one finalist whose verification
+  // found it unlaunchable at a verification shape (timed, then not qualified).
+  sweep::sweep_result r;
+  r.timed = true;
+  r.config.file = "plan.json";
+  sweep::record never;
+  never.family = "attn_res";
+  never.mode = "nb8_norm";
+  never.tokens = 64;
+  never.blocks = 8;
+  never.variant = "b14-threads64";
+  never.status = "unlaunchable";
+  never.reason = "unlaunchable at T64-NB8: a cluster of 14 CTAs with 64 threads, 40 registers per thread and "
+                 "200 KiB of shared memory each does not fit on the device";
+  sweep::record finalist = never;
+  finalist.variant = "b7-threads128";
+  finalist.reason = "unlaunchable at T65-NB8: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB "
+                    "dynamic), the device allows 227 KiB";
+  finalist.samples_us = {2.0, 2.1, 2.2};
+  finalist.stats = timing::summarize(finalist.samples_us);
+  finalist.verified = sweep::verification{"unlaunchable", finalist.reason, 7, 4, {"T1-NB8"}, ""};
+  r.records = {never, finalist};
+  test::temp_dir dir;
+  const fs::path file = dir.path() / "sweep.json";
+  test::write_text(file, report::sweep_json(r));
+
+  const result_document d = read_result_document(file);
+  ASSERT_EQ(d.records.size(), 2u);
+  EXPECT_EQ(d.records[0].status, "unlaunchable");
+  EXPECT_EQ(d.records[0].reason, never.reason);
+  EXPECT_FALSE(d.records[0].stats);
+  EXPECT_FALSE(d.records[0].verification_status);
+  EXPECT_TRUE(d.records[0].samples_us.empty());
+  EXPECT_EQ(d.records[1].status, "unlaunchable");
+  EXPECT_EQ(d.records[1].verification_status, "unlaunchable");
+  ASSERT_TRUE(d.records[1].stats);
+  EXPECT_EQ(d.records[1].samples_us.size(), 3u);
 }
 
 TEST(result_reader, a_count_with_a_fraction_is_still_readable) {
