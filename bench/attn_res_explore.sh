@@ -30,7 +30,7 @@ print(",".join(out))
 PY
 }
 $K doctor > "$OUT/doctor.txt" 2>&1
-for mode in common_nb8 common_nb1 write_nb0 write_nb7 post_nb8 final_nb8; do
+for mode in common_nb8 write_nb0 final_nb8; do
   $K verify --family attn_res --mode $mode --variant "$(launchable $mode)" --tokens 65 --include-test-knobs --seed $SEED \
     > "$OUT/verify-$mode.txt" 2>&1; echo "verify $mode: exit $?" | tee -a "$OUT/verify-exit.txt"
 done

@@ -103,34 +103,41 @@ TEST_F(attn_res_reference, the_mix_is_a_convex_combination_of_the_sources) {
 }
 
 // The launch geometry the kernel's shared-memory layout and token mapping rely on
-// (kernels/attn_res.cuh: CTA r takes slices [r K / B, (r + 1) K / B), a warp GPW of them).
+// (kernels/attn_res.cuh: CTA r takes slices [r K / B, (r + 1) K / B), a warp GPW of them; the
+// dynamic shared memory holds the stages, then per warp a scratch for the column sums (2N >= 8:
+// 32 lanes x 2 (N | 1) doubles) that the fp32 mix of its GPW slices reuses).
 TEST_F(attn_res_reference, geometry_matches_the_kernels_layout) {
   const shape s = ar.model_shape(4097, 0, 0);
   auto knobs = [&](const std::string& id) { return space::find_variant(space.variants, space.config, id); };
-  // The reference: one CTA per token, ceil(28 / 4) = 7 warps, no dynamic shared memory.
-  device::launch_config c = ar.geometry(knobs("b1-gpw4-stage0-tpc1-stages1-spread0"), mode("common_nb8"), s);
+  // The reference: one CTA per token, ceil(28 / 4) = 7 warps, a 32 x 18-double scratch each.
+  device::launch_config c = ar.geometry(knobs("b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0"), mode("common_nb8"), s);
   EXPECT_EQ(c.grid.x, 4097u);
   EXPECT_EQ(c.cluster.x, 1u);
   EXPECT_EQ(c.block.x, 224u);
-  EXPECT_EQ(c.shared_bytes, 0u);
+  EXPECT_EQ(c.shared_bytes, 7u * 32 * 18 * 8);
   // B = 7: 4 slices per CTA, one per warp; staged: 8 blocks, prefix and delta, 512 bytes a slice.
-  c = ar.geometry(knobs("b7-gpw1-stage1-tpc1-stages1-spread0"), mode("common_nb8"), s);
+  c = ar.geometry(knobs("b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0"), mode("common_nb8"), s);
   EXPECT_EQ(c.grid.x, 4097u * 7);
   EXPECT_EQ(c.cluster.x, 7u);
   EXPECT_EQ(c.block.x, 128u);
-  EXPECT_EQ(c.shared_bytes, 4u * 10 * 512);
+  EXPECT_EQ(c.shared_bytes, 4u * 10 * 512 + 4u * 32 * 18 * 8);
   // Without delta one staged row less.
-  c = ar.geometry(knobs("b7-gpw1-stage1-tpc1-stages1-spread0"), mode("post_nb8"), s);
-  EXPECT_EQ(c.shared_bytes, 4u * 9 * 512);
-  // B = 2, sixteen tokens per cluster, three stages of 14 slices: ceil(4097 / 16) clusters.
-  c = ar.geometry(knobs("b2-gpw2-stage1-tpc16-stages3-spread0"), mode("common_nb1"), s);
-  EXPECT_EQ(c.grid.x, 257u * 2);
-  EXPECT_EQ(c.block.x, 224u);
-  EXPECT_EQ(c.shared_bytes, 3u * 14 * 3 * 512);
-  // B = 14 over 28 slices: 2 each; the block write adds no staged row.
-  c = ar.geometry(knobs("b14-gpw1-stage1-tpc1-stages1-spread1"), mode("write_nb3"), s);
+  c = ar.geometry(knobs("b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0"), mode("post_nb8"), s);
+  EXPECT_EQ(c.shared_bytes, 4u * 9 * 512 + 4u * 32 * 18 * 8);
+  // B = 2, eight tokens per cluster, two stages of 14 slices: ceil(4097 / 8) clusters; with
+  // N = 2 no column scratch, the mix of one slice per warp.
+  c = ar.geometry(knobs("b2-gpw1-stage1-tpc8-stages2-spread0-trigger1-regs0"), mode("common_nb1"), s);
+  EXPECT_EQ(c.grid.x, 513u * 2);
+  EXPECT_EQ(c.block.x, 448u);
+  EXPECT_EQ(c.shared_bytes, 2u * 3 * 14 * 512 + 14u * 1024);
+  // B = 14 over 28 slices: 2 each; the block write adds no staged row; N = 4: rows of 2 x 5.
+  c = ar.geometry(knobs("b14-gpw1-stage1-tpc1-stages1-spread1-trigger1-regs0"), mode("write_nb3"), s);
   EXPECT_EQ(c.block.x, 64u);
-  EXPECT_EQ(c.shared_bytes, 2u * 5 * 512);
+  EXPECT_EQ(c.shared_bytes, 5u * 2 * 512 + 2u * 32 * 10 * 8);
+  // Without the output norm no mix is kept: final at B = 1 keeps only the column scratch.
+  c = ar.geometry(knobs("b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64"), mode("final_nb8"), s);
+  EXPECT_EQ(c.block.x, 448u);
+  EXPECT_EQ(c.shared_bytes, 14u * 32 * 18 * 8);
 }
 
 // Every case the model calls, every NB from 0 to 8 (SPEC 1.2), is a mode.
