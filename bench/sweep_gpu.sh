@@ -7,11 +7,14 @@
 #                                              warm (two sweeps back to back), and bench/sweep_repro.py
 #                                              with every flipped pair timed head to head; leaves
 #                                              the two sweeps gzip'd, repro.md and logs.tgz
+#   bench/sweep_gpu.sh OUTDIR cold             the default sweep once from a cold compile cache (320 s
+#                                              limit), gzip'd, its headers emitted to OUTDIR/dispatch,
+#                                              then the CI baseline of ci/short-plan.json (150 s)
 #   bench/sweep_gpu.sh OUTDIR checks SWEEP.json  the emitted mla table against upstream's choice
 #                                              (every mode, H=16), and the downstream example built
 #                                              and run on this GPU (ctest -R package)
 set -uo pipefail
-out=${1:?usage: bench/sweep_gpu.sh OUTDIR small|families|default|checks SWEEP.json}
+out=${1:?usage: bench/sweep_gpu.sh OUTDIR small|families|default|cold|checks SWEEP.json}
 kk3=${KK3TUNE:-build/kk3tune}
 here=$(dirname "$0")
 mkdir -p "$out"
@@ -34,6 +37,11 @@ case $step in
            # What comes back from the GPU machine: at most 8 files of 16 MiB each.
            gzip -9n "$out"/default-*.json
            tar czf "$out/logs.tgz" -C "$out" --exclude cache --exclude '*.json.gz' --exclude repro.md . ;;
+  cold) run default-cold 320
+        "$kk3" emit "$out/default-cold.json" --out "$out/dispatch" >"$out/emit.txt" 2>&1; echo "emit rc=$?"
+        run ci-baseline 150 --config ci/short-plan.json
+        gzip -9n "$out/default-cold.json"
+        tar czf "$out/logs.tgz" -C "$out" --exclude cache --exclude '*.json.gz' --exclude ci-baseline.json . ;;
   checks) sweep=${3:?usage: bench/sweep_gpu.sh OUTDIR checks SWEEP.json}
           for m in bf16 bf16_rope fp8 fp8_rope; do
             timeout 100 python3 "$here/mla_table_vs_upstream.py" "$sweep" "$out/upstream-$m" $m 16 >/dev/null 2>"$out/upstream-$m.log"
