@@ -78,35 +78,41 @@ const families::family* registered(const std::string& name) {
   return nullptr;
 }
 
-// A range's knobs in config order, checked to be a shipped variant with the id the file gives.
-knob_values range_knobs(const report::sweep_file& s, const report::sweep_range& r,
-                        const family_facts& ff) {
+// Where a sweep disagrees with the current config (an empty `at`: it agrees).
+struct mismatch {
+  std::string at;    ///< the JSON path in the sweep
+  std::string what;  ///< what disagrees, naming the config file
+  explicit operator bool() const { return !at.empty(); }
+};
+
+// A range's knobs in config order, into `k`; a mismatch unless they are a shipped variant with
+// the id the file gives.
+mismatch range_knobs(const report::sweep_range& r, const family_facts& ff, knob_values& k) {
   const space::family_config& cfg = ff.space->config;
   for (const auto& kv : r.knobs) {
     if (std::find(ff.knob_names.begin(), ff.knob_names.end(), kv.first) == ff.knob_names.end()) {
-      fail(s, r.at + "/knobs/" + kv.first,
-           "not a knob of " + cfg.file.string() + " " + list_text(ff.knob_names));
+      return {r.at + "/knobs/" + kv.first,
+              "not a knob of " + cfg.file.string() + " " + list_text(ff.knob_names)};
     }
   }
-  knob_values k;
+  k.clear();
   for (const std::string& name : ff.knob_names) {
     const auto it = std::find_if(r.knobs.begin(), r.knobs.end(),
                                  [&](const auto& kv) { return kv.first == name; });
     if (it == r.knobs.end())
-      fail(s, r.at + "/knobs",
-           "no " + name + " (" + cfg.file.string() + " has " + list_text(ff.knob_names) + ")");
+      return {r.at + "/knobs",
+              "no " + name + " (" + cfg.file.string() + " has " + list_text(ff.knob_names) + ")"};
     k.push_back(it->second);
   }
   const auto v = ff.variant_at.find(k);
   if (v == ff.variant_at.end()) {
-    fail(s, r.at + "/knobs",
-         tuple_id(k) + " is not a variant of " + cfg.file.string() +
-             " (a value outside a knob's list, or a constraint fails)");
+    return {r.at + "/knobs", tuple_id(k) + " is not a variant of " + cfg.file.string() +
+                                 " (a value outside a knob's list, or a constraint fails)"};
   }
   const std::string& id = ff.space->variants[v->second].id;
   if (r.variant != id)
-    fail(s, r.at + "/variant", "\"" + r.variant + "\" does not match its knobs (" + id + ")");
-  return k;
+    return {r.at + "/variant", "\"" + r.variant + "\" does not match its knobs (" + id + ")"};
+  return {};
 }
 
 long long shape_of(const report::sweep_dispatch& d, const family_facts& ff) {
@@ -120,33 +126,24 @@ std::size_t mode_index(const space::family_config& cfg, const std::string& mode)
   return cfg.modes.size();
 }
 
-void check_sweep(const report::sweep_file& s, const std::map<std::string, family_facts>& facts) {
+// What every input sweep must be, whether its tables are used or not: an architecture emit
+// writes tables for, families kk3tune knows, and well-formed tables (one per mode and shape,
+// ranges ascending). Nothing here depends on the configs, so an old sweep of a family whose
+// config changed since still passes.
+void check_file(const report::sweep_file& s, const std::map<std::string, family_facts>& facts) {
   if (table_arch(s.gpu_arch).empty()) {
     fail(s, "/context/gpu/arch",
          "\"" + s.gpu_arch + "\" has no dispatch tables (emit writes sm_90 and sm_100 tables)");
   }
   std::set<std::string> listed;
   for (const report::sweep_family& fam : s.families) {
-    const std::string at = "/families/" + fam.name;
     listed.insert(fam.name);
-    const auto it = facts.find(fam.name);
-    if (it == facts.end()) {
-      const families::family* f = registered(fam.name);
-      if (f && f->is_example()) continue;  // examples get no header
-      std::vector<std::string> known;
-      for (const auto& [name, ff] : facts) known.push_back(name);
-      fail(s, at, "unknown family (emit writes " + join(known, ", ") + ")");
-    }
-    const family_facts& ff = it->second;
-    if (fam.knobs != ff.knob_names) {
-      fail(s, at + "/knobs",
-           "the knob names " + list_text(fam.knobs) + " do not match " +
-               ff.space->config.file.string() + " " + list_text(ff.knob_names));
-    }
-    if (fam.shape_key != ff.shape_key) {
-      fail(s, at + "/shape_key",
-           "\"" + fam.shape_key + "\": this family is dispatched on " + ff.shape_key);
-    }
+    if (facts.count(fam.name)) continue;
+    const families::family* f = registered(fam.name);
+    if (f && f->is_example()) continue;  // examples get no header
+    std::vector<std::string> known;
+    for (const auto& [name, ff] : facts) known.push_back(name);
+    fail(s, "/families/" + fam.name, "unknown family (emit writes " + join(known, ", ") + ")");
   }
 
   std::set<std::tuple<std::string, std::string, long long>> seen;
@@ -156,10 +153,6 @@ void check_sweep(const report::sweep_file& s, const std::map<std::string, family
     const auto it = facts.find(d.family);
     if (it == facts.end()) continue;  // an example family
     const family_facts& ff = it->second;
-    const space::family_config& cfg = ff.space->config;
-    if (mode_index(cfg, d.mode) == cfg.modes.size()) {
-      fail(s, d.at + "/mode", "\"" + d.mode + "\" is not a mode of " + cfg.file.string());
-    }
     const long long shape = shape_of(d, ff);
     const long long least = ff.shape_key == "heads" ? 1 : 0;
     if (shape < least || shape > INT_MAX) {
@@ -185,9 +178,37 @@ void check_sweep(const report::sweep_file& s, const std::map<std::string, family
                  " is not above the previous range's max_tokens " + std::to_string(previous));
       }
       previous = r.max_tokens;
-      range_knobs(s, r, ff);
     }
   }
+}
+
+// The first place where a sweep's part for one family disagrees with the family's current
+// config: knob names, shape key, a table's mode, a range's knobs or variant id. Only the sweep
+// whose tables a header uses must agree; an older one may predate a change of the config.
+mismatch config_mismatch(const report::sweep_file& s, const family_facts& ff) {
+  const space::family_config& cfg = ff.space->config;
+  for (const report::sweep_family& fam : s.families) {
+    if (fam.name != cfg.family) continue;
+    const std::string at = "/families/" + fam.name;
+    if (fam.knobs != ff.knob_names) {
+      return {at + "/knobs", "the knob names " + list_text(fam.knobs) + " do not match " +
+                                 cfg.file.string() + " " + list_text(ff.knob_names)};
+    }
+    if (fam.shape_key != ff.shape_key) {
+      return {at + "/shape_key",
+              "\"" + fam.shape_key + "\": this family is dispatched on " + ff.shape_key};
+    }
+  }
+  for (const report::sweep_dispatch& d : s.dispatch) {
+    if (d.family != cfg.family) continue;
+    if (mode_index(cfg, d.mode) == cfg.modes.size())
+      return {d.at + "/mode", "\"" + d.mode + "\" is not a mode of " + cfg.file.string()};
+    knob_values k;
+    for (const report::sweep_range& r : d.ranges) {
+      if (const mismatch m = range_knobs(r, ff, k)) return m;
+    }
+  }
+  return {};
 }
 
 bool has_tables_for(const report::sweep_file& s, const std::string& family) {
@@ -254,7 +275,7 @@ header_arch arch_from(const table_arch_def& def, const report::sweep_file& s,
       header_range hr;
       hr.min_tokens = r.min_tokens;
       hr.max_tokens = r.max_tokens;
-      hr.knobs = range_knobs(s, r, ff);
+      range_knobs(r, ff, hr.knobs);  // config_mismatch() found none
       hr.variant = r.variant;
       hr.runner_up = r.runner_up;
       hr.margin = r.margin;
@@ -283,7 +304,7 @@ std::vector<emitted_header> build_dispatch_headers(
     const std::vector<report::sweep_file>& sweeps, std::vector<std::string>& notes) {
   std::map<std::string, family_facts> facts;
   for (const families::family_space& space : spaces) facts[space.config.family] = facts_of(space);
-  for (const report::sweep_file& s : sweeps) check_sweep(s, facts);
+  for (const report::sweep_file& s : sweeps) check_file(s, facts);
   for (const report::sweep_file& s : sweeps) {
     const bool any = std::any_of(facts.begin(), facts.end(),
                                  [&](const auto& f) { return has_tables_for(s, f.first); });
@@ -316,14 +337,27 @@ std::vector<emitted_header> build_dispatch_headers(
         summary.push_back(std::string(def.name) + ": no sweep, reference fallback");
         continue;
       }
+      // Only the sweep chosen must match the current config: an older one may predate a
+      // change of the family (other knobs or modes) and is skipped like any superseded one.
       const report::sweep_file& best = *candidates.front();
+      if (const mismatch bad = config_mismatch(best, ff)) {
+        fail(best, bad.at,
+             bad.what + " (it is the latest sweep with " + m.family + " tables for " + def.name +
+                 " among the inputs, so emit would use it: sweep " + m.family +
+                 " again with the current config)");
+      }
       for (std::size_t i = 1; i < candidates.size(); ++i) {
-        if (candidates[i]->digest == best.digest) continue;
-        const bool tie = candidates[i]->utc_time == best.utc_time;
-        notes.push_back(m.family + " " + def.name + ": " + candidates[i]->file.string() + " (" +
-                        candidates[i]->utc_time + ") not used: " + best.file.string() + " (" +
-                        best.utc_time + ") is " +
-                        (tie ? "as late, with the smaller digest" : "later"));
+        const report::sweep_file& older = *candidates[i];
+        if (older.digest == best.digest) continue;
+        const bool tie = older.utc_time == best.utc_time;
+        std::string note = m.family + " " + def.name + ": " + older.file.string() + " (" +
+                           older.utc_time + ") not used: " + best.file.string() + " (" +
+                           best.utc_time + ") is " +
+                           (tie ? "as late, with the smaller digest" : "later");
+        if (const mismatch stale = config_mismatch(older, ff))
+          note += "; it does not match the current config either (" + stale.at + ": " + stale.what +
+                  ")";
+        notes.push_back(std::move(note));
       }
       m.archs.push_back(arch_from(def, best, ff, used));
       summary.push_back(std::string(def.name) + ": " +

@@ -62,7 +62,7 @@ struct one_sided_record {
 
 /// A dispatch range that differs: its tokens, the winner in NEW and what BASE had there.
 struct dispatch_change {
-  std::string entry;          ///< "mla_decode_epilogue/bf16/H16", "attn_res/nb4/NB4"
+  std::string entry;          ///< "mla_decode_epilogue/bf16/H16", "attn_res/common_nb4/NB4"
   std::string tokens;         ///< "T1-16" (NEW's range; BASE's for a range NEW no longer covers)
   std::string base;           ///< BASE's ranges over those tokens: "T1-16 split3-...", or "(none)"
   std::string next;           ///< NEW's winner there, or "(none)"

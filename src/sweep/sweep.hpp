@@ -82,7 +82,7 @@ struct sweep_result {
 /// Progress of a sweep: called after each unit of work with a line describing it.
 struct progress_event {
   std::size_t done = 0, total = 0;
-  std::string current;  ///< e.g. "attn_res/nb8 T=64: 12 finalists"
+  std::string current;  ///< e.g. "attn_res/common_nb8 T=64: 12 finalists"
 };
 using progress_fn = std::function<void(const progress_event&)>;
 

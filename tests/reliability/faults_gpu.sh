@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 bad_address=split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128
 hang=split2-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads128
-trapping=b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red0
+trapping=b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
 
 start=$SECONDS
 "$kk3" sweep --config "$plan" --out "$tmp/faults.json" --cache-dir "$tmp/cache" --variant-timeout 5 \
@@ -32,17 +32,17 @@ def statuses(variant, mode):
     return {(r["status"], r["tokens"]) for r in records if r["variant"] == variant and r["mode"] == mode}
 expect = [(bad_address, "bf16", "launch_failed", "illegal"), (bad_address, "fp8", "launch_failed", "illegal"),
           (hang, "bf16", "timeout", "--variant-timeout"), (hang, "fp8", "timeout", "--variant-timeout"),
-          (trapping, "nb1", "launch_failed", "")]
+          (trapping, "common_nb1", "launch_failed", "")]
 for variant, mode, status, reason in expect:
     hits = [r for r in records if r["variant"] == variant and r["mode"] == mode and r["status"] == status]
     if not hits:
         sys.exit(f"{mode}/{variant}: no {status} record; has {statuses(variant, mode)}")
     if reason.lower() not in hits[0]["reason"].lower():
         sys.exit(f"{mode}/{variant}: reason {hits[0]['reason']!r} does not say {reason!r}")
-    print(f"{mode:5} {variant[:40]:40} {status:13} T={hits[0]['tokens']}: {hits[0]['reason'][:90]}")
+    print(f"{mode:10} {variant[:40]:40} {status:13} T={hits[0]['tokens']}: {hits[0]['reason'][:90]}")
 faulty = {bad_address, hang, trapping}
 tables = {(d["family"], d["mode"]) for d in doc["dispatch"]}
-if tables != {("mla_decode_epilogue", "bf16"), ("mla_decode_epilogue", "fp8"), ("attn_res", "nb1")}:
+if tables != {("mla_decode_epilogue", "bf16"), ("mla_decode_epilogue", "fp8"), ("attn_res", "common_nb1")}:
     sys.exit(f"dispatch tables: {tables}")
 for d in doc["dispatch"]:
     for r in d["ranges"]:

@@ -108,8 +108,10 @@ TEST(bad_input, empty_spaces_name_file_and_path) {
   t.edit("default.json", "[1, 2, 4, 8, 16, 32, 48, 64, 65, 96, 128, 192, 256, 384, 512, 1024, 2048, 4096, 8192]", "[]");
   expect_run(sweep_args(t), 2, {t.file("default.json").string() + ": /tokens: expected a non-empty array"});
   config_copy d;
-  d.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}", "\"attn_res\": {\"modes\": [\"nb1\", \"nb1\"]}");
-  expect_run(sweep_args(d), 2, {d.file("default.json").string() + ": /families/attn_res/modes/1: duplicate value \"nb1\""});
+  d.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}",
+         "\"attn_res\": {\"modes\": [\"common_nb1\", \"common_nb1\"]}");
+  expect_run(sweep_args(d), 2,
+             {d.file("default.json").string() + ": /families/attn_res/modes/1: duplicate value \"common_nb1\""});
 }
 
 // 3. Constraints that leave no variant: said at /constraints, not as a bad reference.
@@ -130,15 +132,19 @@ TEST(bad_input, unknown_families_and_modes) {
   c.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}", "\"attn_res\": {\"modes\": \"all\"}, \"attn\": {}");
   expect_run(sweep_args(c), 2, {c.file("default.json").string() + ": /families/attn: unknown family 'attn' (known: "});
   config_copy m;
-  m.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}", "\"attn_res\": {\"modes\": [\"nb1\", \"nb3\"]}");
-  expect_run(sweep_args(m), 2, {m.file("default.json").string() + ": /families/attn_res/modes: no mode 'nb3' (modes: nb0, nb1"});
+  m.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}",
+         "\"attn_res\": {\"modes\": [\"common_nb1\", \"common_nb9\"]}");
+  expect_run(sweep_args(m), 2,
+             {m.file("default.json").string() +
+              ": /families/attn_res/modes: no mode 'common_nb9' (modes: write_nb0, write_nb1"});
 
   expect_run({"sweep", "--family", "attn", "--arch", "sm_90a"}, 2, {"--family: the plan ", "has no family 'attn'"});
   expect_run({"sweep", "--arch", "sm_90a", "--inject-fault", "nope=hang"}, 2, {"--inject-fault nope: no such variant"});
   expect_run({"sweep", "--arch", "sm_90a", "--inject-fault", "nope"}, 2, {"--inject-fault nope: expected VARIANT=KIND"});
   for (const char* command : {"time", "verify"}) {
     expect_run({command, "--family", "attn"}, 2, {"unknown family 'attn' (known: mla_decode_epilogue, attn_res"});
-    expect_run({command, "--family", "attn_res", "--mode", "nb3"}, 2, {"family attn_res has no mode 'nb3' (its modes: nb0"});
+    expect_run({command, "--family", "attn_res", "--mode", "common_nb9"}, 2,
+               {"family attn_res has no mode 'common_nb9' (its modes: write_nb0"});
   }
 }
 
@@ -161,11 +167,12 @@ TEST(bad_input, token_counts_below_one_or_beyond_the_buffers) {
 
   config_copy c;
   expect_run(sweep_args(c, {"--tokens", "0"}), 2, {"--tokens: '0': expected a positive integer"});
-  expect_run(sweep_args(c, {"--tokens", "64,400000"}), 2, {"--tokens: T=400000 is more than attn_res in mode nb0 takes"});
+  expect_run(sweep_args(c, {"--tokens", "64,400000"}), 2, {"--tokens: T=400000 is more than attn_res in mode write_nb0 takes"});
   expect_run({"time", "--family", "attn_res", "--tokens", "-5"}, 2, {"--tokens: '-5': expected a positive integer"});
-  expect_run({"time", "--family", "attn_res", "--mode", "nb8", "--tokens", "100000"}, 2,
-             {"--tokens: T=100000 is more than attn_res in mode nb8 takes (at most "});
-  expect_run({"verify", "--family", "attn_res", "--tokens", "100000"}, 2, {"--tokens: T=100000 is more than attn_res in mode nb"});
+  expect_run({"time", "--family", "attn_res", "--mode", "common_nb8", "--tokens", "100000"}, 2,
+             {"--tokens: T=100000 is more than attn_res in mode common_nb8 takes (at most "});
+  expect_run({"verify", "--family", "attn_res", "--tokens", "100000"}, 2,
+             {"--tokens: T=100000 is more than attn_res in mode write_nb7 at NB=7 takes (at most "});
   expect_run({"verify", "--family", "mla_decode_epilogue", "--heads", "100000000"}, 2,
              {"--heads: mla_decode_epilogue in mode bf16 at H=100000000 takes no token at all"});
 }

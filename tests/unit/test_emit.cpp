@@ -237,7 +237,7 @@ TEST(emit, a_bad_sweep_exits_2_naming_the_file_and_the_json_path) {
        "/context/gpu/arch: \"sm_80\" has no dispatch tables"},
       {R"("knobs": ["SPLIT", "UNROLL")", R"("knobs": ["UNROLL", "SPLIT")",
        "/families/mla_decode_epilogue/knobs: the knob names [UNROLL, SPLIT, EARLY_READS"},
-      {R"("knobs": ["B", "THREADS")", R"("knobs": ["B", "THREADZ")",
+      {R"("knobs": ["B", "GPW")", R"("knobs": ["B", "GPX")",
        "/families/attn_res/knobs: the knob names"},
       {R"("shape_key": "heads")", R"("shape_key": "blocks")",
        "/families/mla_decode_epilogue/shape_key"},
@@ -253,7 +253,8 @@ TEST(emit, a_bad_sweep_exits_2_naming_the_file_and_the_json_path) {
        "/dispatch/0/ranges/1/min_tokens: ranges must ascend"},
       {R"("min_tokens": 65, "max_tokens": 512)", R"("min_tokens": 65)",
        "/dispatch/0/ranges/1/max_tokens: missing"},
-      {R"("family": "attn_res", "mode": "nb4")", R"("family": "attn_rez", "mode": "nb4")",
+      {R"("family": "attn_res", "mode": "common_nb4")",
+       R"("family": "attn_rez", "mode": "common_nb4")",
        "/dispatch/3/family: \"attn_rez\" is not in /families"},
   };
   for (const bad_case& c : cases) {
@@ -262,6 +263,65 @@ TEST(emit, a_bad_sweep_exits_2_naming_the_file_and_the_json_path) {
     const auto r = emit({file}, out.path());
     EXPECT_EQ(r.exit_code, 2) << c.to << "\n" << r.output;
     EXPECT_TRUE(contains(r.output, file + ": " + c.message)) << c.to << "\n" << r.output;
+  }
+}
+
+// Only the sweep a header uses must match the current config. An older sweep from before a
+// family's knobs changed (attn_res's old knobs, issue 14) is skipped with a line saying so; the
+// same sweep as the latest one is an error naming the file and both knob lists.
+TEST(emit, only_the_sweep_used_must_match_the_config_and_older_ones_are_skipped) {
+  const std::string new_knobs =
+      R"("knobs": ["B", "GPW", "STAGE", "TPC", "STAGES", "SPREAD", "TRIGGER", "REGS"])";
+  const std::string old_knobs =
+      R"("knobs": ["B", "THREADS", "EARLY_BLOCKS", "KEEP", "STAGE", "OCC", "TPC", "CVT", "NC", "SPREAD", "RED"])";
+  const std::string config = (fs::path(KK3_CONFIG_DIR) / "attn_res.json").string();
+  const std::string mismatch =
+      "/families/attn_res/knobs: the knob names [B, THREADS, EARLY_BLOCKS, KEEP, STAGE, OCC, TPC, "
+      "CVT, NC, SPREAD, RED] do not match " +
+      config + " [B, GPW, STAGE, TPC, STAGES, SPREAD, TRIGGER, REGS]";
+  test::temp_dir in;
+  const auto stale_sweep = [&](const std::string& name, const std::string& utc_time) {
+    const fs::path file = in.path() / name;
+    std::string text = replace(read_file(k_fixture), new_knobs, old_knobs);
+    test::write_text(file, replace(text, k_fixture_time, R"("utc_time": ")" + utc_time + "\""));
+    return file.string();
+  };
+
+  // Older and stale, beside the fixture: the headers are the fixture's, as without it.
+  const std::string older = stale_sweep("older.json", "2026-11-01T00:00:00Z");
+  {
+    test::temp_dir out;
+    const auto r = emit({older, k_fixture.string()}, out.path());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const std::string& name : k_headers) {
+      EXPECT_EQ(header(out.path(), name),
+                read_file(k_sweep_dir / "expected" / "kk3tune" / "dispatch" / name))
+          << name;
+    }
+    EXPECT_TRUE(contains(r.output, "emit: attn_res sm_90: " + older +
+                                       " (2026-11-01T00:00:00Z) not used: " + k_fixture.string() +
+                                       " (2026-11-30T00:00:00Z) is later; it does not match the "
+                                       "current config either (" +
+                                       mismatch + ")\n"))
+        << r.output;
+    // Its mla_decode_epilogue part matches: skipped as superseded only.
+    EXPECT_TRUE(contains(r.output, "emit: mla_decode_epilogue sm_90: " + older +
+                                       " (2026-11-01T00:00:00Z) not used: " + k_fixture.string() +
+                                       " (2026-11-30T00:00:00Z) is later\n"))
+        << r.output;
+  }
+
+  // Newer and stale: it would be used, so emit refuses it and writes nothing.
+  const std::string newer = stale_sweep("newer.json", "2026-12-01T00:00:00Z");
+  for (const auto& inputs : {std::vector<std::string>{newer},
+                             std::vector<std::string>{k_fixture.string(), newer, older}}) {
+    test::temp_dir out;
+    const auto r = emit(inputs, out.path());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, newer + ": " + mismatch)) << r.output;
+    EXPECT_TRUE(contains(r.output, "it is the latest sweep with attn_res tables for sm_90"))
+        << r.output;
+    EXPECT_FALSE(fs::exists(out.path() / "kk3tune")) << "nothing is written when an input is bad";
   }
 }
 

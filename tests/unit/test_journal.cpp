@@ -151,22 +151,22 @@ TEST_F(journal_test, a_second_start_is_refused_and_another_plan_cannot_resume) {
 TEST_F(journal_test, an_unfinished_last_line_is_skipped_and_cut_off) {
   {
     journal j = journal::create(file, "key1", 1, false);
-    j.add_unit("attn_res/nb1", {sample_record()}, 2, 0);
+    j.add_unit("attn_res/common_nb1", {sample_record()}, 2, 0);
   }
   {
     std::ofstream out(file, std::ios::app);
-    out << R"({"unit":"attn_res/nb4","records":[{"fam)";  // killed mid-write
+    out << R"({"unit":"attn_res/common_nb4","records":[{"fam)";  // killed mid-write
   }
   {
     journal j = journal::resume(file, "key1");
     EXPECT_EQ(j.state().truncated_lines, 1u);
     EXPECT_EQ(j.state().units.size(), 1u);
-    j.add_unit("attn_res/nb4", {}, 2, 1);
+    j.add_unit("attn_res/common_nb4", {}, 2, 1);
   }
   const journal j = journal::resume(file, "key1");
   EXPECT_EQ(j.state().truncated_lines, 0u);
   EXPECT_EQ(j.state().units.size(), 2u);
-  EXPECT_EQ(j.state().unit_compiles.at("attn_res/nb4").second, 1u);
+  EXPECT_EQ(j.state().unit_compiles.at("attn_res/common_nb4").second, 1u);
 }
 
 TEST_F(journal_test, a_broken_line_in_the_middle_names_the_file_and_line) {

@@ -21,7 +21,7 @@ using report::result_document;
 
 const fs::path k_h200 = fs::path(KK3_RESULTS_DIR) / "h200";
 const fs::path k_sweeps = k_h200 / "sweep-families-2026-11-29";
-const fs::path k_default_sweep = k_h200 / "sweep-default-2026-11-29";
+const fs::path k_default_sweep = k_h200 / "sweep-default-2026-12-01";
 const fs::path k_chain = k_h200 / "mla-bench-2026-11-29" / "bf16" / "chain-bf16-H8-T64.json";
 
 // The message of the error(usage) reading `file` throws ("" and a failure if none is thrown).
@@ -153,19 +153,26 @@ TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
 }
 
 TEST(result_reader, reads_the_large_committed_sweep) {
-  // The full default sweep on the H200, warm (results/h200/sweep-default-2026-11-29).
-  const result_document sweep = read_result_document(k_default_sweep / "default-warm.json");
-  ASSERT_EQ(sweep.records.size(), 28176u);
-  std::size_t dropped = 0;
+  // The full default sweep on the H200 from a cold cache (results/h200/sweep-default-2026-12-01):
+  // 25 attn_res modes and 4 mla modes, 19 token counts each.
+  const result_document sweep = read_result_document(k_default_sweep / "default-cold.json");
+  ASSERT_EQ(sweep.records.size(), 27153u);
+  std::size_t dropped = 0, unlaunchable = 0;
   for (const auto& r : sweep.records) {
+    if (r.status == "unlaunchable") {
+      ++unlaunchable;
+      EXPECT_FALSE(r.stats);
+      EXPECT_NE(r.reason.find("shared memory"), std::string::npos) << r.reason;
+    }
     if (r.status != "dropped") continue;
     ++dropped;
     EXPECT_EQ(r.samples_us.size(), 2u);
     EXPECT_FALSE(r.verification_status);
     EXPECT_TRUE(r.stats);
   }
-  EXPECT_EQ(dropped, 27008u);
-  EXPECT_EQ(sweep.dispatch.size(), 11u);
+  EXPECT_EQ(dropped, 23961u);
+  EXPECT_EQ(unlaunchable, 209u);  // b1-gpw2-stage1-tpc8-stages2 from NB = 5 on: two tokens do not fit
+  EXPECT_EQ(sweep.dispatch.size(), 29u);
 }
 
 TEST(result_reader, reads_an_untimed_sweep) {
@@ -178,7 +185,7 @@ TEST(result_reader, reads_an_untimed_sweep) {
   "plan": {"config": "p.json", "tokens": [1, 64], "archs": ["sm_100a", "sm_90a"], "timed": false},
   "families": {},
   "records": [
-    {"family":"attn_res","mode":"nb1","tokens":0,"heads":0,"blocks":1,"variant":"b1-threads1024","knobs":{"B":1,"THREADS":1024},"reference":true,"status":"unverified","reason":"","rounds":0,"verification":null,"statistics":null,"samples_us":[],"bytes_moved":0.0,"achieved_tb_s":0.0,"fraction_of_ceiling":0.0}
+    {"family":"attn_res","mode":"common_nb1","tokens":0,"heads":0,"blocks":1,"variant":"b1-gpw4","knobs":{"B":1,"GPW":4},"reference":true,"status":"unverified","reason":"","rounds":0,"verification":null,"statistics":null,"samples_us":[],"bytes_moved":0.0,"achieved_tb_s":0.0,"fraction_of_ceiling":0.0}
   ],
   "dispatch": []
 })");
@@ -190,7 +197,7 @@ TEST(result_reader, reads_an_untimed_sweep) {
   EXPECT_EQ(d.records[0].status, "unverified");
   EXPECT_FALSE(d.records[0].stats);
   EXPECT_TRUE(d.records[0].samples_us.empty());
-  EXPECT_EQ(d.records[0].key(), "attn_res/nb1/T0-H0-NB1/b1-threads1024");
+  EXPECT_EQ(d.records[0].key(), "attn_res/common_nb1/T0-H0-NB1/b1-gpw4");
   EXPECT_TRUE(d.dispatch.empty());
 }
 
@@ -202,15 +209,15 @@ TEST(result_reader, reads_unlaunchable_records_as_the_sweep_writes_them) {
   r.config.file = "plan.json";
   sweep::record never;
   never.family = "attn_res";
-  never.mode = "nb8_norm";
+  never.mode = "post_nb8";
   never.tokens = 64;
   never.blocks = 8;
-  never.variant = "b14-threads64";
+  never.variant = "b14-gpw1";
   never.status = "unlaunchable";
   never.reason = "unlaunchable at T64-NB8: a cluster of 14 CTAs with 64 threads, 40 registers per thread and "
                  "200 KiB of shared memory each does not fit on the device";
   sweep::record finalist = never;
-  finalist.variant = "b7-threads128";
+  finalist.variant = "b7-gpw1";
   finalist.reason = "unlaunchable at T65-NB8: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB "
                     "dynamic), the device allows 227 KiB";
   finalist.samples_us = {2.0, 2.1, 2.2};
