@@ -3,6 +3,7 @@ the results of `kk3tune time --json`."""
 import json
 import os
 import subprocess
+import time
 
 
 class Kk3tune:
@@ -19,11 +20,34 @@ class Kk3tune:
         self.log.flush()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
+    def run(self, args, output_path, timeout_s):
+        """Runs one command without raising: its stdout and stderr go to output_path, and it is
+        killed after timeout_s seconds. Returns (exit code, or None when it was killed; wall s)."""
+        cmd = [self.binary, *map(str, args)]
+        self.log.write(" ".join(cmd) + "\n")
+        self.log.flush()
+        start = time.monotonic()
+        with open(output_path, "w") as out:
+            try:
+                rc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout_s).returncode
+            except subprocess.TimeoutExpired:
+                rc = None
+            except OSError as e:  # no binary, not executable
+                out.write(f"{e}\n")
+                rc = 127
+        return rc, time.monotonic() - start
+
 
 def results(path):
     """The measurements of a `kk3tune time --json` file, by variant id."""
     with open(path) as f:
         return {r["variant"]: r for r in json.load(f)["results"]}
+
+
+def timed_results(path):
+    """The measurements of a `kk3tune time --json` file that carry a time, by variant id: records of
+    variants that were skipped or failed (no statistics, no positive median) are left out."""
+    return {v: r for v, r in results(path).items() if (r.get("statistics") or {}).get("median_us", 0) > 0}
 
 
 def median(result):

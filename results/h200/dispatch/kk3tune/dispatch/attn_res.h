@@ -6,29 +6,47 @@
 // `kk3tune emit RESULTS.json... --out DIR` instead.
 //
 // Tables:
-//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 96cb6fb49e91), NVRTC 13.0
-//           at 2026-11-29T15:36:19Z; sweep result digest d991cd7112ca4855c8c289301ecd0060
+//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 93bc8646aca3-dirty), NVRTC 13.0
+//           at 2026-12-01T00:11:23Z; sweep result digest 08dbe0e53f7e22033705046ecc904fb6
 //   sm_100  no sweep result: every select() returns the reference variant
 //
 // Kernel: source attn_res.cuh (installed as <kk3tune/kernels/attn_res.cuh>)
-//         entry  attn_res<{B}, {THREADS}, {EARLY_BLOCKS}, {KEEP}, {STAGE}, {OCC}, {TPC}, {CVT}, {NC}, {SPREAD}, {RED}>
+//         entry  attn_res<{B}, {GPW}, {STAGE}, {TPC}, {STAGES}, {SPREAD}, {TRIGGER}, {REGS}>
 //         every knob is a template argument of the entry
 //         compile options: -fmad=false
 // Modes: the macros to define before including the kernel source:
-//   nb0        H=7168 NB=0 HAS_DELTA=1 HAS_OUT_NORM=1
-//   nb1        H=7168 NB=1 HAS_DELTA=1 HAS_OUT_NORM=1
-//   nb4        H=7168 NB=4 HAS_DELTA=1 HAS_OUT_NORM=1
-//   nb8        H=7168 NB=8 HAS_DELTA=1 HAS_OUT_NORM=1
-//   nb4_plain  H=7168 NB=4 HAS_DELTA=0 HAS_OUT_NORM=0
-//   nb4_delta  H=7168 NB=4 HAS_DELTA=1 HAS_OUT_NORM=0
-//   nb8_norm   H=7168 NB=8 HAS_DELTA=0 HAS_OUT_NORM=1
+//   write_nb0   H=7168 NB=0 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=1
+//   write_nb1   H=7168 NB=1 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1
+//   write_nb2   H=7168 NB=2 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1
+//   write_nb3   H=7168 NB=3 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1
+//   write_nb4   H=7168 NB=4 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1
+//   write_nb5   H=7168 NB=5 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1
+//   write_nb6   H=7168 NB=6 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1
+//   write_nb7   H=7168 NB=7 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1
+//   post_nb1    H=7168 NB=1 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   post_nb2    H=7168 NB=2 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   post_nb3    H=7168 NB=3 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   post_nb4    H=7168 NB=4 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   post_nb5    H=7168 NB=5 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   post_nb6    H=7168 NB=6 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   post_nb7    H=7168 NB=7 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   post_nb8    H=7168 NB=8 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   common_nb1  H=7168 NB=1 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   common_nb2  H=7168 NB=2 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   common_nb3  H=7168 NB=3 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   common_nb4  H=7168 NB=4 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   common_nb5  H=7168 NB=5 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   common_nb6  H=7168 NB=6 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   common_nb7  H=7168 NB=7 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   common_nb8  H=7168 NB=8 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0
+//   final_nb8   H=7168 NB=8 HAS_DELTA=1 HAS_OUT_NORM=0 BLOCK_WRITE=0
 //
 // Use:
 //   namespace d = kk3tune::dispatch::attn_res;
-//   const d::knobs k = d::select(d::mode::nb0, blocks, num_tokens);  // sm_90 tables
+//   const d::knobs k = d::select(d::mode::write_nb0, blocks, num_tokens);  // sm_90 tables
 //   d::with_variant(k, [&](auto v) {
 //     using V = decltype(v);
-//     attn_res<V::B, V::THREADS, V::EARLY_BLOCKS, V::KEEP, V::STAGE, V::OCC, V::TPC, V::CVT, V::NC, V::SPREAD, V::RED><<<grid, block>>>(params);
+//     attn_res<V::B, V::GPW, V::STAGE, V::TPC, V::STAGES, V::SPREAD, V::TRIGGER, V::REGS><<<grid, block>>>(params);
 //   });
 
 #include <cstddef>
@@ -40,70 +58,100 @@ namespace attn_res {
 /// The kernel source, relative to the kernels folder.
 inline constexpr char source_file[] = "attn_res.cuh";
 /// The kernel's entry template: each {KNOB} stands for the knob's value.
-inline constexpr char entry_template[] = "attn_res<{B}, {THREADS}, {EARLY_BLOCKS}, {KEEP}, {STAGE}, {OCC}, {TPC}, {CVT}, {NC}, {SPREAD}, {RED}>";
+inline constexpr char entry_template[] = "attn_res<{B}, {GPW}, {STAGE}, {TPC}, {STAGES}, {SPREAD}, {TRIGGER}, {REGS}>";
 /// Extra compile options the variants were compiled and verified with (space separated).
 inline constexpr char compile_options[] = "-fmad=false";
 
 /// A variant's tuning knobs (one kernel configuration), in the config's order.
 struct knobs {
   int B;
-  int THREADS;
-  int EARLY_BLOCKS;
-  int KEEP;
+  int GPW;
   int STAGE;
-  int OCC;
   int TPC;
-  int CVT;
-  int NC;
+  int STAGES;
   int SPREAD;
-  int RED;
+  int TRIGGER;
+  int REGS;
 
   friend constexpr bool operator==(const knobs& a, const knobs& b) noexcept {
     return a.B == b.B &&
-           a.THREADS == b.THREADS &&
-           a.EARLY_BLOCKS == b.EARLY_BLOCKS &&
-           a.KEEP == b.KEEP &&
+           a.GPW == b.GPW &&
            a.STAGE == b.STAGE &&
-           a.OCC == b.OCC &&
            a.TPC == b.TPC &&
-           a.CVT == b.CVT &&
-           a.NC == b.NC &&
+           a.STAGES == b.STAGES &&
            a.SPREAD == b.SPREAD &&
-           a.RED == b.RED;
+           a.TRIGGER == b.TRIGGER &&
+           a.REGS == b.REGS;
   }
   friend constexpr bool operator!=(const knobs& a, const knobs& b) noexcept { return !(a == b); }
 };
 
 /// The knob names, in the order of knobs' fields.
-inline constexpr const char* knob_names[] = {"B", "THREADS", "EARLY_BLOCKS", "KEEP", "STAGE", "OCC", "TPC", "CVT", "NC", "SPREAD", "RED"};
-inline constexpr int knob_count = 11;
+inline constexpr const char* knob_names[] = {"B", "GPW", "STAGE", "TPC", "STAGES", "SPREAD", "TRIGGER", "REGS"};
+inline constexpr int knob_count = 8;
 
 /// The kernel's compile-time modes (each a set of macros, see mode_defines()).
-enum class mode : int { nb0, nb1, nb4, nb8, nb4_plain, nb4_delta, nb8_norm };
-inline constexpr mode all_modes[] = {mode::nb0, mode::nb1, mode::nb4, mode::nb8, mode::nb4_plain, mode::nb4_delta, mode::nb8_norm};
+enum class mode : int { write_nb0, write_nb1, write_nb2, write_nb3, write_nb4, write_nb5, write_nb6, write_nb7, post_nb1, post_nb2, post_nb3, post_nb4, post_nb5, post_nb6, post_nb7, post_nb8, common_nb1, common_nb2, common_nb3, common_nb4, common_nb5, common_nb6, common_nb7, common_nb8, final_nb8 };
+inline constexpr mode all_modes[] = {mode::write_nb0, mode::write_nb1, mode::write_nb2, mode::write_nb3, mode::write_nb4, mode::write_nb5, mode::write_nb6, mode::write_nb7, mode::post_nb1, mode::post_nb2, mode::post_nb3, mode::post_nb4, mode::post_nb5, mode::post_nb6, mode::post_nb7, mode::post_nb8, mode::common_nb1, mode::common_nb2, mode::common_nb3, mode::common_nb4, mode::common_nb5, mode::common_nb6, mode::common_nb7, mode::common_nb8, mode::final_nb8};
 
 /// The mode's name in kk3tune's configs and results.
 constexpr const char* mode_name(mode m) noexcept {
-  if (m == mode::nb0) return "nb0";
-  if (m == mode::nb1) return "nb1";
-  if (m == mode::nb4) return "nb4";
-  if (m == mode::nb8) return "nb8";
-  if (m == mode::nb4_plain) return "nb4_plain";
-  if (m == mode::nb4_delta) return "nb4_delta";
-  if (m == mode::nb8_norm) return "nb8_norm";
+  if (m == mode::write_nb0) return "write_nb0";
+  if (m == mode::write_nb1) return "write_nb1";
+  if (m == mode::write_nb2) return "write_nb2";
+  if (m == mode::write_nb3) return "write_nb3";
+  if (m == mode::write_nb4) return "write_nb4";
+  if (m == mode::write_nb5) return "write_nb5";
+  if (m == mode::write_nb6) return "write_nb6";
+  if (m == mode::write_nb7) return "write_nb7";
+  if (m == mode::post_nb1) return "post_nb1";
+  if (m == mode::post_nb2) return "post_nb2";
+  if (m == mode::post_nb3) return "post_nb3";
+  if (m == mode::post_nb4) return "post_nb4";
+  if (m == mode::post_nb5) return "post_nb5";
+  if (m == mode::post_nb6) return "post_nb6";
+  if (m == mode::post_nb7) return "post_nb7";
+  if (m == mode::post_nb8) return "post_nb8";
+  if (m == mode::common_nb1) return "common_nb1";
+  if (m == mode::common_nb2) return "common_nb2";
+  if (m == mode::common_nb3) return "common_nb3";
+  if (m == mode::common_nb4) return "common_nb4";
+  if (m == mode::common_nb5) return "common_nb5";
+  if (m == mode::common_nb6) return "common_nb6";
+  if (m == mode::common_nb7) return "common_nb7";
+  if (m == mode::common_nb8) return "common_nb8";
+  if (m == mode::final_nb8) return "final_nb8";
   return "";
 }
 
 /// The macros a build defines for the mode before including the kernel source: "NAME=VALUE"
 /// items separated by spaces.
 constexpr const char* mode_defines(mode m) noexcept {
-  if (m == mode::nb0) return "H=7168 NB=0 HAS_DELTA=1 HAS_OUT_NORM=1";
-  if (m == mode::nb1) return "H=7168 NB=1 HAS_DELTA=1 HAS_OUT_NORM=1";
-  if (m == mode::nb4) return "H=7168 NB=4 HAS_DELTA=1 HAS_OUT_NORM=1";
-  if (m == mode::nb8) return "H=7168 NB=8 HAS_DELTA=1 HAS_OUT_NORM=1";
-  if (m == mode::nb4_plain) return "H=7168 NB=4 HAS_DELTA=0 HAS_OUT_NORM=0";
-  if (m == mode::nb4_delta) return "H=7168 NB=4 HAS_DELTA=1 HAS_OUT_NORM=0";
-  if (m == mode::nb8_norm) return "H=7168 NB=8 HAS_DELTA=0 HAS_OUT_NORM=1";
+  if (m == mode::write_nb0) return "H=7168 NB=0 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=1";
+  if (m == mode::write_nb1) return "H=7168 NB=1 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1";
+  if (m == mode::write_nb2) return "H=7168 NB=2 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1";
+  if (m == mode::write_nb3) return "H=7168 NB=3 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1";
+  if (m == mode::write_nb4) return "H=7168 NB=4 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1";
+  if (m == mode::write_nb5) return "H=7168 NB=5 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1";
+  if (m == mode::write_nb6) return "H=7168 NB=6 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1";
+  if (m == mode::write_nb7) return "H=7168 NB=7 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=1";
+  if (m == mode::post_nb1) return "H=7168 NB=1 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::post_nb2) return "H=7168 NB=2 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::post_nb3) return "H=7168 NB=3 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::post_nb4) return "H=7168 NB=4 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::post_nb5) return "H=7168 NB=5 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::post_nb6) return "H=7168 NB=6 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::post_nb7) return "H=7168 NB=7 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::post_nb8) return "H=7168 NB=8 HAS_DELTA=0 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::common_nb1) return "H=7168 NB=1 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::common_nb2) return "H=7168 NB=2 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::common_nb3) return "H=7168 NB=3 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::common_nb4) return "H=7168 NB=4 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::common_nb5) return "H=7168 NB=5 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::common_nb6) return "H=7168 NB=6 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::common_nb7) return "H=7168 NB=7 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::common_nb8) return "H=7168 NB=8 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0";
+  if (m == mode::final_nb8) return "H=7168 NB=8 HAS_DELTA=1 HAS_OUT_NORM=0 BLOCK_WRITE=0";
   return "";
 }
 
@@ -125,82 +173,77 @@ constexpr bool mode_from_name(const char* name, mode& out) noexcept {
 }
 
 /// The reference variant: the plainest kernel, and what select() returns where no table
-/// applies (b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0).
-inline constexpr knobs reference_knobs = {1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0};
+/// applies (b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0).
+inline constexpr knobs reference_knobs = {1, 4, 0, 1, 1, 0, 0, 0};
 
 /// One instantiation of the kernel: its knobs as compile-time constants.
-template <int v_B, int v_THREADS, int v_EARLY_BLOCKS, int v_KEEP, int v_STAGE, int v_OCC, int v_TPC, int v_CVT, int v_NC, int v_SPREAD, int v_RED>
+template <int v_B, int v_GPW, int v_STAGE, int v_TPC, int v_STAGES, int v_SPREAD, int v_TRIGGER, int v_REGS>
 struct variant {
   static constexpr int B = v_B;
-  static constexpr int THREADS = v_THREADS;
-  static constexpr int EARLY_BLOCKS = v_EARLY_BLOCKS;
-  static constexpr int KEEP = v_KEEP;
+  static constexpr int GPW = v_GPW;
   static constexpr int STAGE = v_STAGE;
-  static constexpr int OCC = v_OCC;
   static constexpr int TPC = v_TPC;
-  static constexpr int CVT = v_CVT;
-  static constexpr int NC = v_NC;
+  static constexpr int STAGES = v_STAGES;
   static constexpr int SPREAD = v_SPREAD;
-  static constexpr int RED = v_RED;
-  static constexpr knobs as_knobs = {v_B, v_THREADS, v_EARLY_BLOCKS, v_KEEP, v_STAGE, v_OCC, v_TPC, v_CVT, v_NC, v_SPREAD, v_RED};
+  static constexpr int TRIGGER = v_TRIGGER;
+  static constexpr int REGS = v_REGS;
+  static constexpr knobs as_knobs = {v_B, v_GPW, v_STAGE, v_TPC, v_STAGES, v_SPREAD, v_TRIGGER, v_REGS};
 };
 
 /// Every knob tuple select() can return, the reference first: the instantiations a build needs.
 inline constexpr knobs all_variants[] = {
-    {1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0},  // b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    {1, 512, 0, 0, 0, 1, 1, 0, 3, 0, 0},  // b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0
-    {1, 512, 0, 0, 0, 1, 1, 0, 9, 0, 0},  // b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0
-    {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1},  // b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1
-    {1, 512, 0, 0, 0, 1, 1, 1, 9, 0, 0},  // b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc9-spread0-red0
-    {1, 512, 1, 0, 0, 0, 1, 1, 3, 0, 0},  // b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0
-    {1, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0},  // b1-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    {1, 1024, 0, 0, 0, 0, 1, 0, 9, 0, 0},  // b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    {1, 1024, 0, 1, 0, 0, 1, 0, 9, 0, 0},  // b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    {1, 1024, 1, 0, 0, 0, 1, 0, 3, 0, 0},  // b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    {1, 1024, 1, 0, 0, 0, 1, 0, 9, 0, 0},  // b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    {1, 1024, 1, 0, 0, 0, 1, 1, 3, 0, 0},  // b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0
-    {2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0},  // b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    {2, 512, 1, 0, 0, 0, 1, 0, 3, 0, 0},  // b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    {2, 512, 1, 0, 0, 0, 1, 1, 3, 0, 1},  // b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1
-    {2, 512, 1, 1, 0, 0, 1, 0, 3, 0, 0},  // b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    {2, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0},  // b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    {4, 256, 0, 1, 0, 0, 1, 0, 9, 0, 0},  // b4-threads256-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    {4, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0},  // b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    {4, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0},  // b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    {4, 256, 1, 0, 0, 0, 1, 1, 3, 0, 1},  // b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1
-    {4, 256, 1, 1, 0, 0, 1, 0, 9, 0, 0},  // b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    {7, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0},  // b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    {7, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0},  // b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    {7, 256, 1, 1, 0, 0, 1, 0, 3, 0, 0},  // b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
+    {1, 4, 0, 1, 1, 0, 0, 0},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0
+    {1, 2, 0, 1, 1, 0, 0, 0},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0
+    {1, 2, 0, 1, 1, 0, 0, 64},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
+    {1, 2, 0, 1, 1, 0, 0, 96},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96
+    {1, 2, 0, 1, 1, 0, 1, 0},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
+    {1, 2, 0, 1, 1, 0, 1, 64},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
+    {1, 2, 0, 1, 1, 0, 1, 96},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    {1, 2, 1, 1, 1, 0, 1, 0},  // b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    {1, 4, 0, 1, 1, 0, 0, 64},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64
+    {1, 4, 0, 1, 1, 0, 0, 96},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
+    {1, 4, 0, 1, 1, 0, 1, 0},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    {1, 4, 0, 1, 1, 0, 1, 64},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
+    {1, 4, 0, 1, 1, 0, 1, 96},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    {1, 4, 1, 1, 1, 0, 0, 0},  // b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0
+    {1, 4, 1, 1, 1, 0, 1, 0},  // b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
+    {2, 1, 0, 1, 1, 0, 1, 0},  // b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    {2, 1, 0, 1, 1, 0, 1, 96},  // b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96
+    {2, 1, 1, 1, 1, 0, 1, 0},  // b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    {2, 2, 0, 1, 1, 0, 1, 64},  // b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
+    {2, 2, 0, 1, 1, 0, 1, 96},  // b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    {4, 1, 1, 1, 1, 0, 1, 0},  // b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    {7, 1, 0, 1, 1, 0, 1, 0},  // b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    {7, 1, 1, 1, 1, 0, 1, 0},  // b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    {14, 1, 1, 1, 1, 0, 1, 0},  // b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
 };
 
 /// The kk3tune variant id of a tuple of all_variants; "" for any other tuple.
 constexpr const char* variant_id(const knobs& k) noexcept {
-  if (k == all_variants[0]) return "b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[1]) return "b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[2]) return "b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[3]) return "b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1";
-  if (k == all_variants[4]) return "b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc9-spread0-red0";
-  if (k == all_variants[5]) return "b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0";
-  if (k == all_variants[6]) return "b1-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[7]) return "b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[8]) return "b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[9]) return "b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[10]) return "b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[11]) return "b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0";
-  if (k == all_variants[12]) return "b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[13]) return "b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[14]) return "b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1";
-  if (k == all_variants[15]) return "b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[16]) return "b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[17]) return "b4-threads256-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[18]) return "b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[19]) return "b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[20]) return "b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1";
-  if (k == all_variants[21]) return "b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[22]) return "b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
-  if (k == all_variants[23]) return "b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0";
-  if (k == all_variants[24]) return "b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0";
+  if (k == all_variants[0]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0";
+  if (k == all_variants[1]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0";
+  if (k == all_variants[2]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64";
+  if (k == all_variants[3]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96";
+  if (k == all_variants[4]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[5]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64";
+  if (k == all_variants[6]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96";
+  if (k == all_variants[7]) return "b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[8]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64";
+  if (k == all_variants[9]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96";
+  if (k == all_variants[10]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[11]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64";
+  if (k == all_variants[12]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96";
+  if (k == all_variants[13]) return "b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0";
+  if (k == all_variants[14]) return "b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[15]) return "b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[16]) return "b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96";
+  if (k == all_variants[17]) return "b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[18]) return "b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64";
+  if (k == all_variants[19]) return "b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96";
+  if (k == all_variants[20]) return "b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[21]) return "b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[22]) return "b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[23]) return "b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
   return "";
 }
 
@@ -210,103 +253,99 @@ constexpr const char* variant_id(const knobs& k) noexcept {
 template <class F>
 bool with_variant(const knobs& k, F&& f) {
   if (k == all_variants[0]) {
-    f(variant<1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<1, 4, 0, 1, 1, 0, 0, 0>{});
     return true;
   }
   if (k == all_variants[1]) {
-    f(variant<1, 512, 0, 0, 0, 1, 1, 0, 3, 0, 0>{});
+    f(variant<1, 2, 0, 1, 1, 0, 0, 0>{});
     return true;
   }
   if (k == all_variants[2]) {
-    f(variant<1, 512, 0, 0, 0, 1, 1, 0, 9, 0, 0>{});
+    f(variant<1, 2, 0, 1, 1, 0, 0, 64>{});
     return true;
   }
   if (k == all_variants[3]) {
-    f(variant<1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1>{});
+    f(variant<1, 2, 0, 1, 1, 0, 0, 96>{});
     return true;
   }
   if (k == all_variants[4]) {
-    f(variant<1, 512, 0, 0, 0, 1, 1, 1, 9, 0, 0>{});
+    f(variant<1, 2, 0, 1, 1, 0, 1, 0>{});
     return true;
   }
   if (k == all_variants[5]) {
-    f(variant<1, 512, 1, 0, 0, 0, 1, 1, 3, 0, 0>{});
+    f(variant<1, 2, 0, 1, 1, 0, 1, 64>{});
     return true;
   }
   if (k == all_variants[6]) {
-    f(variant<1, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0>{});
+    f(variant<1, 2, 0, 1, 1, 0, 1, 96>{});
     return true;
   }
   if (k == all_variants[7]) {
-    f(variant<1, 1024, 0, 0, 0, 0, 1, 0, 9, 0, 0>{});
+    f(variant<1, 2, 1, 1, 1, 0, 1, 0>{});
     return true;
   }
   if (k == all_variants[8]) {
-    f(variant<1, 1024, 0, 1, 0, 0, 1, 0, 9, 0, 0>{});
+    f(variant<1, 4, 0, 1, 1, 0, 0, 64>{});
     return true;
   }
   if (k == all_variants[9]) {
-    f(variant<1, 1024, 1, 0, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<1, 4, 0, 1, 1, 0, 0, 96>{});
     return true;
   }
   if (k == all_variants[10]) {
-    f(variant<1, 1024, 1, 0, 0, 0, 1, 0, 9, 0, 0>{});
+    f(variant<1, 4, 0, 1, 1, 0, 1, 0>{});
     return true;
   }
   if (k == all_variants[11]) {
-    f(variant<1, 1024, 1, 0, 0, 0, 1, 1, 3, 0, 0>{});
+    f(variant<1, 4, 0, 1, 1, 0, 1, 64>{});
     return true;
   }
   if (k == all_variants[12]) {
-    f(variant<2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<1, 4, 0, 1, 1, 0, 1, 96>{});
     return true;
   }
   if (k == all_variants[13]) {
-    f(variant<2, 512, 1, 0, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<1, 4, 1, 1, 1, 0, 0, 0>{});
     return true;
   }
   if (k == all_variants[14]) {
-    f(variant<2, 512, 1, 0, 0, 0, 1, 1, 3, 0, 1>{});
+    f(variant<1, 4, 1, 1, 1, 0, 1, 0>{});
     return true;
   }
   if (k == all_variants[15]) {
-    f(variant<2, 512, 1, 1, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<2, 1, 0, 1, 1, 0, 1, 0>{});
     return true;
   }
   if (k == all_variants[16]) {
-    f(variant<2, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0>{});
+    f(variant<2, 1, 0, 1, 1, 0, 1, 96>{});
     return true;
   }
   if (k == all_variants[17]) {
-    f(variant<4, 256, 0, 1, 0, 0, 1, 0, 9, 0, 0>{});
+    f(variant<2, 1, 1, 1, 1, 0, 1, 0>{});
     return true;
   }
   if (k == all_variants[18]) {
-    f(variant<4, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<2, 2, 0, 1, 1, 0, 1, 64>{});
     return true;
   }
   if (k == all_variants[19]) {
-    f(variant<4, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0>{});
+    f(variant<2, 2, 0, 1, 1, 0, 1, 96>{});
     return true;
   }
   if (k == all_variants[20]) {
-    f(variant<4, 256, 1, 0, 0, 0, 1, 1, 3, 0, 1>{});
+    f(variant<4, 1, 1, 1, 1, 0, 1, 0>{});
     return true;
   }
   if (k == all_variants[21]) {
-    f(variant<4, 256, 1, 1, 0, 0, 1, 0, 9, 0, 0>{});
+    f(variant<7, 1, 0, 1, 1, 0, 1, 0>{});
     return true;
   }
   if (k == all_variants[22]) {
-    f(variant<7, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<7, 1, 1, 1, 1, 0, 1, 0>{});
     return true;
   }
   if (k == all_variants[23]) {
-    f(variant<7, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0>{});
-    return true;
-  }
-  if (k == all_variants[24]) {
-    f(variant<7, 256, 1, 1, 0, 0, 1, 0, 3, 0, 0>{});
+    f(variant<14, 1, 1, 1, 1, 0, 1, 0>{});
     return true;
   }
   return false;
@@ -329,176 +368,734 @@ constexpr knobs pick(const range (&table)[N], long long num_tokens) noexcept {
   return table[N - 1].k;
 }
 
-// sm_90: NVIDIA H200, sweep result digest d991cd7112ca4855c8c289301ecd0060
+// sm_90: NVIDIA H200, sweep result digest 08dbe0e53f7e22033705046ecc904fb6
 
-// sm_90, mode nb0, blocks 0
-inline constexpr range sm_90_nb0_blocks0[] = {
-    // T 1..16: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1
-    //   runner-up b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.2%
-    {16, {4, 256, 1, 0, 0, 0, 1, 1, 3, 0, 1}},
-    // T 32: b4-threads256-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    //   runner-up b4-threads256-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.3%
-    {32, {4, 256, 0, 1, 0, 0, 1, 0, 9, 0, 0}},
-    // T 48..64: b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, faster by 0.9%
-    {64, {2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0}},
-    // T 65..192: b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
-    //   runner-up b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, faster by 0.0%
-    {192, {1, 1024, 0, 0, 0, 0, 1, 0, 9, 0, 0}},
-    // T 256: b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0
-    //   runner-up b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc9-spread0-red0, slower by 0.0%
-    {256, {1, 512, 1, 0, 0, 0, 1, 1, 3, 0, 0}},
-    // T 384..4096: b1-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
-    //   runner-up b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.0%
-    {4096, {1, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0}},
-    // T 8192 and above: b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0
-    //   runner-up b1-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc9-spread0-red0, slower by 0.0%
-    {8192, {1, 512, 1, 0, 0, 0, 1, 1, 3, 0, 0}},
+// sm_90, mode write_nb0, blocks 0
+inline constexpr range sm_90_write_nb0_blocks0[] = {
+    // T 1..48: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 0.3%
+    {48, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.9%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..256: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.2%
+    {256, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 384..1024: b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 9.3%
+    {1024, {1, 4, 1, 1, 1, 0, 0, 0}},
+    // T 2048..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.7%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 0}},
 };
 
-// sm_90, mode nb1, blocks 1
-inline constexpr range sm_90_nb1_blocks1[] = {
-    // T 1..32: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
-    //   runner-up b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.0%
-    {32, {4, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0}},
-    // T 48..64: b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, faster by 0.8%
-    {64, {2, 512, 1, 1, 0, 0, 1, 0, 3, 0, 0}},
-    // T 65: b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red1
-    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 2.6%
-    {65, {2, 512, 1, 0, 0, 0, 1, 1, 3, 0, 1}},
-    // T 96..192: b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
-    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, faster by 0.2%
-    {192, {1, 1024, 1, 0, 0, 0, 1, 0, 9, 0, 0}},
-    // T 256..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0, slower by 0.1%
-    {8192, {1, 512, 0, 0, 0, 1, 1, 0, 3, 0, 0}},
+// sm_90, mode write_nb1, blocks 1
+inline constexpr range sm_90_write_nb1_blocks1[] = {
+    // T 1..2: b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.2%
+    {2, {14, 1, 1, 1, 1, 0, 1, 0}},
+    // T 4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.3%
+    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 8..16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
+    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32..48: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
+    {48, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.7%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..192: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
+    {192, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.2%
+    {256, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 384: b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 0.2%
+    {384, {1, 4, 1, 1, 1, 0, 1, 0}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.5%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
 };
 
-// sm_90, mode nb4, blocks 4
-inline constexpr range sm_90_nb4_blocks4[] = {
-    // T 1..16: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, faster by 0.1%
-    {16, {4, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 32..65: b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, faster by 0.1%
-    {65, {2, 512, 1, 1, 0, 0, 1, 0, 3, 0, 0}},
-    // T 96..192: b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b1-threads1024-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.3%
-    {192, {1, 1024, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 256..2048: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1 (incumbent kept)
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0, slower by 1.6%
-    {2048, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
-    // T 4096..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc9-spread0-red0
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0, slower by 2.2%
-    {8192, {1, 512, 0, 0, 0, 1, 1, 1, 9, 0, 0}},
+// sm_90, mode write_nb2, blocks 2
+inline constexpr range sm_90_write_nb2_blocks2[] = {
+    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.1%
+    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.2%
+    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.8%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.0%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.3%
+    {65, {2, 1, 0, 1, 1, 0, 1, 96}},
+    // T 96: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.9%
+    {96, {1, 2, 0, 1, 1, 0, 1, 64}},
+    // T 128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.1%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 4.1%
+    {192, {1, 2, 0, 1, 1, 0, 1, 64}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 3.7%
+    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.4%
+    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 1.3%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
 };
 
-// sm_90, mode nb8, blocks 8
-inline constexpr range sm_90_nb8_blocks8[] = {
-    // T 1..8: b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.1%
-    {8, {7, 256, 1, 1, 0, 0, 1, 0, 3, 0, 0}},
-    // T 16: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.2%
-    {16, {4, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 32..65: b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 3.3%
-    {65, {2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0}},
-    // T 96..192: b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.4%
-    {192, {1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 256: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0, slower by 3.9%
-    {256, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
-    // T 384: b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b1-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.8%
-    {384, {1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 512..1024: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1, slower by 1.1%
-    {1024, {1, 512, 0, 0, 0, 1, 1, 0, 3, 0, 0}},
-    // T 2048..8192 and above: b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt1-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1, slower by 0.5%
-    {8192, {1, 1024, 1, 0, 0, 0, 1, 1, 3, 0, 0}},
+// sm_90, mode write_nb3, blocks 3
+inline constexpr range sm_90_write_nb3_blocks3[] = {
+    // T 1..4: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 0.8%
+    {4, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.3%
+    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 16..48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.5%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.3%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
+    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 192..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, faster by 0.1%
+    {256, {1, 2, 0, 1, 1, 0, 1, 64}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.7%
+    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 512: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 1.3%
+    {512, {1, 4, 0, 1, 1, 0, 1, 64}},
+    // T 1024..2048: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 3.3%
+    {2048, {1, 2, 0, 1, 1, 0, 1, 64}},
+    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.2%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
 };
 
-// sm_90, mode nb4_plain, blocks 4
-inline constexpr range sm_90_nb4_plain_blocks4[] = {
-    // T 1..8: b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
-    //   runner-up b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.0%
-    {8, {7, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0}},
-    // T 16: b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    //   runner-up b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.0%
-    {16, {4, 256, 1, 1, 0, 0, 1, 0, 9, 0, 0}},
-    // T 32..65: b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
-    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 0.0%
-    {65, {2, 512, 1, 1, 0, 0, 1, 0, 9, 0, 0}},
-    // T 96..192: b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
-    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.5%
-    {192, {1, 1024, 0, 1, 0, 0, 1, 0, 9, 0, 0}},
-    // T 256..1024: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0, slower by 3.7%
-    {1024, {1, 512, 0, 0, 0, 1, 1, 0, 3, 0, 0}},
-    // T 2048..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0, slower by 5.6%
-    {8192, {1, 512, 0, 0, 0, 1, 1, 0, 9, 0, 0}},
+// sm_90, mode write_nb4, blocks 4
+inline constexpr range sm_90_write_nb4_blocks4[] = {
+    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.1%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.4%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.8%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192..256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 1.8%
+    {256, {1, 4, 0, 1, 1, 0, 1, 0}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.6%
+    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 512..2048: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 1.1%
+    {2048, {1, 4, 0, 1, 1, 0, 1, 0}},
+    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.9%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
 };
 
-// sm_90, mode nb4_delta, blocks 4
-inline constexpr range sm_90_nb4_delta_blocks4[] = {
-    // T 1..16: b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0 (incumbent kept)
-    //   runner-up b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, faster by 0.0%
-    {16, {4, 256, 1, 0, 0, 0, 1, 0, 9, 0, 0}},
-    // T 32..65: b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b2-threads512-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.0%
-    {65, {2, 512, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 96..128: b1-threads1024-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b1-threads1024-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.0%
-    {128, {1, 1024, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 192: b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    //   runner-up b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 2.0%
-    {192, {1, 1024, 0, 1, 0, 0, 1, 0, 9, 0, 0}},
-    // T 256..2048: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1 (incumbent kept)
-    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 1.9%
-    {2048, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
-    // T 4096..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc9-spread0-red0
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1, slower by 3.0%
-    {8192, {1, 512, 0, 0, 0, 1, 1, 0, 9, 0, 0}},
+// sm_90, mode write_nb5, blocks 5
+inline constexpr range sm_90_write_nb5_blocks5[] = {
+    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.1%
+    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.4%
+    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.0%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 5.2%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.6%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192..256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 0.9%
+    {256, {1, 4, 0, 1, 1, 0, 1, 0}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 2.3%
+    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 2.5%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 0}},
 };
 
-// sm_90, mode nb8_norm, blocks 8
-inline constexpr range sm_90_nb8_norm_blocks8[] = {
-    // T 1..8: b7-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0 (incumbent kept)
-    //   runner-up b7-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.1%
-    {8, {7, 256, 1, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 16: b4-threads256-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0
-    //   runner-up b4-threads256-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.2%
-    {16, {4, 256, 1, 1, 0, 0, 1, 0, 9, 0, 0}},
-    // T 32..65: b2-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b2-threads512-early_blocks1-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 4.2%
-    {65, {2, 512, 0, 1, 0, 0, 1, 0, 3, 0, 0}},
-    // T 96..192: b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b1-threads1024-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.2%
-    {192, {1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 256: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1
-    //   runner-up b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt0-nc3-spread0-red0, slower by 0.0%
-    {256, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
-    // T 384: b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0
-    //   runner-up b1-threads512-early_blocks0-keep1-stage0-occ0-tpc1-cvt0-nc9-spread0-red0, slower by 4.0%
-    {384, {1, 1024, 0, 0, 0, 0, 1, 0, 3, 0, 0}},
-    // T 512..8192 and above: b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red1 (incumbent kept)
-    //   runner-up b1-threads1024-early_blocks1-keep1-stage0-occ0-tpc1-cvt0-nc3-spread0-red0, slower by 0.4%
-    {8192, {1, 512, 0, 0, 0, 1, 1, 1, 3, 0, 1}},
+// sm_90, mode write_nb6, blocks 6
+inline constexpr range sm_90_write_nb6_blocks6[] = {
+    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.1%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.1%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.7%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
+    {128, {1, 2, 0, 1, 1, 0, 1, 96}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.2%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.0%
+    {8192, {1, 2, 0, 1, 1, 0, 1, 96}},
+};
+
+// sm_90, mode write_nb7, blocks 7
+inline constexpr range sm_90_write_nb7_blocks7[] = {
+    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.6%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48..64: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 2.4%
+    {64, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.4%
+    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.0%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 3.2%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
+    {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
+};
+
+// sm_90, mode post_nb1, blocks 1
+inline constexpr range sm_90_post_nb1_blocks1[] = {
+    // T 1..4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread1-trigger1-regs0, slower by 1.8%
+    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 8..16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.8%
+    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32..48: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.8%
+    {48, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.8%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..256: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger0-regs0, slower by 9.4%
+    {256, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 384: b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0, slower by 7.5%
+    {384, {1, 4, 1, 1, 1, 0, 1, 0}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 1.1%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 0}},
+};
+
+// sm_90, mode post_nb2, blocks 2
+inline constexpr range sm_90_post_nb2_blocks2[] = {
+    // T 1: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.6%
+    {1, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 2..32: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.1%
+    {32, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
+    {48, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.3%
+    {65, {2, 1, 0, 1, 1, 0, 1, 96}},
+    // T 96..256: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 6.3%
+    {256, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 384: b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.7%
+    {384, {1, 4, 1, 1, 1, 0, 1, 0}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.3%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
+};
+
+// sm_90, mode post_nb3, blocks 3
+inline constexpr range sm_90_post_nb3_blocks3[] = {
+    // T 1..4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.0%
+    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 8..16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.3%
+    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.7%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.5%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.6%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.0%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 2.7%
+    {256, {1, 2, 0, 1, 1, 0, 1, 64}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 4.5%
+    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 3.5%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
+};
+
+// sm_90, mode post_nb4, blocks 4
+inline constexpr range sm_90_post_nb4_blocks4[] = {
+    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.5%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.8%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 6.2%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 0.4%
+    {256, {1, 2, 0, 1, 1, 0, 1, 64}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 8.1%
+    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 512..2048: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 2.0%
+    {2048, {1, 4, 0, 1, 1, 0, 1, 64}},
+    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.4%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
+};
+
+// sm_90, mode post_nb5, blocks 5
+inline constexpr range sm_90_post_nb5_blocks5[] = {
+    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.6%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.3%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.6%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.7%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.6%
+    {256, {1, 4, 0, 1, 1, 0, 1, 0}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 5.6%
+    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 512: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.6%
+    {512, {1, 4, 0, 1, 1, 0, 1, 0}},
+    // T 1024..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.9%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
+};
+
+// sm_90, mode post_nb6, blocks 6
+inline constexpr range sm_90_post_nb6_blocks6[] = {
+    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.4%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.1%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 1.4%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.0%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 2.5%
+    {256, {1, 4, 0, 1, 1, 0, 1, 0}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 5.1%
+    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 2.7%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 0}},
+};
+
+// sm_90, mode post_nb7, blocks 7
+inline constexpr range sm_90_post_nb7_blocks7[] = {
+    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.4%
+    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.9%
+    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.3%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.3%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.2%
+    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
+    // T 96: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.3%
+    {96, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
+    {128, {1, 2, 0, 1, 1, 0, 1, 96}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 4.1%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.1%
+    {256, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 384..512: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.0%
+    {512, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 1024..8192 and above: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.7%
+    {8192, {2, 2, 0, 1, 1, 0, 1, 96}},
+};
+
+// sm_90, mode post_nb8, blocks 8
+inline constexpr range sm_90_post_nb8_blocks8[] = {
+    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.8%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 7.2%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 5.3%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 3.8%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.0%
+    {8192, {1, 2, 0, 1, 1, 0, 1, 96}},
+};
+
+// sm_90, mode common_nb1, blocks 1
+inline constexpr range sm_90_common_nb1_blocks1[] = {
+    // T 1..4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread1-trigger1-regs0, slower by 1.6%
+    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 8..16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
+    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32..48: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.3%
+    {48, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.8%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
+    {96, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 4.5%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
+    {192, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 0.2%
+    {256, {1, 2, 0, 1, 1, 0, 0, 96}},
+    // T 384: b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.0%
+    {384, {1, 4, 1, 1, 1, 0, 1, 0}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.2%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
+};
+
+// sm_90, mode common_nb2, blocks 2
+inline constexpr range sm_90_common_nb2_blocks2[] = {
+    // T 1..4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.5%
+    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 8..48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 4.2%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.1%
+    {65, {2, 1, 0, 1, 1, 0, 1, 96}},
+    // T 96: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
+    {96, {1, 2, 0, 1, 1, 0, 1, 64}},
+    // T 128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.1%
+    {128, {1, 2, 0, 1, 1, 0, 1, 96}},
+    // T 192: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 3.8%
+    {192, {1, 2, 0, 1, 1, 0, 1, 64}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 2.9%
+    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
+    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 3.4%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
+};
+
+// sm_90, mode common_nb3, blocks 3
+inline constexpr range sm_90_common_nb3_blocks3[] = {
+    // T 1..4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.3%
+    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 8..48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.7%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
+    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.0%
+    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 192: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 2.2%
+    {192, {1, 2, 0, 1, 1, 0, 1, 64}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 2.5%
+    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.2%
+    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
+};
+
+// sm_90, mode common_nb4, blocks 4
+inline constexpr range sm_90_common_nb4_blocks4[] = {
+    // T 1: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
+    {1, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 2..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.7%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.8%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.9%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.1%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 1.2%
+    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
+    // T 384..512: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.8%
+    {512, {1, 4, 0, 1, 1, 0, 0, 64}},
+    // T 1024..2048: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.5%
+    {2048, {1, 2, 0, 1, 1, 0, 1, 64}},
+    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.0%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
+};
+
+// sm_90, mode common_nb5, blocks 5
+inline constexpr range sm_90_common_nb5_blocks5[] = {
+    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.1%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.7%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.7%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 1.4%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
+    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.9%
+    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 1.1%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 0}},
+};
+
+// sm_90, mode common_nb6, blocks 6
+inline constexpr range sm_90_common_nb6_blocks6[] = {
+    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.5%
+    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.2%
+    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.6%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.6%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.1%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 1.6%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.3%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 1.4%
+    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 4.1%
+    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 512..1024: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.4%
+    {1024, {2, 2, 0, 1, 1, 0, 1, 64}},
+    // T 2048..8192 and above: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.3%
+    {8192, {2, 2, 0, 1, 1, 0, 1, 96}},
+};
+
+// sm_90, mode common_nb7, blocks 7
+inline constexpr range sm_90_common_nb7_blocks7[] = {
+    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.5%
+    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.7%
+    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.9%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 6.1%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
+    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.3%
+    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.4%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
+    {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
+};
+
+// sm_90, mode common_nb8, blocks 8
+inline constexpr range sm_90_common_nb8_blocks8[] = {
+    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.0%
+    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.4%
+    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 8.0%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.1%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.9%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
+    {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
+};
+
+// sm_90, mode final_nb8, blocks 8
+inline constexpr range sm_90_final_nb8_blocks8[] = {
+    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.6%
+    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.1%
+    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.2%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.1%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 4.2%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.0%
+    {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
 };
 
 constexpr knobs select_sm_90(mode m, int blocks, long long num_tokens) noexcept {
-  if (m == mode::nb0 && blocks == 0) return pick(sm_90_nb0_blocks0, num_tokens);
-  if (m == mode::nb1 && blocks == 1) return pick(sm_90_nb1_blocks1, num_tokens);
-  if (m == mode::nb4 && blocks == 4) return pick(sm_90_nb4_blocks4, num_tokens);
-  if (m == mode::nb8 && blocks == 8) return pick(sm_90_nb8_blocks8, num_tokens);
-  if (m == mode::nb4_plain && blocks == 4) return pick(sm_90_nb4_plain_blocks4, num_tokens);
-  if (m == mode::nb4_delta && blocks == 4) return pick(sm_90_nb4_delta_blocks4, num_tokens);
-  if (m == mode::nb8_norm && blocks == 8) return pick(sm_90_nb8_norm_blocks8, num_tokens);
+  if (m == mode::write_nb0 && blocks == 0) return pick(sm_90_write_nb0_blocks0, num_tokens);
+  if (m == mode::write_nb1 && blocks == 1) return pick(sm_90_write_nb1_blocks1, num_tokens);
+  if (m == mode::write_nb2 && blocks == 2) return pick(sm_90_write_nb2_blocks2, num_tokens);
+  if (m == mode::write_nb3 && blocks == 3) return pick(sm_90_write_nb3_blocks3, num_tokens);
+  if (m == mode::write_nb4 && blocks == 4) return pick(sm_90_write_nb4_blocks4, num_tokens);
+  if (m == mode::write_nb5 && blocks == 5) return pick(sm_90_write_nb5_blocks5, num_tokens);
+  if (m == mode::write_nb6 && blocks == 6) return pick(sm_90_write_nb6_blocks6, num_tokens);
+  if (m == mode::write_nb7 && blocks == 7) return pick(sm_90_write_nb7_blocks7, num_tokens);
+  if (m == mode::post_nb1 && blocks == 1) return pick(sm_90_post_nb1_blocks1, num_tokens);
+  if (m == mode::post_nb2 && blocks == 2) return pick(sm_90_post_nb2_blocks2, num_tokens);
+  if (m == mode::post_nb3 && blocks == 3) return pick(sm_90_post_nb3_blocks3, num_tokens);
+  if (m == mode::post_nb4 && blocks == 4) return pick(sm_90_post_nb4_blocks4, num_tokens);
+  if (m == mode::post_nb5 && blocks == 5) return pick(sm_90_post_nb5_blocks5, num_tokens);
+  if (m == mode::post_nb6 && blocks == 6) return pick(sm_90_post_nb6_blocks6, num_tokens);
+  if (m == mode::post_nb7 && blocks == 7) return pick(sm_90_post_nb7_blocks7, num_tokens);
+  if (m == mode::post_nb8 && blocks == 8) return pick(sm_90_post_nb8_blocks8, num_tokens);
+  if (m == mode::common_nb1 && blocks == 1) return pick(sm_90_common_nb1_blocks1, num_tokens);
+  if (m == mode::common_nb2 && blocks == 2) return pick(sm_90_common_nb2_blocks2, num_tokens);
+  if (m == mode::common_nb3 && blocks == 3) return pick(sm_90_common_nb3_blocks3, num_tokens);
+  if (m == mode::common_nb4 && blocks == 4) return pick(sm_90_common_nb4_blocks4, num_tokens);
+  if (m == mode::common_nb5 && blocks == 5) return pick(sm_90_common_nb5_blocks5, num_tokens);
+  if (m == mode::common_nb6 && blocks == 6) return pick(sm_90_common_nb6_blocks6, num_tokens);
+  if (m == mode::common_nb7 && blocks == 7) return pick(sm_90_common_nb7_blocks7, num_tokens);
+  if (m == mode::common_nb8 && blocks == 8) return pick(sm_90_common_nb8_blocks8, num_tokens);
+  if (m == mode::final_nb8 && blocks == 8) return pick(sm_90_final_nb8_blocks8, num_tokens);
   return reference_knobs;
 }
 

@@ -6,8 +6,8 @@
 // `kk3tune emit RESULTS.json... --out DIR` instead.
 //
 // Tables:
-//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 96cb6fb49e91), NVRTC 13.0
-//           at 2026-11-29T15:36:19Z; sweep result digest d991cd7112ca4855c8c289301ecd0060
+//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 93bc8646aca3-dirty), NVRTC 13.0
+//           at 2026-12-01T00:11:23Z; sweep result digest 08dbe0e53f7e22033705046ecc904fb6
 //   sm_100  no sweep result: every select() returns the reference variant
 //
 // Kernel: source mla_decode_epilogue.cuh (installed as <kk3tune/kernels/mla_decode_epilogue.cuh>)
@@ -136,7 +136,6 @@ inline constexpr knobs all_variants[] = {
     {3, 1, 1, 1, 1, 1, 256},  // split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256
     {3, 1, 1, 0, 1, 1, 256},  // split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
     {4, 1, 1, 1, 1, 1, 128},  // split4-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {4, 1, 1, 0, 1, 1, 256},  // split4-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
 };
 
 /// The kk3tune variant id of a tuple of all_variants; "" for any other tuple.
@@ -151,7 +150,6 @@ constexpr const char* variant_id(const knobs& k) noexcept {
   if (k == all_variants[7]) return "split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256";
   if (k == all_variants[8]) return "split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256";
   if (k == all_variants[9]) return "split4-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128";
-  if (k == all_variants[10]) return "split4-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256";
   return "";
 }
 
@@ -200,10 +198,6 @@ bool with_variant(const knobs& k, F&& f) {
     f(variant<4, 1, 1, 1, 1, 1, 128>{});
     return true;
   }
-  if (k == all_variants[10]) {
-    f(variant<4, 1, 1, 0, 1, 1, 256>{});
-    return true;
-  }
   return false;
 }
 
@@ -224,55 +218,55 @@ constexpr knobs pick(const range (&table)[N], long long num_tokens) noexcept {
   return table[N - 1].k;
 }
 
-// sm_90: NVIDIA H200, sweep result digest d991cd7112ca4855c8c289301ecd0060
+// sm_90: NVIDIA H200, sweep result digest 08dbe0e53f7e22033705046ecc904fb6
 
 // sm_90, mode bf16, heads 16
 inline constexpr range sm_90_bf16_heads16[] = {
-    // T 1..8: split4-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, faster by 0.6%
-    {8, {4, 1, 1, 0, 1, 1, 256}},
-    // T 16..128: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 0.8%
-    {128, {3, 1, 1, 1, 1, 1, 256}},
+    // T 1..65: split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
+    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 0.5%
+    {65, {3, 1, 1, 0, 1, 1, 256}},
+    // T 96..128: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split2-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 0.0%
+    {128, {1, 3, 1, 1, 1, 1, 128}},
     // T 192: split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split2-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 4.2%
+    //   runner-up split2-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 3.6%
     {192, {2, 3, 1, 0, 1, 1, 256}},
     // T 256: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 8.4%
+    //   runner-up split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 8.2%
     {256, {1, 3, 1, 0, 1, 1, 256}},
     // T 384: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split2-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.3%
+    //   runner-up split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 0.4%
     {384, {1, 3, 1, 1, 1, 1, 128}},
     // T 512..8192 and above: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 0.9%
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 1.0%
     {8192, {1, 3, 1, 0, 1, 1, 256}},
 };
 
 // sm_90, mode bf16_rope, heads 16
 inline constexpr range sm_90_bf16_rope_heads16[] = {
     // T 1..4: split4-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 1.0%
+    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 0.5%
     {4, {4, 1, 1, 1, 1, 1, 128}},
     // T 8: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.7%
+    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.6%
     {8, {3, 1, 1, 1, 1, 1, 128}},
     // T 16..65: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 1.1%
+    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 1.4%
     {65, {3, 1, 1, 1, 1, 1, 256}},
     // T 96: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 4.9%
+    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 5.6%
     {96, {1, 3, 1, 1, 1, 1, 128}},
     // T 128: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 2.9%
+    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 2.8%
     {128, {1, 3, 1, 0, 1, 1, 128}},
-    // T 192: split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 0.3%
-    {192, {2, 3, 1, 0, 1, 1, 256}},
+    // T 192: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 0.7%
+    {192, {1, 3, 1, 1, 1, 1, 128}},
     // T 256: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 13.3%
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 13.8%
     {256, {1, 3, 1, 0, 1, 1, 256}},
     // T 384: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 1.9%
+    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 0.7%
     {384, {1, 3, 1, 0, 1, 1, 128}},
     // T 512..8192 and above: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
     //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 1.3%
@@ -282,44 +276,44 @@ inline constexpr range sm_90_bf16_rope_heads16[] = {
 // sm_90, mode fp8, heads 16
 inline constexpr range sm_90_fp8_heads16[] = {
     // T 1..48: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 1.8%
+    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 1.0%
     {48, {3, 1, 1, 1, 1, 1, 256}},
     // T 64..65: split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 7.0%
+    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 6.8%
     {65, {3, 1, 1, 0, 1, 1, 256}},
     // T 96..128: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 0.1%
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, faster by 0.0%
     {128, {1, 3, 1, 1, 1, 1, 128}},
     // T 192: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 3.0%
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 2.2%
     {192, {1, 3, 1, 1, 1, 1, 256}},
     // T 256..384: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 1.7%
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 1.3%
     {384, {1, 3, 1, 0, 1, 1, 256}},
     // T 512..2048: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 0.7%
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 1.0%
     {2048, {1, 3, 1, 1, 1, 1, 256}},
-    // T 4096..8192 and above: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 0.1%
+    // T 4096..8192 and above: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 0.2%
     {8192, {1, 3, 1, 1, 1, 1, 128}},
 };
 
 // sm_90, mode fp8_rope, heads 16
 inline constexpr range sm_90_fp8_rope_heads16[] = {
     // T 1..65: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 0.5%
+    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 0.1%
     {65, {3, 1, 1, 1, 1, 1, 256}},
     // T 96..128: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 1.4%
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 1.1%
     {128, {1, 3, 1, 1, 1, 1, 128}},
     // T 192: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 4.4%
+    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 2.5%
     {192, {1, 3, 1, 0, 1, 1, 128}},
     // T 256..1024: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 1.7%
+    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 1.3%
     {1024, {1, 3, 1, 0, 1, 1, 256}},
     // T 2048..8192 and above: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 0.1%
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 0.2%
     {8192, {1, 3, 1, 1, 1, 1, 128}},
 };
 
