@@ -266,23 +266,10 @@ def stage_kk3tune(run):
 # ---------------------------------------------------------------- peers: shared
 def make_device_inputs(t, nb, has_delta, has_out_w, device, seed):
     """make_inputs of attn_res_formula, drawn on the device (the CPU generator is too slow for
-    T=8192): the same distributions, another stream of numbers."""
-    import torch
-    from attn_res_formula import HIDDEN
+    T=8192)."""
+    from attn_res_formula import make_inputs
 
-    g = torch.Generator(device=device).manual_seed(seed)
-
-    def randn(*shape, scale=1.0, shift=0.0):
-        x = torch.randn(*shape, generator=g, device=device, dtype=torch.float32)
-        return x.mul_(scale).add_(shift).to(torch.bfloat16)
-
-    blocks = randn(t, max(nb, 1), HIDDEN)
-    prefix = randn(t, HIDDEN)
-    delta = randn(t, HIDDEN, scale=0.5) if has_delta else None
-    rms_w = randn(HIDDEN, scale=0.1, shift=1.0)
-    res_w = randn(HIDDEN, scale=3 / HIDDEN ** 0.5)
-    out_w = randn(HIDDEN, scale=0.1, shift=1.0) if has_out_w else None
-    return blocks, prefix, delta, rms_w, res_w, out_w
+    return make_inputs(t, nb, has_delta, has_out_w, device=device, seed=seed, draw_on=device)
 
 
 def make_timer(device):

@@ -45,15 +45,18 @@ def reference_f64(blocks, prefix, delta, rms_w, res_w, out_w, nb, eps=EPS, out_e
     return p, acc * torch.rsqrt(acc.pow(2).mean(-1, keepdim=True) + out_eps * s * s) * out_w.double()
 
 
-def make_inputs(t, nb, has_delta, has_out_w, device="cuda", seed=0, hidden=HIDDEN):
+def make_inputs(t, nb, has_delta, has_out_w, device="cuda", seed=0, hidden=HIDDEN, draw_on="cpu"):
     """Random bf16 inputs (blocks, prefix, delta, rms_w, res_w, out_w) of one shape, drawn from
     `seed`; res_w is scaled so that the logits spread over a few units (a softmax that is neither
     flat nor one-hot). delta and out_w are None where the case has none. blocks holds max(nb, 1)
-    block slots so that it is never empty."""
-    g = torch.Generator(device="cpu").manual_seed(seed)
+    block slots so that it is never empty. `draw_on` is the generator's device: the CPU gives the
+    same numbers everywhere; the GPU is fast enough for T=8192 (the same distributions, another
+    stream of numbers)."""
+    g = torch.Generator(device=draw_on).manual_seed(seed)
 
     def randn(*shape, scale=1.0, shift=0.0):
-        return (shift + scale * torch.randn(*shape, generator=g)).to(torch.bfloat16).to(device)
+        x = torch.randn(*shape, generator=g, device=draw_on, dtype=torch.float32)
+        return (shift + scale * x).to(torch.bfloat16).to(device)
 
     blocks = randn(t, max(nb, 1), hidden)
     prefix = randn(t, hidden)
