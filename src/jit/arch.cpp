@@ -21,6 +21,9 @@ int arch_number(const std::string& arch) {
     throw error(error_kind::usage,
                 "--arch: '" + arch + "' is not an arch name (expected e.g. sm_90a or sm_100a)");
   }
+  if (m[1].length() > 4) {
+    throw error(error_kind::usage, "--arch: '" + arch + "' is not an arch NVRTC could know");
+  }
   return std::stoi(m[1].str());
 }
 

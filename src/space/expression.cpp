@@ -91,7 +91,12 @@ class parser {
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       std::size_t used = 0;
-      const long long v = std::stoll(m_text.substr(m_pos), &used);
+      long long v = 0;
+      try {
+        v = std::stoll(m_text.substr(m_pos), &used);
+      } catch (const std::out_of_range&) {
+        fail("a number beyond 64 bits");
+      }
       m_pos += used;
       return std::make_shared<node>(node{node::type::number, v, {}, nullptr, nullptr});
     }

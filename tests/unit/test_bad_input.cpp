@@ -202,6 +202,9 @@ TEST(bad_input, an_arch_nvrtc_does_not_know) {
   args[4] = "sm_5";  // an arch name, not one this NVRTC compiles for
   expect_run(args, 2, {"--arch: NVRTC ", "does not know 'sm_5' (it supports sm_"});
   expect_run({"compile", "--arch", "sm_5", "--no-cache"}, 2, {"does not know 'sm_5'"});
+  // An arch number beyond an int was an uncaught std::out_of_range.
+  expect_run({"compile", "--arch", "sm_99999999999999999999", "--no-cache"}, 2,
+             {"is not an arch NVRTC could know"});
 }
 
 // 7. No CUDA include folder: a compile environment problem (3) that says how to fix it.

@@ -44,5 +44,16 @@ TEST(expression, parse_errors_say_where) {
   }
 }
 
+// Found by fuzz_family_config: a literal beyond 64 bits threw std::out_of_range out of the config
+// loader (an abort) instead of a parse error that names the constraint.
+TEST(expression, a_number_beyond_64_bits_is_a_parse_error) {
+  try {
+    expression::parse("B <= 1 || GPW == 666666666666666666666666666666 % 2");
+    ADD_FAILURE() << "parsed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("beyond 64 bits at column 18"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kk3::space
