@@ -26,6 +26,7 @@
 #include "jit/toolkit.hpp"
 #include "report/sweep_json.hpp"
 #include "sweep/journal.hpp"
+#include "sweep/plan.hpp"
 #include "sweep/supervisor.hpp"
 #include "sweep/sweep.hpp"
 
@@ -47,6 +48,7 @@ struct sweep_options {
   bool no_isolation = false;         ///< --no-isolation: measure in this process
   std::vector<std::string> inject;   ///< --inject-fault VARIANT=KIND (test only)
   bool worker = false;               ///< --worker: run by the supervisor (internal)
+  std::string shard;                 ///< --shard I/N
 };
 
 /// --inject-fault VARIANT=KIND -> variant id -> KK3_INJECT_FAULT value.
@@ -71,6 +73,7 @@ std::string journal_key(const std::filesystem::path& plan_file, const sweep::swe
   for (long long t : r.tokens) h.add(std::to_string(t));
   h.add(std::to_string(r.config.selection.min_gain));
   for (const auto& [id, kind] : r.inject) h.add(id).add(std::to_string(kind));
+  h.add(r.shard.text());
   return h.hex();
 }
 
@@ -119,6 +122,12 @@ class progress_printer {
   std::chrono::steady_clock::time_point m_start;
   std::size_t m_plain_every = 0;
 };
+
+/// ", shard 2/3: 9 of 27 work items" for a sharded run; empty for a whole one.
+std::string shard_note(const sweep::sweep_result& r) {
+  if (r.shard.whole()) return "";
+  return ", shard " + r.shard.text() + ": " + std::to_string(r.shard_items.size()) + " of " + std::to_string(r.items.size()) + " work items";
+}
 
 void print_summary(std::ostream& out, const sweep::sweep_result& r) {
   // The reference's and each variant's final-round median per family/mode/shape/tokens.
@@ -171,6 +180,7 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   request.no_cache = o.cache.no_cache;
   request.argv = global.argv;
   request.inject = parse_injections(o.inject);
+  if (!o.shard.empty()) request.shard = sweep::parse_shard(o.shard);
   if (!request.tokens.empty()) {
     std::sort(request.tokens.begin(), request.tokens.end());
     request.tokens.erase(std::unique(request.tokens.begin(), request.tokens.end()), request.tokens.end());
@@ -202,7 +212,7 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
     std::size_t modes = 0;
     for (const auto& f : result.families) modes += f.modes.size();
     std::cout << "plan " << plan_file.string() << ": " << result.families.size() << " families, " << modes << " modes, "
-              << result.config.tokens.size() << " token counts: ok\n"
+              << result.config.tokens.size() << " token counts: ok" << shard_note(result) << "\n"
               << result.compiles << " variant compiles for " << join(archs, ", ") << ": " << result.compiles - result.compile_failures
               << " ok, " << result.compile_failures << " failed (" << cell("%.1f", result.wall_s) << " s)\n"
               << "nothing was timed: no GPU. Wrote " << o.out.string() << " (\"timed\": false)\n";
@@ -262,7 +272,7 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   std::cout << "\n" << result.records.size() << " records (" << dropped << " screened out, " << unlaunchable << " unlaunchable, "
             << failed << " not ok), "
             << result.compiles << " compiles (" << result.compile_failures << " failed), copy ceiling " << cell("%.3f", result.ceiling_tb_s)
-            << " TB/s, " << cell("%.1f", result.wall_s) << " s on " << result.context->gpu.name << "; wrote " << o.out.string() << "\n";
+            << " TB/s, " << cell("%.1f", result.wall_s) << " s on " << result.context->gpu.name << shard_note(result) << "; wrote " << o.out.string() << "\n";
   return failed ? k_exit_failure : k_exit_ok;
 }
 
@@ -279,6 +289,9 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   cmd->add_option("--min-gain", o->min_gain_percent, "percent a challenger must gain over the incumbent (default: the plan's, 2)")
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and recorded)");
+  cmd->add_option("--shard", o->shard,
+                  "I/N: only shard I of N of the plan's work items (a work item is a family x mode x shape with all its token "
+                  "counts; `kk3tune merge` joins the shards' files)");
   add_cache_options(cmd, o->cache);
   cmd->add_flag("--resume", o->resume, "continue the sweep whose journal (OUT.journal) a kill or a fault left, with the same flags");
   cmd->add_option("--variant-timeout", o->variant_timeout_s,

@@ -46,6 +46,17 @@ class family {
   /// The shape of a call with T tokens, the model's other dimensions at their defaults, and
   /// `heads` / `blocks` where the caller gives them (> 0).
   virtual shape model_shape(long long tokens, long long heads, long long blocks) const = 0;
+  /// The model shapes a sweep covers in mode `m`, at T = 1: `heads` are the plan's head counts
+  /// for a family with heads (empty: the model's). The sweep asks the family, never guesses.
+  virtual std::vector<shape> sweep_shapes(const space::mode& m, const std::vector<long long>& heads) const {
+    (void)m;
+    (void)heads;
+    return {model_shape(1, 0, 0)};
+  }
+  /// The dimension that tells the family's model shapes apart in results and headers: "heads",
+  /// "blocks", or "" for a family with one model shape. A plan may list "heads" only for a
+  /// family whose key is "heads".
+  virtual std::string shape_key() const { return ""; }
   /// Shapes the verifier always covers besides the requested ones (T = 1, thresholds, odd
   /// sizes, strided inputs), built around a model shape.
   virtual std::vector<shape> edge_shapes(const shape& model) const = 0;

@@ -51,7 +51,12 @@ std::string sweep_json(const sweep::sweep_result& r) {
                  {"copy_ceiling_tb_s", r.ceiling_tb_s},
                  {"compiles", r.compiles},
                  {"compile_failures", r.compile_failures},
-                 {"wall_s", r.wall_s}};
+                 {"wall_s", r.wall_s},
+                 {"digest", r.plan_digest},
+                 {"objective", r.objective},
+                 {"items", r.items},
+                 {"shard", r.shard.whole() ? json(nullptr)
+                                           : json{{"index", r.shard.index}, {"count", r.shard.count}, {"items", r.shard_items}}}};
   std::map<std::string, std::map<std::string, long long>> reference_knobs;
   json families = json::object();
   for (const auto& f : r.families) {

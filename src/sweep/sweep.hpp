@@ -63,6 +63,13 @@ struct family_summary {
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> modes;
 };
 
+/// Shard I of N of a plan's work items (sweep/plan.hpp); 1/1 is the whole plan.
+struct shard_spec {
+  int index = 1, count = 1;
+  bool whole() const { return count == 1; }
+  std::string text() const { return std::to_string(index) + "/" + std::to_string(count); }
+};
+
 /// Everything a sweep produced.
 struct sweep_result {
   bool timed = false;
@@ -77,6 +84,11 @@ struct sweep_result {
   std::vector<dispatch_entry> dispatch;
   std::size_t compiles = 0, compile_failures = 0;
   double wall_s = 0;
+  std::string plan_digest;                      ///< sweep/plan.hpp plan_digest
+  std::string objective = "graph";              ///< what was minimised: graph-mode time per call
+  std::vector<std::string> items;               ///< every work item of the plan, in order
+  shard_spec shard;                             ///< which part of the plan this is
+  std::vector<std::size_t> shard_items;         ///< the items done (all when the shard is whole)
 };
 
 /// Progress of a sweep: called after each unit of work with a line describing it.
@@ -104,6 +116,8 @@ struct sweep_request {
   /// Test-only fault injection (--inject-fault): variant id -> KK3_INJECT_FAULT value
   /// (kernels/common/fault_injection.cuh), compiled into that variant in every mode.
   std::map<std::string, int> inject;
+  /// --shard I/N: only these items of the plan.
+  shard_spec shard;
 };
 
 /// Loads the plan's families and checks every mode, model shape and token count it names,

@@ -81,6 +81,10 @@ shape attn_res::model_shape(long long tokens, long long, long long blocks) const
   return s;
 }
 
+std::vector<shape> attn_res::sweep_shapes(const space::mode& m, const std::vector<long long>&) const {
+  return {model_shape(1, 0, std::max(0LL, m.define_or("NB", 0)))};  // NB is compile-time: one shape per mode
+}
+
 std::vector<shape> attn_res::edge_shapes(const shape& model) const {
   auto with = [&](long long t, bool strided) {
     shape s = model;

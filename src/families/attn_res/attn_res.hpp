@@ -13,6 +13,8 @@ class attn_res final : public family {
   double bytes_moved(const shape& s, const space::mode& m) const override;
   shape model_shape(long long tokens, long long heads, long long blocks) const override;
   std::vector<shape> edge_shapes(const shape& model) const override;
+  std::vector<shape> sweep_shapes(const space::mode& m, const std::vector<long long>& heads) const override;
+  std::string shape_key() const override { return "blocks"; }
   problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const override;
   void reference(const shape& s, const space::mode& m, problem& p) const override;
   using family::make_workspace;

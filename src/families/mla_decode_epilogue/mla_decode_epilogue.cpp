@@ -62,6 +62,13 @@ shape mla_decode_epilogue::model_shape(long long tokens, long long heads, long l
   return s;
 }
 
+std::vector<shape> mla_decode_epilogue::sweep_shapes(const space::mode&, const std::vector<long long>& heads) const {
+  if (heads.empty()) return {model_shape(1, 0, 0)};
+  std::vector<shape> out;
+  for (long long h : heads) out.push_back(model_shape(1, h, 0));
+  return out;
+}
+
 std::vector<shape> mla_decode_epilogue::edge_shapes(const shape& model) const {
   auto with = [&](long long t, long long h, long long block_size, bool strided) {
     shape s = model;
