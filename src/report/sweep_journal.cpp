@@ -5,96 +5,37 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "report/record_json.hpp"
 
 namespace kk3::report {
 namespace {
 
-using json = nlohmann::json;
+/// 2: records in the result file's layout (report/record_json.hpp).
+constexpr int k_journal_version = 2;
 
-json stats_json(const timing::sample_stats& s) {
-  return {s.samples, s.min, s.max, s.median, s.mean, s.p10, s.p90, s.stdev, s.iqr, s.rel_stderr_median};
-}
-
-timing::sample_stats stats_from(const json& j) {
-  timing::sample_stats s;
-  s.samples = j.at(0).get<std::size_t>();
-  s.min = j.at(1);
-  s.max = j.at(2);
-  s.median = j.at(3);
-  s.mean = j.at(4);
-  s.p10 = j.at(5);
-  s.p90 = j.at(6);
-  s.stdev = j.at(7);
-  s.iqr = j.at(8);
-  s.rel_stderr_median = j.at(9);
-  return s;
-}
-
-json verification_json(const sweep::verification& v) {
-  return {{"status", v.status}, {"reason", v.reason}, {"seed", v.seed}, {"checks", v.checks},
-          {"shapes", v.shapes}, {"first_mismatch", v.first_mismatch}};
-}
-
-sweep::verification verification_from(const json& j) {
-  sweep::verification v;
-  v.status = j.at("status");
-  v.reason = j.at("reason");
-  v.seed = j.at("seed");
-  v.checks = j.at("checks");
-  v.shapes = j.at("shapes").get<std::vector<std::string>>();
-  v.first_mismatch = j.at("first_mismatch");
-  return v;
-}
-
-/// A record with every field at full precision (the result file rounds; the journal must not,
-/// so that a resumed sweep selects exactly as an uninterrupted one would).
-json record_json(const sweep::record& r) {
-  json knobs = json::array();
-  for (const auto& [name, value] : r.knobs) knobs.push_back({name, value});
-  json j = {{"family", r.family}, {"mode", r.mode},     {"variant", r.variant}, {"tokens", r.tokens},
-            {"heads", r.heads},   {"blocks", r.blocks}, {"knobs", knobs},       {"reference", r.reference},
-            {"status", r.status}, {"reason", r.reason}, {"rounds", r.rounds},   {"samples_us", r.samples_us},
-            {"bytes_moved", r.bytes_moved}};
-  j["verified"] = r.verified ? verification_json(*r.verified) : json(nullptr);
-  j["stats"] = r.stats ? stats_json(*r.stats) : json(nullptr);
-  return j;
-}
-
-sweep::record record_from(const json& j) {
-  sweep::record r;
-  r.family = j.at("family");
-  r.mode = j.at("mode");
-  r.variant = j.at("variant");
-  r.tokens = j.at("tokens");
-  r.heads = j.at("heads");
-  r.blocks = j.at("blocks");
-  for (const json& k : j.at("knobs")) r.knobs.emplace_back(k.at(0).get<std::string>(), k.at(1).get<long long>());
-  r.reference = j.at("reference");
-  r.status = j.at("status");
-  r.reason = j.at("reason");
-  r.rounds = j.at("rounds");
-  r.samples_us = j.at("samples_us").get<std::vector<double>>();
-  r.bytes_moved = j.at("bytes_moved");
-  if (!j.at("verified").is_null()) r.verified = verification_from(j.at("verified"));
-  if (!j.at("stats").is_null()) r.stats = stats_from(j.at("stats"));
-  return r;
-}
-
+/// Records at full precision (the result file rounds; the journal must not, so that a resumed
+/// sweep selects exactly as an uninterrupted one would), in the result file's record layout.
 json records_json(const std::vector<sweep::record>& records) {
   json a = json::array();
-  for (const auto& r : records) a.push_back(record_json(r));
+  for (const auto& r : records) a.push_back(record_json(r, record_precision::full, 0));
   return a;
 }
 
 std::vector<sweep::record> records_from(const json& a) {
   std::vector<sweep::record> out;
-  for (const json& r : a) out.push_back(record_from(r));
+  for (const json& r : a) out.push_back(record_from_json(r));
   return out;
 }
 
+/// A verified line's outcome: the result file's verification block and its reason.
+json outcome_json(const sweep::verification& v) { return {{"reason", v.reason}, {"verification", verification_json(v)}}; }
+
 void apply_line(const json& j, sweep::journal_state& s) {
   if (j.contains("kk3tune_journal")) {
-    if (j.at("kk3tune_journal") != 1) throw std::runtime_error("journal version " + j.at("kk3tune_journal").dump() + ", this kk3tune reads 1");
+    if (j.at("kk3tune_journal") != k_journal_version) {
+      throw std::runtime_error("journal version " + j.at("kk3tune_journal").dump() + ", this kk3tune reads " + std::to_string(k_journal_version) +
+                               ": start the sweep again without --resume");
+    }
     s.key = j.at("key");
     s.seed = j.at("seed");
     s.timed = j.at("timed");
@@ -108,7 +49,7 @@ void apply_line(const json& j, sweep::journal_state& s) {
     s.counts[j.at("count").get<std::string>()] = std::move(c);
   } else if (j.contains("verified")) {
     auto& m = s.verified[j.at("verified").get<std::string>()];
-    for (const auto& [id, v] : j.at("variants").items()) m[id] = verification_from(v);
+    for (const auto& [id, v] : j.at("variants").items()) m[id] = verification_from_json(v.at("verification"), v.at("reason"));
   } else if (j.contains("unit")) {
     const std::string unit = j.at("unit");
     s.units[unit] = records_from(j.at("records"));
@@ -123,7 +64,7 @@ void apply_line(const json& j, sweep::journal_state& s) {
 }  // namespace
 
 std::string journal_header_line(const std::string& key, unsigned long long seed, bool timed) {
-  return json{{"kk3tune_journal", 1}, {"key", key}, {"seed", seed}, {"timed", timed}}.dump();
+  return json{{"kk3tune_journal", k_journal_version}, {"key", key}, {"seed", seed}, {"timed", timed}}.dump();
 }
 
 std::string journal_ceiling_line(double tb_s) { return json{{"ceiling_tb_s", tb_s}}.dump(); }
@@ -138,7 +79,7 @@ std::string journal_count_line(const std::string& key, const sweep::journal_coun
 
 std::string journal_verified_line(const std::string& shape, const std::map<std::string, sweep::verification>& variants) {
   json v = json::object();
-  for (const auto& [id, outcome] : variants) v[id] = verification_json(outcome);
+  for (const auto& [id, outcome] : variants) v[id] = outcome_json(outcome);
   return json{{"verified", shape}, {"variants", v}}.dump();
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/version.hpp"
 #include "report/measurement_json.hpp"
+#include "report/record_json.hpp"
 
 namespace kk3::report {
 namespace {
@@ -16,18 +17,6 @@ json knobs_json(const std::vector<std::pair<std::string, long long>>& knobs) {
 }
 
 json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
-
-/// Times to 0.1 ns and fractions to 1e-6: far below any noise, and a third of the digits.
-/// (x * per_unit rounded, divided back: the nearest double to the short decimal, so it prints short.)
-double rounded(double x, double per_unit) { return std::round(x * per_unit) / per_unit; }
-
-json rounded_statistics(const timing::sample_stats& st) {
-  json j = statistics_json(st);
-  for (auto& [key, value] : j.items()) {
-    if (value.is_number_float()) value = rounded(value.get<double>(), key == "rel_stderr_median" ? 1e6 : 1e4);
-  }
-  return j;
-}
 
 }  // namespace
 
@@ -79,24 +68,7 @@ std::string sweep_json(const sweep::sweep_result& r) {
   json records = json::array();
   for (const auto& rec : r.records) {
     knobs_of[rec.family + "/" + rec.variant] = rec.knobs;
-    json e = {{"family", rec.family}, {"mode", rec.mode},       {"tokens", rec.tokens},        {"heads", rec.heads},
-              {"blocks", rec.blocks}, {"variant", rec.variant}, {"knobs", knobs_json(rec.knobs)}, {"reference", rec.reference},
-              {"status", rec.status}, {"reason", rec.reason},   {"rounds", rec.rounds}};
-    if (rec.verified) {
-      const auto& v = *rec.verified;
-      e["verification"] = {{"status", v.status}, {"seed", v.seed}, {"checks", v.checks}, {"shapes", v.shapes},
-                           {"first_mismatch", v.first_mismatch.empty() ? json(nullptr) : json(v.first_mismatch)}};
-    } else {
-      e["verification"] = nullptr;
-    }
-    e["statistics"] = rec.stats ? rounded_statistics(*rec.stats) : json(nullptr);
-    json samples = json::array();
-    for (double x : rec.samples_us) samples.push_back(rounded(x, 1e4));
-    e["samples_us"] = samples;
-    e["bytes_moved"] = rec.bytes_moved;
-    const double tb_s = rec.stats && rec.stats->median > 0 ? rec.bytes_moved / (rec.stats->median * 1e-6) / 1e12 : 0;
-    e["achieved_tb_s"] = rounded(tb_s, 1e6);
-    e["fraction_of_ceiling"] = rounded(r.ceiling_tb_s > 0 ? tb_s / r.ceiling_tb_s : 0, 1e6);
+    json e = record_json(rec, record_precision::rounded, r.ceiling_tb_s);
     records.push_back(std::move(e));
   }
   doc["records"] = "@records@";
