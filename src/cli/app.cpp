@@ -50,6 +50,7 @@ int run(int argc, char** argv) {
   add_time_command(app, global, exit_code);
   add_profile_command(app, global, exit_code);
   add_sweep_command(app, global, exit_code);
+  add_merge_command(app, global, exit_code);
   add_emit_command(app, global, exit_code);
   add_compare_command(app, global, exit_code);
   add_report_command(app, global, exit_code);

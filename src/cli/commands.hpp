@@ -35,6 +35,7 @@ void add_time_command(CLI::App& app, const global_options& global, int& exit_cod
 void add_profile_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_sweep_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_emit_command(CLI::App& app, const global_options& global, int& exit_code);
+void add_merge_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_compare_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_report_command(CLI::App& app, const global_options& global, int& exit_code);
 

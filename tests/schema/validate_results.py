@@ -169,6 +169,35 @@ def main():
     bad = copy.deepcopy(sweep); bad["dispatch"][0]["ranges"] = []
     must_reject("a dispatch table without ranges", bad)
 
+    # The sharding fields (issue 15): a shard, and what kk3tune merge makes of an unsharded file.
+    items = []
+    for r in sweep["records"]:
+        key = f"{r['family']}/{r['mode']}/H{r['heads']}/NB{r['blocks']}"
+        if key not in items:
+            items.append(key)
+    sharded = copy.deepcopy(sweep)
+    sharded["plan"].update(digest="0123456789abcdef0123456789abcdef", objective="graph", items=items,
+                           shard={"index": 1, "count": 2, "items": [0]})
+    check("a shard of a sweep (plan.digest, objective, items, shard)", sharded)
+    with tempfile.TemporaryDirectory() as tmp:
+        whole = copy.deepcopy(sharded); whole["plan"]["shard"] = None
+        whole_file, merged_file = os.path.join(tmp, "whole.json"), os.path.join(tmp, "merged.json")
+        with open(whole_file, "w") as f:
+            json.dump(whole, f)
+        r = subprocess.run([kk3tune, "merge", whole_file, "--out", merged_file], capture_output=True, text=True)
+        if r.returncode != 0:
+            failures.append(f"kk3tune merge exited {r.returncode}: {r.stdout}{r.stderr}")
+        else:
+            with open(merged_file) as f:
+                check("kk3tune merge (plan.merged_from)", json.load(f))
+    for name, edit in (("a plan digest of 31 hex digits", lambda p: p.update(digest="0" * 31)),
+                       ("shard index 0", lambda p: p["shard"].update(index=0)),
+                       ("a shard without its items", lambda p: p["shard"].pop("items")),
+                       ("an item key without its shape", lambda p: p["items"].append("mla/bf16")),
+                       ("objective fastest", lambda p: p.update(objective="fastest"))):
+        bad = copy.deepcopy(sharded); edit(bad["plan"])
+        must_reject(name, bad)
+
     print(f"\n{checked} documents checked against {os.path.relpath(schema_file, source)} "
           "(JSON Schema draft 2020-12)")
     if failures:
