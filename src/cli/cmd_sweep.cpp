@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
+#include <thread>
 
 #include <unistd.h>
 
@@ -24,6 +26,8 @@
 #include "device/driver_api.hpp"
 #include "jit/arch.hpp"
 #include "jit/toolkit.hpp"
+#include "merge/merge.hpp"
+#include "report/record_lines.hpp"
 #include "report/sweep_json.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
@@ -49,6 +53,9 @@ struct sweep_options {
   std::vector<std::string> inject;   ///< --inject-fault VARIANT=KIND (test only)
   bool worker = false;               ///< --worker: run by the supervisor (internal)
   std::string shard;                 ///< --shard I/N
+  std::string gpus;                  ///< --gpus all|LIST
+  std::string gpu_worker;            ///< --gpu-worker I/N: worker I of --gpus' N (internal)
+  std::filesystem::path claims;      ///< --claims DIR: the work items' claims (internal)
 };
 
 /// --inject-fault VARIANT=KIND -> variant id -> KK3_INJECT_FAULT value.
@@ -123,6 +130,105 @@ class progress_printer {
   std::size_t m_plain_every = 0;
 };
 
+/// --gpus: "all" (every GPU the driver sees) or a comma list of distinct device numbers.
+std::vector<int> parse_gpus(const std::string& text) {
+  const int count = device::device_count();
+  std::vector<int> gpus;
+  if (text == "all") {
+    for (int g = 0; g < count; ++g) gpus.push_back(g);
+    return gpus;
+  }
+  for (const std::string& item : split(text, ',')) {
+    std::size_t used = 0;
+    int g = -1;
+    try {
+      g = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || g < 0 || g >= count) {
+      throw error(error_kind::usage, "--gpus " + text + ": '" + item + "' is not one of this machine's GPUs (0 to " + std::to_string(count - 1) +
+                                         "); expected all or a list such as 0,1");
+    }
+    gpus.push_back(g);
+  }
+  if (gpus.empty()) throw error(error_kind::usage, "--gpus: expected all or a list such as 0,1");
+  std::vector<int> distinct = gpus;
+  std::sort(distinct.begin(), distinct.end());
+  if (std::unique(distinct.begin(), distinct.end()) != distinct.end()) {
+    // Allowed (it tests the workers on a one-GPU machine), but their timings disturb each other.
+    std::cerr << "kk3tune sweep: --gpus " << text << " names a GPU twice: its workers share it, and each one's timings include the other's load\n";
+  }
+  return gpus;
+}
+
+/// Worker w's part of a --gpus sweep: OUT.gpu<w>.json (its journal beside it).
+std::filesystem::path gpu_part(const std::filesystem::path& out, int worker) { return out.string() + ".gpu" + std::to_string(worker) + ".json"; }
+
+/// --gpus with several GPUs: one supervised worker per GPU (CUDA_VISIBLE_DEVICES), each pulling
+/// work items from OUT.claims and writing its part; the parts are merged into OUT as `merge`
+/// would, then removed. A stopped run keeps parts, journals and claims: --resume continues it.
+int run_on_gpus(const global_options& global, const sweep_options& o, const std::string& key, const std::vector<int>& gpus) {
+  const std::filesystem::path claims = o.out.string() + ".claims";
+  std::error_code ec;
+  if (!o.resume && std::filesystem::exists(claims, ec)) {
+    throw error(error_kind::usage, claims.string() + ": a --gpus sweep to this --out was stopped: --resume continues it (or remove it)");
+  }
+  const int n = static_cast<int>(gpus.size());
+  // One seed for every worker: --seed, else a resumed worker's, else drawn now.
+  std::vector<std::optional<sweep::journal>> resumed(gpus.size());
+  unsigned long long seed = o.seed;
+  for (int w = 0; w < n && o.resume; ++w) {
+    const auto file = sweep::journal_path(gpu_part(o.out, w));
+    if (!std::filesystem::exists(file, ec)) continue;  // that worker had finished its part
+    resumed[static_cast<std::size_t>(w)] = sweep::journal::resume(file, key);
+    if (!seed) seed = resumed[static_cast<std::size_t>(w)]->state().seed;
+  }
+  if (!seed) seed = std::random_device{}() | 1ull;
+  std::vector<sweep::journal> logs;
+  for (int w = 0; w < n; ++w) {
+    auto& r = resumed[static_cast<std::size_t>(w)];
+    logs.push_back(r ? std::move(*r) : sweep::journal::create(sweep::journal_path(gpu_part(o.out, w)), key, seed, true));
+  }
+  std::vector<int> codes(gpus.size(), 0);
+  std::vector<std::exception_ptr> errors(gpus.size());
+  std::vector<std::thread> threads;
+  for (int w = 0; w < n; ++w) {
+    sweep::supervisor_options so;
+    so.worker_argv = global.argv;
+    for (const std::string& a : {std::string("--worker"), std::string("--gpu-worker"), std::to_string(w + 1) + "/" + std::to_string(n),
+                                 std::string("--claims"), claims.string()}) {
+      so.worker_argv.push_back(a);
+    }
+    so.variant_timeout_s = o.variant_timeout_s;
+    so.env.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(gpus[static_cast<std::size_t>(w)]));
+    so.name = "GPU " + std::to_string(gpus[static_cast<std::size_t>(w)]);
+    threads.emplace_back([so, w, &logs, &codes, &errors] {
+      try {
+        codes[static_cast<std::size_t>(w)] = sweep::supervise(so, logs[static_cast<std::size_t>(w)]);
+      } catch (...) {
+        errors[static_cast<std::size_t>(w)] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  for (int code : codes) {
+    if (code != k_exit_ok && code != k_exit_failure) return code;  // a worker stopped: its part, journal and claims stay
+  }
+  std::vector<merge::shard_input> parts;
+  for (int w = 0; w < n; ++w) parts.push_back(merge::read_shard(gpu_part(o.out, w)));
+  const nlohmann::ordered_json merged = merge::merge_shards(std::move(parts), global.argv);
+  write_file_atomic(o.out, report::sweep_text(merged));
+  for (int w = 0; w < n; ++w) std::filesystem::remove(gpu_part(o.out, w), ec);
+  std::filesystem::remove_all(claims, ec);
+  std::cout << "\nmerged the parts of " << n << " GPUs into " << o.out.string() << ": " << merged.at("records").size() << " records, "
+            << merged.at("dispatch").size() << " tables\n";
+  return *std::max_element(codes.begin(), codes.end());
+}
+
 /// ", shard 2/3: 9 of 27 work items" for a sharded run; empty for a whole one.
 std::string shard_note(const sweep::sweep_result& r) {
   if (r.shard.whole()) return "";
@@ -163,10 +269,13 @@ void print_summary(std::ostream& out, const sweep::sweep_result& r) {
   table.print(out);
 }
 
-int run_sweep_command(const global_options& global, const sweep_options& o) {
+/// The request of a sweep from its flags, with the plan read and checked. Bad input is reported
+/// before any compile or GPU work: the output folder, --arch, --shard, the toolkit's include
+/// folder, then the plan's families, modes, shapes and token counts.
+sweep::sweep_request make_request(const global_options& global, const sweep_options& o, std::filesystem::path& plan_file) {
   sweep::sweep_request request;
   const auto config_dir = find_config_dir(global.config_dir).dir;
-  const std::filesystem::path plan_file = o.config.empty() ? config_dir / "default.json" : o.config;
+  plan_file = o.config.empty() ? config_dir / "default.json" : o.config;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(plan_file, ec)) throw error(error_kind::config, plan_file.string() + ": missing: the sweep plan");
   request.config = sweep::load_sweep_config(plan_file);
@@ -181,62 +290,72 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   request.argv = global.argv;
   request.inject = parse_injections(o.inject);
   if (!o.shard.empty()) request.shard = sweep::parse_shard(o.shard);
+  if (!o.shard.empty() && !o.gpus.empty()) throw error(error_kind::usage, "--shard and --gpus: choose one (a shard runs on one GPU)");
   if (!request.tokens.empty()) {
     std::sort(request.tokens.begin(), request.tokens.end());
     request.tokens.erase(std::unique(request.tokens.begin(), request.tokens.end()), request.tokens.end());
     request.config.tokens = request.tokens;
   }
-
-  // Bad input is reported before any compile or GPU work: the output folder, --arch, the
-  // toolkit's include folder, then the plan's families, modes, shapes and token counts.
   require_writable_folder(o.out.parent_path(), "--out " + o.out.string());
   if (!o.arch.empty()) jit::parse_arch_list(o.arch);
   jit::require_cuda_include_dir();
   sweep::check_plan(request);
+  return request;
+}
 
-  std::string why;
-  const bool gpu = device::driver_available(&why) && device::device_count() > 0;
+/// Without a GPU: compile every variant of the plan (or shard) for the archs, check the plan.
+int run_compile_only(const sweep_options& o, sweep::sweep_request& request, const std::filesystem::path& plan_file, const std::string& why) {
   sweep::sweep_result result;
-  if (!gpu) {
-    const std::vector<std::string> archs = jit::parse_arch_list(o.arch.empty() ? "sm_90a,sm_100a" : o.arch);
-    sweep::journal log = open_journal(o, journal_key(plan_file, request, join(archs, ","), false), false);
-    request.log = &log;
-    std::cerr << "kk3tune sweep: no GPU (" << (why.empty() ? "no device" : why) << "): compiling every variant for " << join(archs, ", ")
-              << " and checking the plan; nothing will be timed"
-              << (log.state().units.empty() ? "" : " (" + std::to_string(log.state().units.size()) + " family/mode units from the journal)") << "\n";
-    progress_printer progress("compile");
-    progress.plain_every(200);
-    sweep::compile_plan(request, archs, std::ref(progress), result);
-    write_file_atomic(o.out, report::sweep_json(result));
-    finish_journal(log);
-    std::size_t modes = 0;
-    for (const auto& f : result.families) modes += f.modes.size();
-    std::cout << "plan " << plan_file.string() << ": " << result.families.size() << " families, " << modes << " modes, "
-              << result.config.tokens.size() << " token counts: ok" << shard_note(result) << "\n"
-              << result.compiles << " variant compiles for " << join(archs, ", ") << ": " << result.compiles - result.compile_failures
-              << " ok, " << result.compile_failures << " failed (" << cell("%.1f", result.wall_s) << " s)\n"
-              << "nothing was timed: no GPU. Wrote " << o.out.string() << " (\"timed\": false)\n";
-    for (const auto& rec : result.records) {
-      if (rec.status == "compile_failed") std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": " << rec.reason << "\n";
-    }
-    return result.compile_failures ? k_exit_failure : k_exit_environment;
-  }
-
-  sweep::journal log = open_journal(o, journal_key(plan_file, request, "", true), true);
+  const std::vector<std::string> archs = jit::parse_arch_list(o.arch.empty() ? "sm_90a,sm_100a" : o.arch);
+  sweep::journal log = open_journal(o, journal_key(plan_file, request, join(archs, ","), false), false);
   request.log = &log;
-  request.seed = log.state().seed;  // drawn once, when the journal was started
-  if (!o.worker && !o.no_isolation) {
-    // The GPU work runs in workers this process supervises (src/sweep/supervisor.hpp).
-    sweep::supervisor_options so;
-    so.worker_argv = global.argv;
-    so.worker_argv.push_back("--worker");
-    so.variant_timeout_s = o.variant_timeout_s;
-    return sweep::supervise(so, log);
+  std::cerr << "kk3tune sweep: no GPU (" << (why.empty() ? "no device" : why) << "): compiling every variant for " << join(archs, ", ")
+            << " and checking the plan; nothing will be timed"
+            << (log.state().units.empty() ? "" : " (" + std::to_string(log.state().units.size()) + " family/mode units from the journal)") << "\n";
+  progress_printer progress("compile");
+  progress.plain_every(200);
+  sweep::compile_plan(request, archs, std::ref(progress), result);
+  write_file_atomic(o.out, report::sweep_json(result));
+  finish_journal(log);
+  std::size_t modes = 0;
+  for (const auto& f : result.families) modes += f.modes.size();
+  std::cout << "plan " << plan_file.string() << ": " << result.families.size() << " families, " << modes << " modes, "
+            << result.config.tokens.size() << " token counts: ok" << shard_note(result) << "\n"
+            << result.compiles << " variant compiles for " << join(archs, ", ") << ": " << result.compiles - result.compile_failures
+            << " ok, " << result.compile_failures << " failed (" << cell("%.1f", result.wall_s) << " s)\n"
+            << "nothing was timed: no GPU. Wrote " << o.out.string() << " (\"timed\": false)\n";
+  for (const auto& rec : result.records) {
+    if (rec.status == "compile_failed") std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": " << rec.reason << "\n";
   }
-  if (o.worker) watch::attach();
+  return result.compile_failures ? k_exit_failure : k_exit_environment;
+}
 
+/// The summary of a measured sweep; exit 1 when a variant is not ok (unlaunchable ones are no
+/// failure: never measured where they cannot run).
+int report_sweep(const sweep_options& o, const sweep::sweep_result& result, const std::filesystem::path& out) {
+  print_summary(std::cout, result);
+  std::size_t dropped = 0, unlaunchable = 0, failed = 0;
+  for (const auto& rec : result.records) {
+    dropped += rec.status == "dropped";
+    unlaunchable += rec.status == "unlaunchable";
+    failed += rec.status != "dropped" && rec.status != "unlaunchable" && rec.status != "ok";
+  }
+  std::cout << "\n" << result.records.size() << " records (" << dropped << " screened out, " << unlaunchable << " unlaunchable, "
+            << failed << " not ok), "
+            << result.compiles << " compiles (" << result.compile_failures << " failed), copy ceiling " << cell("%.3f", result.ceiling_tb_s)
+            << " TB/s, " << cell("%.1f", result.wall_s) << " s on " << result.context->gpu.name << shard_note(result) << "; wrote " << out.string() << "\n";
+  (void)o;
+  return failed ? k_exit_failure : k_exit_ok;
+}
+
+/// The measuring process itself (a supervised worker, or --no-isolation): runs the sweep, writes
+/// `out`; on a variant's fault reports it to the supervisor; on any other error keeps what was
+/// measured in OUT.partial and the journal.
+int measure(const sweep_options& o, sweep::sweep_request& request, sweep::journal& log, const std::filesystem::path& out) {
+  if (o.worker) watch::attach();
+  sweep::sweep_result result;
   progress_printer progress("sweep");
-  // Ctrl-C or a timeout's SIGTERM: finish the current shape, keep what was measured.
+  // Ctrl-C or a timeout's SIGTERM: finish the current count, keep what was measured.
   std::signal(SIGINT, [](int) { sweep::request_stop(); });
   std::signal(SIGTERM, [](int) { sweep::request_stop(); });
   try {
@@ -249,31 +368,54 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
       std::fflush(stderr);
       std::_Exit(sweep::k_exit_worker_restart);
     }
-    // Keep what was measured: the journal has every finished count (--resume), and the partial
-    // result goes next to the requested file.
     if (!result.records.empty()) {
-      const std::filesystem::path partial = o.out.string() + ".partial";
+      const std::filesystem::path partial = out.string() + ".partial";
       write_file_atomic(partial, report::sweep_json(result));
       std::cerr << "kk3tune sweep: stopped early; " << result.records.size() << " records kept in " << partial.string()
                 << "; `kk3tune sweep --resume` with the same flags continues from " << log.file().string() << "\n";
     }
     throw;
   }
-  write_file_atomic(o.out, report::sweep_json(result));
+  write_file_atomic(out, report::sweep_json(result));
   finish_journal(log);
-  print_summary(std::cout, result);
-  // Unlaunchable variants (more than the GPU has, at some shape) are no failure: never measured there.
-  std::size_t dropped = 0, unlaunchable = 0, failed = 0;
-  for (const auto& rec : result.records) {
-    dropped += rec.status == "dropped";
-    unlaunchable += rec.status == "unlaunchable";
-    failed += rec.status != "dropped" && rec.status != "unlaunchable" && rec.status != "ok";
+  return report_sweep(o, result, out);
+}
+
+int run_sweep_command(const global_options& global, const sweep_options& o) {
+  std::filesystem::path plan_file;
+  sweep::sweep_request request = make_request(global, o, plan_file);
+  std::string why;
+  const bool gpu = device::driver_available(&why) && device::device_count() > 0;
+  if (!gpu) return run_compile_only(o, request, plan_file, why);
+  const std::string key = journal_key(plan_file, request, "", true);
+  if (o.worker && !o.gpu_worker.empty()) {  // one of --gpus' workers: its part of the result
+    const sweep::shard_spec w = sweep::parse_shard(o.gpu_worker);
+    request.claims_dir = o.claims;
+    request.worker = w.index - 1;
+    request.workers = w.count;
+    const std::filesystem::path part = gpu_part(o.out, request.worker);
+    sweep::journal log = sweep::journal::resume(sweep::journal_path(part), key);
+    request.log = &log;
+    request.seed = log.state().seed;
+    return measure(o, request, log, part);
   }
-  std::cout << "\n" << result.records.size() << " records (" << dropped << " screened out, " << unlaunchable << " unlaunchable, "
-            << failed << " not ok), "
-            << result.compiles << " compiles (" << result.compile_failures << " failed), copy ceiling " << cell("%.3f", result.ceiling_tb_s)
-            << " TB/s, " << cell("%.1f", result.wall_s) << " s on " << result.context->gpu.name << shard_note(result) << "; wrote " << o.out.string() << "\n";
-  return failed ? k_exit_failure : k_exit_ok;
+  if (!o.worker && !o.gpus.empty()) {
+    const std::vector<int> gpus = parse_gpus(o.gpus);
+    if (gpus.size() > 1) return run_on_gpus(global, o, key, gpus);
+  }
+  sweep::journal log = open_journal(o, key, true);
+  request.log = &log;
+  request.seed = log.state().seed;  // drawn once, when the journal was started
+  if (!o.worker && !o.no_isolation) {
+    // The GPU work runs in workers this process supervises (src/sweep/supervisor.hpp).
+    sweep::supervisor_options so;
+    so.worker_argv = global.argv;
+    so.worker_argv.push_back("--worker");
+    so.variant_timeout_s = o.variant_timeout_s;
+    if (!o.gpus.empty()) so.env.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(parse_gpus(o.gpus).front()));
+    return sweep::supervise(so, log);
+  }
+  return measure(o, request, log, o.out);
 }
 
 }  // namespace
@@ -301,6 +443,11 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   cmd->add_option("--inject-fault", o->inject, "test only: VARIANT=illegal_address|trap|hang makes that variant fail on purpose")
       ->group("");  // hidden from --help
   cmd->add_flag("--worker", o->worker, "internal: run as the supervisor's worker")->group("");
+  cmd->add_option("--gpus", o->gpus,
+                  "all, or a list such as 0,1: one supervised worker per GPU, each pulling work items from the plan; "
+                  "their parts are merged into --out (default: GPU 0 alone)");
+  cmd->add_option("--gpu-worker", o->gpu_worker, "internal: worker I of N of --gpus")->group("");
+  cmd->add_option("--claims", o->claims, "internal: the claims folder of --gpus")->group("");
   cmd->footer("Exit codes: 0 swept, 1 a variant failed verification or to compile (one the GPU cannot\n"
               "launch is recorded as unlaunchable, not a failure), 2 bad plan or flag, 3 no GPU (the plan\n"
               "was compiled and checked, nothing timed) or a device fault.");

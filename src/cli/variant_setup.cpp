@@ -89,23 +89,12 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   v.context = std::make_unique<device::context>(0);
 
   v.engine = jit::make_jit_engine(v.kernel_dir, o.cache.cache_dir, o.cache.no_cache);
-  std::vector<jit::compile_request> requests;
-  for (const space::variant* var : chosen) {
-    requests.push_back(jit::make_request(v.space.config, *v.mode, *var, v.info.arch, v.kernel_dir));
-  }
-  std::vector<jit::compile_result> compiled = v.engine->compile_all(requests);
-  for (std::size_t i = 0; i < chosen.size(); ++i) {
-    loaded_kernel k;
-    k.variant = chosen[i];
-    k.compiled = std::move(compiled[i]);
-    if (!k.compiled.ok) {
-      std::string options;
-      for (const auto& opt : k.compiled.options) options += " " + opt;
-      throw error(error_kind::compile, k.compiled.label + " failed to compile\noptions:" + options + "\n" + k.compiled.log);
-    }
-    k.module = std::make_unique<device::module>(k.compiled.cubin, k.compiled.label);
-    k.function = k.module->function(k.compiled.lowered_name);
-    v.kernels.push_back(std::move(k));
+  v.kernels = jit::compile_and_load(*v.engine, v.space.config, *v.mode, chosen, v.info.arch, v.kernel_dir);
+  for (const loaded_kernel& k : v.kernels) {
+    if (k.ok()) continue;
+    std::string options;
+    for (const auto& opt : k.compiled.options) options += " " + opt;
+    throw error(error_kind::compile, k.compiled.label + " failed to compile\noptions:" + options + "\n" + k.compiled.log);
   }
   drop_unlaunchable(v, o.variant == "all");
   add_workspaces(v, workspaces);

@@ -11,6 +11,7 @@
 #include "device/resources.hpp"
 #include "families/registry.hpp"
 #include "jit/batch.hpp"
+#include "jit/loaded_kernels.hpp"
 
 namespace kk3::cli {
 
@@ -34,13 +35,8 @@ void add_variant_options(CLI::App* cmd, variant_options& o);
 /// naming the family and the first unknown id, or when the list names nothing.
 std::vector<const space::variant*> choose_variants(const families::family_space& space, const std::string& list);
 
-/// One compiled and loaded variant.
-struct loaded_kernel {
-  const space::variant* variant = nullptr;
-  jit::compile_result compiled;
-  std::unique_ptr<device::module> module;
-  CUfunction function = nullptr;
-};
+/// One compiled and loaded variant (the shared owner of compile-and-load: jit/loaded_kernels.hpp).
+using loaded_kernel = jit::loaded_kernel;
 
 /// The chosen variants of one mode, compiled and loaded, with workspaces of one shape on GPU 0
 /// (every variant of a mode takes the same arguments, so they share the workspaces).

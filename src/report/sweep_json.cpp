@@ -6,6 +6,7 @@
 #include "core/version.hpp"
 #include "report/measurement_json.hpp"
 #include "report/record_json.hpp"
+#include "report/record_lines.hpp"
 
 namespace kk3::report {
 namespace {
@@ -71,7 +72,7 @@ std::string sweep_json(const sweep::sweep_result& r) {
     json e = record_json(rec, record_precision::rounded, r.ceiling_tb_s);
     records.push_back(std::move(e));
   }
-  doc["records"] = "@records@";
+  doc["records"] = nullptr;  // its place in the key order; filled below
 
   json dispatch = json::array();
   for (const auto& d : r.dispatch) {
@@ -89,13 +90,8 @@ std::string sweep_json(const sweep::sweep_result& r) {
     dispatch.push_back({{"family", d.family}, {"mode", d.mode}, {"heads", d.heads}, {"blocks", d.blocks}, {"ranges", ranges}});
   }
   doc["dispatch"] = dispatch;
-  // One record per line: tens of thousands of records stay readable, diffable and small.
-  std::string lines = "[";
-  for (std::size_t i = 0; i < records.size(); ++i) lines += (i ? ",\n    " : "\n    ") + records[i].dump();
-  lines += records.empty() ? "]" : "\n  ]";
-  std::string text = doc.dump(2);
-  text.replace(text.find("\"@records@\""), 11, lines);
-  return text + "\n";
+  doc["records"] = std::move(records);
+  return sweep_text(doc);
 }
 
 }  // namespace kk3::report

@@ -40,6 +40,7 @@ pid_t start_worker(const supervisor_options& o, const watch::region& region) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed supervisor takes its worker along
     if (::getppid() != parent) ::_exit(127);  // it died before the line above
     ::setenv(watch::k_env, fd.c_str(), 1);
+    for (const auto& [key, value] : o.env) ::setenv(key.c_str(), value.c_str(), 1);
     ::execv("/proc/self/exe", argv.data());
     std::fprintf(stderr, "kk3tune sweep: cannot start the worker: %s\n", std::strerror(errno));
     ::_exit(127);
@@ -124,7 +125,7 @@ int supervise(const supervisor_options& o, journal& log) {
                                           log.file().string() + " keeps what was measured)");
     }
     log.add_fault(f);
-    std::cerr << "kk3tune sweep: " << f.shape << " T=" << f.tokens << ": " << f.variant << ": " << f.status << " (" << f.reason
+    std::cerr << "kk3tune sweep: " << (o.name.empty() ? "" : o.name + ": ") << f.shape << " T=" << f.tokens << ": " << f.variant << ": " << f.status << " (" << f.reason
               << "); recorded, restarting the worker without it\n";
   }
 }

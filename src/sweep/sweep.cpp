@@ -18,6 +18,7 @@
 #include "families/registry.hpp"
 #include "jit/loaded_kernels.hpp"
 #include "jit/toolkit.hpp"
+#include "sweep/claims.hpp"
 #include "sweep/item.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
@@ -197,6 +198,61 @@ std::vector<jit::loaded_kernel> load_group(const std::vector<const work_item*>& 
   return kernels;
 }
 
+/// The items of a fixed shard, their modes compiled ahead on a thread while earlier modes are measured.
+void run_shard(const gpu_session& g, const sweep_plan& plan, const jit::jit_engine& engine, sweep_result& out,
+               const std::function<void(const std::string&)>& on_count) {
+  const auto groups = mode_groups(plan, out.shard_items);
+  compile_ahead compiler(g.request, engine, g.info.arch, groups);
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    nvtx::range family_range(groups[gi].front()->family->space.config.family);
+    const std::vector<jit::loaded_kernel> kernels = load_group(groups[gi], compiler.get(gi), out);
+    for (const work_item* item : groups[gi]) run_item(g, *item, kernels, out, on_count);
+  }
+}
+
+/// The first item after `i` in plan order with another mode, if any.
+const work_item* next_mode(const sweep_plan& plan, std::size_t i) {
+  for (std::size_t j = i + 1; j < plan.items.size(); ++j) {
+    if (plan.items[j].mode != plan.items[i].mode) return &plan.items[j];
+  }
+  return nullptr;
+}
+
+/// --gpus: items pulled from the claims folder in plan order, the ones this worker claimed before a
+/// restart first (the journal replays what they measured). While an item is measured, the next
+/// mode is compiled into the cache on a thread (for whichever worker claims it).
+void run_claimed(const gpu_session& g, const sweep_plan& plan, const jit::jit_engine& engine, sweep_result& out,
+                 const std::function<void(const std::string&)>& on_count) {
+  item_claims claims(g.request.claims_dir, g.request.worker);
+  std::vector<std::size_t> again = claims.mine(plan.items.size());
+  std::reverse(again.begin(), again.end());
+  out.shard_items.clear();
+  std::vector<jit::loaded_kernel> kernels;
+  const space::mode* loaded_mode = nullptr;
+  std::future<void> warm;
+  for (;;) {
+    std::optional<std::size_t> i;
+    if (!again.empty()) {
+      i = again.back();
+      again.pop_back();
+    } else {
+      i = claims.claim_next(plan.items.size());
+    }
+    if (!i) break;
+    const work_item& item = plan.items[*i];
+    out.shard_items.push_back(*i);
+    if (loaded_mode != item.mode) {
+      kernels = load_group({&item}, engine.compile_all(item_requests(g.request, item, g.info.arch)), out);
+      loaded_mode = item.mode;
+    }
+    if (warm.valid()) warm.get();
+    if (const work_item* next = next_mode(plan, *i)) {
+      warm = std::async(std::launch::async, [&g, &engine, next] { (void)engine.compile_all(item_requests(g.request, *next, g.info.arch)); });
+    }
+    run_item(g, item, kernels, out, on_count);
+  }
+}
+
 }  // namespace
 
 void check_plan(const sweep_request& request) {
@@ -248,18 +304,17 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
     out.ceiling_tb_s = measure_ceiling(*engine, info, timer, request.kernel_dir, request.config_dir);
     if (request.log) request.log->add_ceiling(out.ceiling_tb_s);
   }
-  const auto groups = mode_groups(plan, out.shard_items);
-  compile_ahead compiler(request, *engine, info.arch, groups);
-  const std::size_t total = out.shard_items.size() * (request.tokens.empty() ? request.config.tokens.size() : request.tokens.size());
+  const std::size_t counts = request.tokens.empty() ? request.config.tokens.size() : request.tokens.size();
+  const std::size_t total = (request.claims_dir.empty() ? out.shard_items.size() : plan.items.size()) * counts;
   std::size_t done = 0;
-  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-    nvtx::range family_range(groups[gi].front()->family->space.config.family);
-    const std::vector<jit::loaded_kernel> kernels = load_group(groups[gi], compiler.get(gi), out);
-    for (const work_item* item : groups[gi]) {
-      run_item(g, *item, kernels, out, [&](const std::string& line) {
-        if (progress) progress({++done, total, line});
-      });
-    }
+  const auto on_count = [&](const std::string& line) {
+    if (progress) progress({++done, total, line});
+  };
+  if (request.claims_dir.empty()) {
+    run_shard(g, plan, *engine, out, on_count);
+  } else {
+    out.shard = {request.worker + 1, request.workers};
+    run_claimed(g, plan, *engine, out, on_count);
   }
   out.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
 }

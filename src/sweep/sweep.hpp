@@ -118,6 +118,10 @@ struct sweep_request {
   std::map<std::string, int> inject;
   /// --shard I/N: only these items of the plan.
   shard_spec shard;
+  /// --gpus: this process is worker `worker` (0-based) of `workers`, each on its own GPU, pulling
+  /// the plan's items from the claims folder (sweep/claims.hpp) instead of taking a shard's.
+  std::filesystem::path claims_dir;
+  int worker = 0, workers = 1;
 };
 
 /// Loads the plan's families and checks every mode, model shape and token count it names,

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/nvtx.hpp"
+#include "jit/loaded_kernels.hpp"
 #include "device/check.hpp"
 #include "device/launch.hpp"
 #include "core/watch.hpp"
@@ -160,13 +161,12 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
   const families::family& fam = *space.impl;
   nvtx::range family_range(space.config.family);
 
-  // Compile everything first, in parallel.
-  std::vector<jit::compile_request> requests;
-  for (const auto& v : variants) requests.push_back(jit::make_request(space.config, m, v, m_info.arch, m_kernel_dir));
-  const std::vector<jit::compile_result> compiled = m_engine.compile_all(requests);
+  // Compile everything first, in parallel, and load what compiled.
+  std::vector<const space::variant*> chosen;
+  for (const auto& v : variants) chosen.push_back(&v);
+  const std::vector<jit::loaded_kernel> kernels = jit::compile_and_load(m_engine, space.config, m, chosen, m_info.arch, m_kernel_dir);
 
   std::vector<verify_record> records(variants.size());
-  std::vector<std::unique_ptr<device::module>> modules(variants.size());
   std::vector<CUfunction> functions(variants.size(), nullptr);
   std::size_t reference = variants.size();
   for (std::size_t i = 0; i < variants.size(); ++i) {
@@ -176,13 +176,12 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
     r.variant = variants[i].id;
     r.test_only = variants[i].test_only;
     if (variants[i].is_reference) reference = i;
-    if (!compiled[i].ok) {
+    if (!kernels[i].ok()) {
       r.outcome = status::compile_failed;
-      r.reason = compiled[i].log;
+      r.reason = kernels[i].compiled.log;
       continue;
     }
-    modules[i] = std::make_unique<device::module>(compiled[i].cubin, compiled[i].label);
-    functions[i] = modules[i]->function(compiled[i].lowered_name);
+    functions[i] = kernels[i].function;
   }
   if (reference == variants.size() || !functions[reference]) {
     throw error(error_kind::verify, space.config.family + "/" + m.name + ": the reference variant is missing or did not compile");

@@ -101,6 +101,10 @@ std::string sweep_json() {
   r.compiles = 5;
   r.compile_failures = 1;
   r.wall_s = 3.2;
+  r.plan_digest = "0123456789abcdef0123456789abcdef";
+  r.items = {"mla_decode_epilogue/bf16/H16/NB0", "mla_decode_epilogue/bf16/H32/NB0"};
+  r.shard = {1, 2};  // a shard's file: its plan.shard names the items it holds
+  r.shard_items = {0};
   sweep::family_summary f;
   f.family = "mla_decode_epilogue";
   f.entry = "mla_decode_epilogue<{SPLIT}>";
