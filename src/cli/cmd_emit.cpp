@@ -67,8 +67,9 @@ void add_emit_command(CLI::App& app, const global_options& global, int& exit_cod
       "emit", "Write the dispatch headers (kk3tune/dispatch/<family>.h) from sweep results");
   cmd->add_option(
       "results", o->inputs,
-      "result JSON files; each is read, those not of kind \"sweep\" are skipped. Per family and "
-      "architecture (sm_90, sm_100) the latest sweep is used; with none, the tables select the "
+      "result JSON files; each is read, those not of kind \"sweep\" are skipped. The tables "
+      "(family, architecture sm_90/sm_100, mode, model shape) of all inputs are combined; two "
+      "inputs with the same table are refused (exit 2); a table no input gives selects the "
       "reference variant");
   cmd->add_option("--out", o->out, "output folder: writes DIR/kk3tune/dispatch/<family>.h")
       ->required();

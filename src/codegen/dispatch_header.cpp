@@ -146,19 +146,23 @@ void provenance(std::string& out, const dispatch_model& m) {
              "no sweep result: every select() returns the reference variant\n";
       continue;
     }
-    out +=
-        fill(R"(//   ${arch}${gpu} (${gpu_arch}), swept by kk3tune ${version} (git ${git})${nvrtc}
-//   ${indent}at ${time}; sweep result digest ${digest}
+    for (std::size_t i = 0; i < a.sources.size(); ++i) {
+      const header_source& src = a.sources[i];
+      out += fill(
+          R"(//   ${arch}${gpu} (${gpu_arch}), swept by kk3tune ${version} (git ${git})${nvrtc}
+//   ${indent}at ${time}; sweep ${kind} digest ${digest}
 )",
-             {{"arch", padded(a.name, width + 2)},
-              {"indent", std::string(width + 2, ' ')},
-              {"gpu", comment_text(a.gpu_name)},
-              {"gpu_arch", comment_text(a.gpu_arch)},
-              {"version", comment_text(a.tool_version)},
-              {"git", comment_text(a.git_revision)},
-              {"nvrtc", a.nvrtc_version.empty() ? "" : ", NVRTC " + comment_text(a.nvrtc_version)},
-              {"time", comment_text(a.utc_time)},
-              {"digest", a.digest}});
+          {{"arch", padded(i == 0 ? a.name : "", width + 2)},
+           {"indent", std::string(width + 2, ' ')},
+           {"gpu", comment_text(src.gpu_name)},
+           {"gpu_arch", comment_text(src.gpu_arch)},
+           {"version", comment_text(src.tool_version)},
+           {"git", comment_text(src.git_revision)},
+           {"nvrtc", src.nvrtc_version.empty() ? "" : ", NVRTC " + comment_text(src.nvrtc_version)},
+           {"time", comment_text(src.utc_time)},
+           {"kind", src.digest_kind},
+           {"digest", src.digest}});
+    }
   }
   const std::string knob_kinds = m.macro_knobs.empty()
                                      ? "every knob is a template argument of the entry"
@@ -359,7 +363,12 @@ constexpr knobs select_${arch}(mode, int, long long) noexcept { return reference
                 {{"arch", a.name}});
     return;
   }
-  out += "// " + a.name + ": " + comment_text(a.gpu_name) + ", sweep result digest " + a.digest +
+  out += "// " + a.name + ": " +
+         join_each(a.sources, "; ",
+                   [](const header_source& src) {
+                     return comment_text(src.gpu_name) + ", sweep " + src.digest_kind + " digest " +
+                            src.digest;
+                   }) +
          "\n\n";
   std::string picks;
   for (const header_table& t : a.tables) {

@@ -30,14 +30,20 @@ struct header_table {
   std::vector<header_range> ranges;  ///< ascending; never empty
 };
 
+/// One sweep an architecture's tables came from: a result file, or the shards of one plan.
+struct header_source {
+  std::string gpu_name, gpu_arch, tool_version, git_revision, nvrtc_version, utc_time;
+  std::string digest_kind;  ///< "result" (of the file's bytes) or "plan" (plan.digest of shards)
+  std::string digest;       ///< 32 hex digits
+};
+
 /// The tables of one architecture, and where they came from.
 struct header_arch {
   std::string name;    ///< the table architecture: "sm_90" or "sm_100"
   int sm = 0;          ///< 90, 100
   bool tuned = false;  ///< false: no sweep result; every select() gives the reference
-  // Provenance of the sweep used (when tuned).
-  std::string gpu_name, gpu_arch, tool_version, git_revision, nvrtc_version, utc_time, digest;
-  std::vector<header_table> tables;  ///< by mode (config order), then shape ascending
+  std::vector<header_source> sources;  ///< the sweeps its tables came from (when tuned)
+  std::vector<header_table> tables;    ///< by mode (config order), then shape ascending
 };
 
 /// A compile-time mode of the family.

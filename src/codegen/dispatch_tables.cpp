@@ -183,8 +183,7 @@ void check_file(const report::sweep_file& s, const std::map<std::string, family_
 }
 
 // The first place where a sweep's part for one family disagrees with the family's current
-// config: knob names, shape key, a table's mode, a range's knobs or variant id. Only the sweep
-// whose tables a header uses must agree; an older one may predate a change of the config.
+// config: knob names, shape key, a table's mode, a range's knobs or variant id.
 mismatch config_mismatch(const report::sweep_file& s, const family_facts& ff) {
   const space::family_config& cfg = ff.space->config;
   for (const report::sweep_family& fam : s.families) {
@@ -251,23 +250,81 @@ dispatch_model base_model(const family_facts& ff) {
   return m;
 }
 
-// The sweep's provenance and its tables for one family.
-header_arch arch_from(const table_arch_def& def, const report::sweep_file& s,
+// One table of a family for one architecture, and the file it comes from.
+struct table_source {
+  const report::sweep_file* file = nullptr;
+  const report::sweep_dispatch* table = nullptr;
+};
+
+std::string table_text(const family_facts& ff, const table_arch_def& def,
+                       const report::sweep_dispatch& d) {
+  return ff.space->config.family + " " + def.name + " mode " + d.mode + " " + ff.shape_key + " " +
+         std::to_string(shape_of(d, ff));
+}
+
+// The family's tables for one architecture from all the inputs. A table (mode and shape) given
+// by two inputs is refused: which one is meant cannot be guessed (a sweep's shards and the file
+// they were merged into give the same tables: pass one or the other).
+std::vector<table_source> tables_for(const std::vector<report::sweep_file>& sweeps,
+                                     const family_facts& ff, const table_arch_def& def) {
+  std::map<std::pair<std::size_t, long long>, table_source> by_table;
+  for (const report::sweep_file& s : sweeps) {
+    if (table_arch(s.gpu_arch) != def.name) continue;
+    for (const report::sweep_dispatch& d : s.dispatch) {
+      if (d.family != ff.space->config.family) continue;
+      const auto key = std::make_pair(mode_index(ff.space->config, d.mode), shape_of(d, ff));
+      const auto [it, fresh] = by_table.emplace(key, table_source{&s, &d});
+      if (fresh) continue;
+      const table_source& first = it->second;
+      throw error(error_kind::usage,
+                  "two inputs give the table " + table_text(ff, def, d) + ": " +
+                      first.file->file.string() + " (" + first.table->at + ") and " +
+                      s.file.string() + " (" + d.at +
+                      "); pass only the files whose tables are wanted (a sweep's shards or the "
+                      "file merged from them, not both)");
+    }
+  }
+  std::vector<table_source> out;
+  for (const auto& kv : by_table) out.push_back(kv.second);
+  return out;
+}
+
+// The sweeps the tables came from: one per plan for files with a plan digest (the shards of
+// a plan and the file merged from them name the same sweep: the first shard's context, as the
+// merged file has), one per file for the older ones (the digest of the file's bytes).
+std::vector<header_source> sources_of(const std::vector<table_source>& tables) {
+  std::map<std::string, const report::sweep_file*> first_of;  // by digest
+  for (const table_source& t : tables) {
+    const report::sweep_file& s = *t.file;
+    const std::string key = s.plan_digest.empty() ? "result " + s.digest : "plan " + s.plan_digest;
+    const auto it = first_of.find(key);
+    if (it == first_of.end() ||
+        std::tie(s.shard_index, s.digest) < std::tie(it->second->shard_index, it->second->digest))
+      first_of[key] = &s;
+  }
+  std::vector<header_source> out;
+  for (const auto& [key, s] : first_of) {
+    const bool plan = !s->plan_digest.empty();
+    out.push_back({s->gpu_name, s->gpu_arch, s->tool_version, s->git_revision, s->nvrtc_version,
+                   s->utc_time, plan ? "plan" : "result", plan ? s->plan_digest : s->digest});
+  }
+  std::sort(out.begin(), out.end(), [](const header_source& x, const header_source& y) {
+    return std::tie(x.utc_time, x.digest) < std::tie(y.utc_time, y.digest);
+  });
+  return out;
+}
+
+// The tables of one architecture and their provenance.
+header_arch arch_from(const table_arch_def& def, const std::vector<table_source>& tables,
                       const family_facts& ff, std::set<std::size_t>& used) {
   header_arch a;
   a.name = def.name;
   a.sm = def.sm;
   a.tuned = true;
-  a.gpu_name = s.gpu_name;
-  a.gpu_arch = s.gpu_arch;
-  a.tool_version = s.tool_version;
-  a.git_revision = s.git_revision;
-  a.nvrtc_version = s.nvrtc_version;
-  a.utc_time = s.utc_time;
-  a.digest = s.digest;
+  a.sources = sources_of(tables);
   const space::family_config& cfg = ff.space->config;
-  for (const report::sweep_dispatch& d : s.dispatch) {
-    if (d.family != cfg.family) continue;
+  for (const table_source& source : tables) {
+    const report::sweep_dispatch& d = *source.table;
     header_table t;
     t.mode = mode_index(cfg, d.mode);
     t.shape = shape_of(d, ff);
@@ -291,6 +348,52 @@ header_arch arch_from(const table_arch_def& def, const report::sweep_file& s,
   return a;
 }
 
+// Every input with tables for the family must match its current config, used or not: the
+// caller passes exactly the files whose tables are wanted.
+void check_configs(const std::vector<report::sweep_file>& sweeps, const family_facts& ff) {
+  for (const report::sweep_file& s : sweeps) {
+    if (!has_tables_for(s, ff.space->config.family)) continue;
+    if (const mismatch bad = config_mismatch(s, ff)) {
+      fail(s, bad.at,
+           bad.what + " (sweep " + ff.space->config.family +
+               " again with the current config, or leave this file out)");
+    }
+  }
+}
+
+// The header model of one family.
+dispatch_model family_model(const family_facts& ff, const std::vector<report::sweep_file>& sweeps,
+                            std::vector<std::string>& summary) {
+  dispatch_model m = base_model(ff);
+  std::set<std::size_t> used;
+  for (const table_arch_def& def : k_table_archs) {
+    const std::vector<table_source> tables = tables_for(sweeps, ff, def);
+    if (tables.empty()) {
+      header_arch a;
+      a.name = def.name;
+      a.sm = def.sm;
+      m.archs.push_back(std::move(a));
+      summary.push_back(std::string(def.name) + ": no sweep, reference fallback");
+      continue;
+    }
+    m.archs.push_back(arch_from(def, tables, ff, used));
+    std::set<std::string> files;
+    for (const table_source& t : tables) files.insert(t.file->file.string());
+    summary.push_back(std::string(def.name) + ": " + std::to_string(tables.size()) +
+                      " table(s) from " +
+                      join(std::vector<std::string>(files.begin(), files.end()), ", "));
+  }
+  // The reference first, then the others in the config's enumeration order.
+  m.variants.emplace_back(m.reference, ff.space->variants[ff.reference].id);
+  for (const std::size_t i : used) {
+    if (i == ff.reference) continue;
+    knob_values k;
+    for (const auto& kv : ff.space->variants[i].knobs) k.push_back(kv.second);
+    m.variants.emplace_back(std::move(k), ff.space->variants[i].id);
+  }
+  return m;
+}
+
 }  // namespace
 
 std::string table_arch(const std::string& gpu_arch) {
@@ -312,66 +415,14 @@ std::vector<emitted_header> build_dispatch_headers(
       notes.push_back(s.file.string() + ": no dispatch tables (an untimed sweep?): not used");
   }
 
+  // A file that does not match the config is named before any conflict between files.
+  for (const families::family_space& space : spaces)
+    check_configs(sweeps, facts.at(space.config.family));
+
   std::vector<emitted_header> out;
   for (const families::family_space& space : spaces) {
-    const family_facts& ff = facts.at(space.config.family);
-    dispatch_model m = base_model(ff);
-    std::set<std::size_t> used;
     std::vector<std::string> summary;
-    for (const table_arch_def& def : k_table_archs) {
-      std::vector<const report::sweep_file*> candidates;
-      for (const report::sweep_file& s : sweeps) {
-        if (table_arch(s.gpu_arch) == def.name && has_tables_for(s, m.family))
-          candidates.push_back(&s);
-      }
-      // The latest first; on a tie the smallest digest; then input order (the same bytes).
-      std::stable_sort(candidates.begin(), candidates.end(), [](const auto* x, const auto* y) {
-        if (x->utc_time != y->utc_time) return x->utc_time > y->utc_time;
-        return x->digest < y->digest;
-      });
-      if (candidates.empty()) {
-        header_arch a;
-        a.name = def.name;
-        a.sm = def.sm;
-        m.archs.push_back(std::move(a));
-        summary.push_back(std::string(def.name) + ": no sweep, reference fallback");
-        continue;
-      }
-      // Only the sweep chosen must match the current config: an older one may predate a
-      // change of the family (other knobs or modes) and is skipped like any superseded one.
-      const report::sweep_file& best = *candidates.front();
-      if (const mismatch bad = config_mismatch(best, ff)) {
-        fail(best, bad.at,
-             bad.what + " (it is the latest sweep with " + m.family + " tables for " + def.name +
-                 " among the inputs, so emit would use it: sweep " + m.family +
-                 " again with the current config)");
-      }
-      for (std::size_t i = 1; i < candidates.size(); ++i) {
-        const report::sweep_file& older = *candidates[i];
-        if (older.digest == best.digest) continue;
-        const bool tie = older.utc_time == best.utc_time;
-        std::string note = m.family + " " + def.name + ": " + older.file.string() + " (" +
-                           older.utc_time + ") not used: " + best.file.string() + " (" +
-                           best.utc_time + ") is " +
-                           (tie ? "as late, with the smaller digest" : "later");
-        if (const mismatch stale = config_mismatch(older, ff))
-          note += "; it does not match the current config either (" + stale.at + ": " + stale.what +
-                  ")";
-        notes.push_back(std::move(note));
-      }
-      m.archs.push_back(arch_from(def, best, ff, used));
-      summary.push_back(std::string(def.name) + ": " +
-                        std::to_string(m.archs.back().tables.size()) + " table(s) from " +
-                        best.file.string() + " (digest " + best.digest.substr(0, 12) + ")");
-    }
-    // The reference first, then the others in the config's enumeration order.
-    m.variants.emplace_back(m.reference, ff.space->variants[ff.reference].id);
-    for (const std::size_t i : used) {
-      if (i == ff.reference) continue;
-      knob_values k;
-      for (const auto& kv : ff.space->variants[i].knobs) k.push_back(kv.second);
-      m.variants.emplace_back(std::move(k), ff.space->variants[i].id);
-    }
+    const dispatch_model m = family_model(facts.at(space.config.family), sweeps, summary);
     emitted_header h;
     h.family = m.family;
     h.relative = std::filesystem::path("kk3tune") / "dispatch" / (m.family + ".h");

@@ -1,14 +1,13 @@
 #pragma once
-// From sweep results to dispatch headers: picks per family and table architecture the sweep to
-// use, checks it against the family's config, and builds each header's model.
+// From sweep results to dispatch headers: checks every input against the family's config,
+// combines their tables and builds each header's model.
 //
-// Per family and table architecture (sm_90, sm_100) the latest sweep that has dispatch tables
-// for the family wins (context.utc_time; on a tie the smallest content digest), whatever the
-// order of the inputs; its tables are used as they are (a mode or shape it lacks falls back to
-// the reference variant, not to an older sweep). An architecture without one falls back to the
-// reference variant everywhere. The choice comes before the check against the family's config:
-// only the chosen sweep must match it, so older sweeps of a family whose knobs or modes changed
-// since can stay among the inputs (they are skipped with a note).
+// A table is (family, table architecture sm_90/sm_100, mode, model shape). The tables of all
+// inputs are combined, whatever their order (the shards of a sweep, or sweeps of different
+// families or modes, can be given together); two inputs that give the same table are refused,
+// since which one is meant cannot be guessed: the caller passes exactly the files wanted. A
+// mode, shape or architecture no input has a table for falls back to the reference variant.
+// Every input with tables for a family must match the family's current config.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -35,12 +34,11 @@ struct emitted_header {
 /// sweeps. Every sweep is checked first for what does not depend on the configs: throws
 /// error(usage) naming the file and the JSON path for an architecture without tables, a family
 /// kk3tune does not know, or malformed tables (a second table for a mode and shape, ranges not
-/// ascending). Then, per family and table architecture, the sweep chosen is checked against the
-/// family's current config: throws error(usage) naming the file and the JSON path for knob
-/// names, a shape key, modes, ranges or variants that do not match. Older sweeps of the family
-/// and architecture are not checked against it (they may predate a change of the config).
-/// Adds a line to `notes` for each sweep that is not used (superseded by a later one, saying
-/// also where it does not match the config, or without dispatch tables).
+/// ascending). Then every sweep with tables for a family is checked against the family's current
+/// config: throws error(usage) naming the file and the JSON path for knob names, a shape key,
+/// modes, ranges or variants that do not match. Throws error(usage) naming the table and both
+/// files when two sweeps give the same table. Adds a line to `notes` for each sweep without
+/// dispatch tables (not used).
 std::vector<emitted_header> build_dispatch_headers(
     const std::vector<families::family_space>& spaces,
     const std::vector<report::sweep_file>& sweeps, std::vector<std::string>& notes);

@@ -14,6 +14,17 @@ using json = nlohmann::ordered_json;
 
 using fields = json_fields;
 
+// plan.digest and plan.shard, where the file has them (written since sharding, issue 15).
+void read_sharding(const fields& f, const json& doc, sweep_file& s) {
+  const json* plan = f.find(doc, "plan");
+  if (!plan || !plan->is_object()) return;
+  s.plan_digest = f.optional_string(*plan, "/plan", "digest");
+  const json* shard = f.find(*plan, "shard");
+  if (!shard || shard->is_null()) return;
+  if (!shard->is_object()) f.fail("/plan/shard", "expected null or an object");
+  s.shard_index = f.integer(*shard, "/plan/shard", "index");
+}
+
 sweep_file read_sweep(const fields& f, const json& doc, const std::filesystem::path& file,
                       const std::string& bytes) {
   const long long schema = f.integer(doc, "", "schema_version");
@@ -34,6 +45,8 @@ sweep_file read_sweep(const fields& f, const json& doc, const std::filesystem::p
   s.utc_time = f.string(context, "/context", "utc_time");
   if (context.contains("nvrtc_version"))
     s.nvrtc_version = f.string(context, "/context", "nvrtc_version");
+
+  read_sharding(f, doc, s);
 
   for (const auto& [name, family] : f.object(doc, "", "families").items()) {
     const std::string at = "/families/" + name;
@@ -84,7 +97,8 @@ result_file read_result_file(const std::filesystem::path& file) {
 
 namespace {
 
-sweep_range read_range(const json_fields& f, const nlohmann::ordered_json& r, const std::string& at) {
+sweep_range read_range(const json_fields& f, const nlohmann::ordered_json& r,
+                       const std::string& at) {
   if (!r.is_object()) f.fail(at, "expected an object");
   sweep_range out;
   out.at = at;
@@ -94,7 +108,8 @@ sweep_range read_range(const json_fields& f, const nlohmann::ordered_json& r, co
   if (f.strict() || f.find(r, "knobs")) out.knobs = f.knobs(r, at, "knobs");
   if (f.strict()) {
     const auto& runner_up = f.member(r, at, "runner_up");
-    if (!runner_up.is_string() && !runner_up.is_null()) f.fail(at + "/runner_up", "expected a string or null");
+    if (!runner_up.is_string() && !runner_up.is_null())
+      f.fail(at + "/runner_up", "expected a string or null");
     out.margin = f.number(r, at, "margin");
   } else {
     out.margin = f.optional_number(r, at, "margin");
@@ -106,7 +121,8 @@ sweep_range read_range(const json_fields& f, const nlohmann::ordered_json& r, co
 
 }  // namespace
 
-sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d, const std::string& at) {
+sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d,
+                                   const std::string& at) {
   if (!d.is_object()) f.fail(at, "expected an object");
   sweep_dispatch out;
   out.at = at;

@@ -48,6 +48,9 @@ struct sweep_file {
   std::string git_revision;    ///< context.git_revision of the sweep
   std::string nvrtc_version;   ///< context.nvrtc_version; empty when absent
   std::string utc_time;        ///< context.utc_time, ISO 8601 (so later sorts later)
+  std::string plan_digest;     ///< plan.digest (the shards of one plan share it); empty in files
+                               ///< from before sharding
+  long long shard_index = 0;   ///< plan.shard.index; 0 for an unsharded (or merged) file
   std::vector<sweep_family> families;
   std::vector<sweep_dispatch> dispatch;  ///< empty for an untimed sweep
 };

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "codegen/dispatch_header.hpp"
 #include "codegen/dispatch_tables.hpp"
 #include "core/hash.hpp"
@@ -18,6 +20,7 @@ namespace kk3 {
 namespace {
 
 namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
 using test::run_kk3tune;
 
 const fs::path k_sweep_dir = fs::path(KK3_FIXTURE_DIR) / "sweep";
@@ -68,77 +71,154 @@ TEST(emit, fixture_gives_the_committed_headers) {
   }
 }
 
+// The fixture as the sweep files of a sharded plan (issue 15): plan.digest, items (one per
+// dispatch table) and the shard covering `covered` (none: unsharded), with that shard's tables
+// and records and the plan fields merge sums.
+json sharded_fixture(const std::vector<std::size_t>& covered, int index, int count,
+                     const std::string& utc_time) {
+  const json whole = json::parse(read_file(k_fixture));
+  json doc = whole;
+  json items = json::array();
+  for (const json& d : whole["dispatch"]) {
+    items.push_back(d["family"].get<std::string>() + "/" + d["mode"].get<std::string>() + "/H" +
+                    std::to_string(d["heads"].get<int>()) + "/NB" +
+                    std::to_string(d["blocks"].get<int>()));
+  }
+  doc["context"]["utc_time"] = utc_time;
+  doc["plan"].update(
+      {{"copy_ceiling_tb_s", 4.0},
+       {"compiles", 1},
+       {"compile_failures", 0},
+       {"wall_s", 1.0},
+       {"digest", "0123456789abcdef0123456789abcdef"},
+       {"objective", "graph"},
+       {"items", items},
+       {"shard", count == 0 ? json(nullptr)
+                            : json{{"index", index}, {"count", count}, {"items", covered}}}});
+  doc["dispatch"] = json::array();
+  doc["records"] = json::array();
+  for (const std::size_t i : covered) {
+    doc["dispatch"].push_back(whole["dispatch"][i]);
+    for (const json& r : whole["records"]) {
+      if (r["family"] == whole["dispatch"][i]["family"] &&
+          r["mode"] == whole["dispatch"][i]["mode"] &&
+          r["heads"] == whole["dispatch"][i]["heads"] &&
+          r["blocks"] == whole["dispatch"][i]["blocks"])
+        doc["records"].push_back(r);
+    }
+  }
+  return doc;
+}
+
+std::string write_json(const test::temp_dir& dir, const std::string& name, const json& doc) {
+  const fs::path file = dir.path() / name;
+  test::write_text(file, doc.dump(2));
+  return file.string();
+}
+
+std::vector<std::string> headers_of(const std::vector<std::string>& inputs) {
+  test::temp_dir out;
+  const auto r = emit(inputs, out.path());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::vector<std::string> texts;
+  for (const std::string& name : k_headers)
+    texts.push_back(r.exit_code == 0 ? header(out.path(), name) : "");
+  return texts;
+}
+
 TEST(emit, byte_identical_across_runs_and_argument_orders) {
   test::temp_dir in;
-  // An older sweep of the same GPU, and a result of another kind: neither changes the headers.
-  const std::string older =
-      fixture_with(in, "older.json", k_fixture_time, R"("utc_time": "2026-11-01T00:00:00Z")");
+  // The fixture's tables in two files of one plan, and a result of another kind (skipped).
+  const std::string a =
+      write_json(in, "a.json", sharded_fixture({0, 3}, 1, 2, "2026-11-30T00:00:00Z"));
+  const std::string b =
+      write_json(in, "b.json", sharded_fixture({1, 2}, 2, 2, "2026-11-30T01:00:00Z"));
   const fs::path time_result = in.path() / "t.json";
   test::write_text(time_result, R"({"schema_version": 1, "kind": "time", "results": []})");
 
   const std::vector<std::vector<std::string>> orders = {
-      {k_fixture.string()},
-      {k_fixture.string(), older, time_result.string()},
-      {time_result.string(), older, k_fixture.string()},
-      {older, k_fixture.string(), k_fixture.string()},
-  };
-  std::vector<std::string> first;
-  for (const auto& inputs : orders) {
-    test::temp_dir out;
-    const auto r = emit(inputs, out.path());
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    std::vector<std::string> texts;
-    for (const std::string& name : k_headers) texts.push_back(header(out.path(), name));
-    if (first.empty()) first = texts;
-    EXPECT_EQ(texts, first) << join(inputs, " ");
-  }
-  EXPECT_TRUE(contains(first[0], "sweep result digest " + hash_hex(read_file(k_fixture))));
+      {a, b}, {b, a, time_result.string()}, {time_result.string(), b, a}};
+  const std::vector<std::string> first = headers_of(orders[0]);
+  for (const auto& inputs : orders) EXPECT_EQ(headers_of(inputs), first) << join(inputs, " ");
+  EXPECT_EQ(headers_of({k_fixture.string()}), headers_of({k_fixture.string()}));
+  EXPECT_TRUE(contains(headers_of({k_fixture.string()})[0],
+                       "sweep result digest " + hash_hex(read_file(k_fixture))));
 }
 
-TEST(emit, the_latest_sweep_per_arch_wins_and_a_tie_goes_to_the_smallest_digest) {
+// The shards of a plan and the file `kk3tune merge` makes of them give the same header bytes:
+// the provenance names the plan (its digest, the first shard's context), not the files.
+TEST(emit, shards_combined_give_the_header_of_their_merged_file) {
   test::temp_dir in;
-  // Same time as the fixture, other content (a margin in a comment of the heads-8 table).
+  const std::string a =
+      write_json(in, "a.json", sharded_fixture({0, 3}, 1, 2, "2026-11-30T00:00:00Z"));
+  const std::string b =
+      write_json(in, "b.json", sharded_fixture({1, 2}, 2, 2, "2026-11-30T01:00:00Z"));
+  const std::string merged = (in.path() / "merged.json").string();
+  const auto m = run_kk3tune({"merge", b, a, "--out", merged});
+  ASSERT_EQ(m.exit_code, 0) << m.output;
+
+  const std::vector<std::string> from_shards = headers_of({b, a});
+  EXPECT_EQ(from_shards, headers_of({merged}));
+  const std::string mla = from_shards[0];
+  EXPECT_TRUE(contains(
+      mla, "at 2026-11-30T00:00:00Z; sweep plan digest 0123456789abcdef0123456789abcdef\n"))
+      << mla;
+  EXPECT_TRUE(
+      contains(mla, "// sm_90: NVIDIA H200, sweep plan digest 0123456789abcdef0123456789abcdef\n"))
+      << mla;
+  // The tables are the fixture's: only the provenance lines differ.
+  const std::string fixture_mla = headers_of({k_fixture.string()})[0];
+  const std::string tables = "\n// sm_90, mode ";
+  ASSERT_NE(mla.find(tables), std::string::npos) << mla;
+  EXPECT_EQ(mla.substr(mla.find(tables)), fixture_mla.substr(fixture_mla.find(tables)));
+}
+
+TEST(emit, two_inputs_with_the_same_table_are_refused_naming_both) {
+  test::temp_dir in;
+  // Same tables as the fixture, another margin in a comment of the heads-8 table.
   const std::string twin =
       fixture_with(in, "twin.json", R"("margin": 0.03,)", R"("margin": 0.05,)");
-  const std::string twin_text = read_file(twin);
-  const std::string fixture_digest = hash_hex(read_file(k_fixture));
-  const std::string twin_digest = hash_hex(twin_text);
-  const std::string smaller = std::min(fixture_digest, twin_digest);
-
-  std::string a, b;
-  {
+  const std::string a =
+      write_json(in, "a.json", sharded_fixture({0, 3}, 1, 2, "2026-11-30T00:00:00Z"));
+  const std::string b =
+      write_json(in, "b.json", sharded_fixture({1, 2}, 2, 2, "2026-11-30T01:00:00Z"));
+  const std::string merged = (in.path() / "merged.json").string();
+  ASSERT_EQ(run_kk3tune({"merge", a, b, "--out", merged}).exit_code, 0);
+  struct refusal {
+    std::vector<std::string> inputs;
+    std::string message;
+  };
+  const std::vector<refusal> cases = {
+      {{k_fixture.string(), twin},
+       "two inputs give the table mla_decode_epilogue sm_90 mode bf16 heads 16: " +
+           k_fixture.string() + " (/dispatch/0) and " + twin + " (/dispatch/0)"},
+      {{twin, k_fixture.string()}, "mla_decode_epilogue sm_90 mode bf16 heads 16: " + twin},
+      {{k_fixture.string(), k_fixture.string()},
+       "two inputs give the table mla_decode_epilogue sm_90"},
+      {{a, merged},
+       "two inputs give the table mla_decode_epilogue sm_90 mode bf16 heads 16: " + a +
+           " (/dispatch/0) and " + merged + " (/dispatch/0)"},
+  };
+  for (const refusal& c : cases) {
     test::temp_dir out;
-    const auto r = emit({k_fixture.string(), twin}, out.path());
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    a = header(out.path(), "mla_decode_epilogue.h");
+    const auto r = emit(c.inputs, out.path());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, c.message)) << r.output;
+    EXPECT_FALSE(fs::exists(out.path() / "kk3tune")) << "nothing is written when inputs conflict";
   }
-  {
-    test::temp_dir out;
-    const auto r = emit({twin, k_fixture.string()}, out.path());
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    b = header(out.path(), "mla_decode_epilogue.h");
-  }
-  EXPECT_EQ(a, b);
-  EXPECT_TRUE(contains(a, "sweep result digest " + smaller)) << a;
+}
 
-  // A later sweep wins whatever its digest; a Blackwell sweep fills the sm_100 tables.
-  const std::string later =
-      fixture_with(in, "later.json", k_fixture_time, R"("utc_time": "2026-12-01T00:00:00Z")");
+TEST(emit, a_blackwell_sweep_fills_the_sm_100_tables) {
+  test::temp_dir in;
   const std::string b200 = fixture_with(
       in, "b200.json",
       R"("name": "NVIDIA H200", "pci_bus_id": "0000:00:00.0", "compute_capability": "9.0", "arch": "sm_90a")",
       R"("name": "NVIDIA B200", "pci_bus_id": "0000:00:00.0", "compute_capability": "10.0", "arch": "sm_100a")");
-  test::temp_dir out;
-  const auto r = emit({later, twin, b200, k_fixture.string()}, out.path());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string text = header(out.path(), "mla_decode_epilogue.h");
-  EXPECT_TRUE(contains(text, "sweep result digest " + hash_hex(read_file(later)))) << text;
+  const std::string text = headers_of({b200, k_fixture.string()})[0];
+  EXPECT_TRUE(contains(text, "sweep result digest " + hash_hex(read_file(k_fixture)))) << text;
   EXPECT_TRUE(contains(text, "//   sm_100  NVIDIA B200 (sm_100a), swept by kk3tune 0.1.0")) << text;
   EXPECT_TRUE(contains(text, "inline constexpr range sm_100_bf16_heads16[]")) << text;
   EXPECT_TRUE(contains(text, "if (sm_arch >= 100) return true;")) << text;
-  EXPECT_TRUE(contains(r.output, "emit: mla_decode_epilogue sm_90: " + twin +
-                                     " (2026-11-30T00:00:00Z) not used: " + later))
-      << r.output;
 }
 
 TEST(emit, headers_compile_warning_free_and_select_at_compile_time) {
@@ -216,7 +296,8 @@ TEST(emit, a_truncated_file_exits_2_naming_it) {
   test::write_text(truncated, text.substr(0, text.size() / 2));
   const auto r = emit({k_fixture.string(), truncated.string()}, out.path());
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, truncated.string() + ": /")) << r.output;  // the JSON path where it stops
+  EXPECT_TRUE(contains(r.output, truncated.string() + ": /"))
+      << r.output;  // the JSON path where it stops
   EXPECT_TRUE(contains(r.output, ": not valid JSON: the file ends early (truncated?)")) << r.output;
   EXPECT_FALSE(fs::exists(out.path() / "kk3tune")) << "nothing is written when an input is bad";
 
@@ -266,10 +347,10 @@ TEST(emit, a_bad_sweep_exits_2_naming_the_file_and_the_json_path) {
   }
 }
 
-// Only the sweep a header uses must match the current config. An older sweep from before a
-// family's knobs changed (attn_res's old knobs, issue 14) is skipped with a line saying so; the
-// same sweep as the latest one is an error naming the file and both knob lists.
-TEST(emit, only_the_sweep_used_must_match_the_config_and_older_ones_are_skipped) {
+// Every input must match the current config (the caller passes exactly the files wanted): a
+// sweep from before a family's knobs changed (attn_res's old knobs, issue 14) is refused naming
+// the file and both knob lists, whether or not another input has newer tables.
+TEST(emit, every_input_must_match_the_config) {
   const std::string new_knobs =
       R"("knobs": ["B", "GPW", "STAGE", "TPC", "STAGES", "SPREAD", "TRIGGER", "REGS"])";
   const std::string old_knobs =
@@ -280,46 +361,16 @@ TEST(emit, only_the_sweep_used_must_match_the_config_and_older_ones_are_skipped)
       "CVT, NC, SPREAD, RED] do not match " +
       config + " [B, GPW, STAGE, TPC, STAGES, SPREAD, TRIGGER, REGS]";
   test::temp_dir in;
-  const auto stale_sweep = [&](const std::string& name, const std::string& utc_time) {
-    const fs::path file = in.path() / name;
-    std::string text = replace(read_file(k_fixture), new_knobs, old_knobs);
-    test::write_text(file, replace(text, k_fixture_time, R"("utc_time": ")" + utc_time + "\""));
-    return file.string();
-  };
-
-  // Older and stale, beside the fixture: the headers are the fixture's, as without it.
-  const std::string older = stale_sweep("older.json", "2026-11-01T00:00:00Z");
-  {
-    test::temp_dir out;
-    const auto r = emit({older, k_fixture.string()}, out.path());
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    for (const std::string& name : k_headers) {
-      EXPECT_EQ(header(out.path(), name),
-                read_file(k_sweep_dir / "expected" / "kk3tune" / "dispatch" / name))
-          << name;
-    }
-    EXPECT_TRUE(contains(r.output, "emit: attn_res sm_90: " + older +
-                                       " (2026-11-01T00:00:00Z) not used: " + k_fixture.string() +
-                                       " (2026-11-30T00:00:00Z) is later; it does not match the "
-                                       "current config either (" +
-                                       mismatch + ")\n"))
-        << r.output;
-    // Its mla_decode_epilogue part matches: skipped as superseded only.
-    EXPECT_TRUE(contains(r.output, "emit: mla_decode_epilogue sm_90: " + older +
-                                       " (2026-11-01T00:00:00Z) not used: " + k_fixture.string() +
-                                       " (2026-11-30T00:00:00Z) is later\n"))
-        << r.output;
-  }
-
-  // Newer and stale: it would be used, so emit refuses it and writes nothing.
-  const std::string newer = stale_sweep("newer.json", "2026-12-01T00:00:00Z");
-  for (const auto& inputs : {std::vector<std::string>{newer},
-                             std::vector<std::string>{k_fixture.string(), newer, older}}) {
+  const fs::path stale = in.path() / "stale.json";
+  test::write_text(stale, replace(read_file(k_fixture), new_knobs, old_knobs));
+  for (const auto& inputs : {std::vector<std::string>{stale.string()},
+                             std::vector<std::string>{k_fixture.string(), stale.string()}}) {
     test::temp_dir out;
     const auto r = emit(inputs, out.path());
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_TRUE(contains(r.output, newer + ": " + mismatch)) << r.output;
-    EXPECT_TRUE(contains(r.output, "it is the latest sweep with attn_res tables for sm_90"))
+    EXPECT_TRUE(contains(r.output, stale.string() + ": " + mismatch +
+                                       " (sweep attn_res again with the current config, or leave "
+                                       "this file out)"))
         << r.output;
     EXPECT_FALSE(fs::exists(out.path() / "kk3tune")) << "nothing is written when an input is bad";
   }
