@@ -49,16 +49,12 @@ std::string tuple_id(const knob_values& k) {
   return "{" + join(items, ", ") + "}";
 }
 
-// The shape a family's dispatch is keyed on beside the token count: heads where its model
-// shape has heads (mla_decode_epilogue), else blocks (attn_res).
-std::string shape_key_of(const families::family& f) {
-  return f.model_shape(1, 0, 0).heads > 0 ? "heads" : "blocks";
-}
-
 family_facts facts_of(const families::family_space& space) {
   family_facts ff;
   ff.space = &space;
-  ff.shape_key = shape_key_of(*space.impl);
+  // The shape the dispatch is keyed on beside the token count, as the family names it (a family
+  // with one model shape is keyed on blocks, which are then 0).
+  ff.shape_key = space.impl->shape_key() == "heads" ? "heads" : "blocks";
   for (const space::knob& k : space.config.knobs) ff.knob_names.push_back(k.name);
   for (std::size_t i = 0; i < space.variants.size(); ++i) {
     const space::variant& v = space.variants[i];
