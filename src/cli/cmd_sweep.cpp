@@ -386,7 +386,10 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   sweep::sweep_request request = make_request(global, o, plan_file);
   std::string why;
   const bool gpu = device::driver_available(&why) && device::device_count() > 0;
-  if (!gpu) return run_compile_only(o, request, plan_file, why);
+  if (!gpu) {
+    if (!o.gpus.empty()) std::cerr << "kk3tune sweep: --gpus " << o.gpus << ": no GPU, so no workers: compiling in this process\n";
+    return run_compile_only(o, request, plan_file, why);
+  }
   const std::string key = journal_key(plan_file, request, "", true);
   if (o.worker && !o.gpu_worker.empty()) {  // one of --gpus' workers: its part of the result
     const sweep::shard_spec w = sweep::parse_shard(o.gpu_worker);
@@ -401,6 +404,9 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   }
   if (!o.worker && !o.gpus.empty()) {
     const std::vector<int> gpus = parse_gpus(o.gpus);
+    if (gpus.size() > 1 && o.no_isolation) {
+      throw error(error_kind::usage, "--no-isolation with --gpus " + o.gpus + ": each GPU's worker is a supervised process");
+    }
     if (gpus.size() > 1) return run_on_gpus(global, o, key, gpus);
   }
   sweep::journal log = open_journal(o, key, true);
