@@ -83,7 +83,8 @@ range=1-$shards
 # The batch scripts get everything as arguments: Slurm runs a copy of them from its spool folder.
 array=$(sbatch --parsable --job-name=kk3-sweep --array="$range" --requeue \
   --output="$outdir/logs/sweep-%A_%a.out" "${gres[@]}" "${common[@]}" "${sweep_extra[@]}" \
-  "$here/sweep-shard.sbatch" "$kk3" "$plan" "$outdir" "$shards" "$compile_only" "$@")
+  "$here/sweep-shard.sbatch" "$kk3" "$plan" "$outdir" "$shards" "$compile_only" "$@") \
+  || die "sbatch could not submit the sweep array (its message is above)"
 array=${array%%;*}
 merge=$(sbatch --parsable --job-name=kk3-merge --dependency="afterok:$array" --kill-on-invalid-dep=yes \
   --output="$outdir/logs/merge-%j.out" "${common[@]}" "${merge_extra[@]}" \

@@ -43,6 +43,7 @@ done
 id munge >/dev/null 2>&1 || fail "no munge user (the munge package creates it) $hint"
 [ -x "$kk3" ] || fail "no kk3tune at $kk3"
 
+unset KK3TUNE KK3_COMPILE_ONLY KK3_GRES KK3_SBATCH_ARGS KK3_SWEEP_SBATCH_ARGS KK3_MERGE_SBATCH_ARGS KK3_MAX_PARALLEL
 export CUDA_VISIBLE_DEVICES=  # no GPU, also on a machine with one: every sweep here is untimed
 base=${TMPDIR:-/tmp}
 as_munge=(setpriv --reuid=munge --regid=munge --init-groups)
@@ -64,12 +65,14 @@ stop_all() {  # DIR: TERM, then KILL, everything started for DIR
   local dir=$1 pids i
   pids=$(ours "$dir")
   [ -n "$pids" ] || return 0
+  # shellcheck disable=SC2086  # a list of pids
   kill $pids 2>/dev/null
   for i in $(seq 50); do
     pids=$(ours "$dir"); [ -n "$pids" ] || return 0
     sleep 0.2
   done
-  echo "killing what did not end on SIGTERM: $(echo $pids)"
+  echo "killing what did not end on SIGTERM: ${pids//$'\n'/ }"
+  # shellcheck disable=SC2086
   kill -9 $pids 2>/dev/null
   sleep 0.5
   pids=$(ours "$dir"); [ -z "$pids" ] || { echo "still running: $pids"; return 1; }
@@ -182,6 +185,20 @@ rc=$?
 cache_files() { find "$cache" -type f | wc -l; }
 cached=$(cache_files)
 
+# submit-sweep.sh --wait, at most 120 s: a job that never runs (a drained node, a dependency that
+# hangs) fails the test with the queue's view instead of running into CTest's timeout.
+submit() {  # LOG ARGS...: exit code in $rc
+  local log=$1
+  shift
+  KK3_SLURM_TEST=$tmp KK3_POLL_S=1 timeout 120 "$submit" "$@" >"$log" 2>&1
+  rc=$?
+  if [ $rc = 124 ]; then
+    fail "submit-sweep.sh $* did not end within 120 s: $(cat "$log")
+$(squeue -o '%i %j %T %r' 2>&1)
+$(scontrol show node "$node" 2>&1 | grep -iE 'state|reason')"
+  fi
+}
+
 compare() {  # WHOLE MERGED SHARD_COUNT SHARD_FILES...
   python3 - "$@" <<'PY'
 import json, sys
@@ -231,11 +248,10 @@ PY
 # --- The job array, compile-only, for 2 and 3 shards.
 for n in 2 3; do
   out=$tmp/run$n
-  KK3_SLURM_TEST=$tmp KK3TUNE=$kk3 KK3_POLL_S=1 "$submit" --compile-only --wait "$plan" "$out" "$n" "${flags[@]}" >"$tmp/submit$n.log" 2>&1
-  rc=$?
+  KK3TUNE=$kk3 submit "$tmp/submit$n.log" --compile-only --wait "$plan" "$out" "$n" "${flags[@]}"
   cat "$tmp/submit$n.log"
   [ $rc = 0 ] || fail "$n shards: submit-sweep.sh --wait exited $rc; logs: $(tail -n 20 "$out"/logs/*.out 2>&1)"
-  logs=$(ls "$out"/logs/sweep-*_*.out 2>/dev/null | wc -l)
+  logs=$(find "$out/logs" -name "sweep-*_*.out" | wc -l)
   [ "$logs" = "$n" ] || fail "$n shards: $logs task logs in $out/logs, expected one per task"
   grep -q "no dispatch headers to emit" "$out"/logs/merge-*.out || fail "$n shards: the merge job's log does not say that compile-only emits nothing"
   files=()
@@ -246,8 +262,7 @@ done
 
 # --- A GPU-mode submission on a node without a GPU: exit 3 fails the tasks, the merge never runs.
 out=$tmp/gpu
-KK3_SLURM_TEST=$tmp CUDA_VISIBLE_DEVICES= KK3TUNE=$kk3 KK3_GRES= KK3_POLL_S=1 "$submit" --wait "$plan" "$out" 2 "${flags[@]}" >"$tmp/submit-gpu.log" 2>&1
-rc=$?
+KK3TUNE=$kk3 KK3_GRES='' submit "$tmp/submit-gpu.log" --wait "$plan" "$out" 2 "${flags[@]}"
 [ $rc = 1 ] || fail "a GPU sweep without a GPU: submit-sweep.sh --wait exited $rc, expected 1: $(cat "$tmp/submit-gpu.log")"
 grep -q "merge job [0-9]*: CANCELLED" "$tmp/submit-gpu.log" || fail "a GPU sweep without a GPU: the merge job was not cancelled: $(cat "$tmp/submit-gpu.log")"
 grep -q "sweep task 1: FAILED ExitCode=3:0" "$tmp/submit-gpu.log" || fail "a GPU sweep without a GPU: task 1 is not reported failed with exit 3: $(cat "$tmp/submit-gpu.log")"
@@ -263,9 +278,9 @@ exec "$kk3" "\$@"
 STUB
 chmod +x "$tmp/kk3-badmerge"
 out=$tmp/badmerge
-KK3_SLURM_TEST=$tmp KK3TUNE=$tmp/kk3-badmerge KK3_POLL_S=1 "$submit" --compile-only --wait "$plan" "$out" 2 "${flags[@]}" >"$tmp/submit-bad.log" 2>&1
-rc=$?
-[ $rc = 1 ] && grep -q "merge job [0-9]*: FAILED" "$tmp/submit-bad.log" \
-  || fail "a failing merge: submit-sweep.sh --wait exited $rc, expected 1 and a FAILED merge job: $(cat "$tmp/submit-bad.log")"
+KK3TUNE=$tmp/kk3-badmerge submit "$tmp/submit-bad.log" --compile-only --wait "$plan" "$out" 2 "${flags[@]}"
+if [ $rc != 1 ] || ! grep -q "merge job [0-9]*: FAILED" "$tmp/submit-bad.log"; then
+  fail "a failing merge: submit-sweep.sh --wait exited $rc, expected 1 and a FAILED merge job: $(cat "$tmp/submit-bad.log")"
+fi
 echo "a failing merge job fails the submission"
 echo "slurm_array.sh: the job array (2 and 3 shards), its merge and its exit codes hold"
