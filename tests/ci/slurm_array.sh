@@ -43,6 +43,9 @@ done
 id munge >/dev/null 2>&1 || fail "no munge user (the munge package creates it) $hint"
 [ -x "$kk3" ] || fail "no kk3tune at $kk3"
 
+# Nothing of the caller's Slurm (a real cluster's SLURM_CONF, SBATCH_PARTITION, a job's SLURM_*)
+# reaches the commands here.
+for v in $(compgen -e | grep -E '^(SLURM|SBATCH|SALLOC|SRUN)_'); do unset "$v"; done
 unset KK3TUNE KK3_COMPILE_ONLY KK3_GRES KK3_SBATCH_ARGS KK3_SWEEP_SBATCH_ARGS KK3_MERGE_SBATCH_ARGS KK3_MAX_PARALLEL
 export CUDA_VISIBLE_DEVICES=  # no GPU, also on a machine with one: every sweep here is untimed
 base=${TMPDIR:-/tmp}
@@ -95,7 +98,7 @@ echo $$ >"$tmp/owner.pid"
 chmod 755 "$tmp"  # munged (the munge user) must reach its socket folder
 cleanup() {
   local rc=$?
-  if [ -n "${SLURM_CONF:-}" ] && [ -n "$(ours "$tmp")" ]; then
+  if [ -n "${SLURM_CONF:-}" ] && [ -n "$(ours "$tmp")" ]; then  # our slurm.conf (set below)
     scancel --partition=ci >/dev/null 2>&1  # no job outlives the test
     for _ in $(seq 25); do [ -z "$(squeue -h 2>/dev/null)" ] && break; sleep 0.2; done
   fi
