@@ -26,7 +26,7 @@ int run_emit(const global_options& global, const emit_options& o) {
   for (const std::string& input : o.inputs) {
     report::result_file r = report::read_result_file(input);
     if (!r.sweep) {
-      std::cerr << "emit: skipped " << input << ": " << r.not_a_sweep << ", not a sweep\n";
+      std::cerr << "emit: skipped " << input << ": " << r.not_a_sweep << "\n";
       continue;
     }
     sweeps.push_back(std::move(*r.sweep));

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -162,6 +163,15 @@ std::vector<int> parse_gpus(const std::string& text) {
   return gpus;
 }
 
+/// The CUDA_VISIBLE_DEVICES of the worker on GPU `g` (a number among the GPUs this process sees):
+/// under an inherited CUDA_VISIBLE_DEVICES (a job scheduler's GPUs) it is that list's g-th entry.
+std::string visible_device(int g) {
+  const char* inherited = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!inherited || !*inherited) return std::to_string(g);
+  const std::vector<std::string> list = split(inherited, ',');
+  return static_cast<std::size_t>(g) < list.size() ? list[static_cast<std::size_t>(g)] : std::to_string(g);
+}
+
 /// Worker w's part of a --gpus sweep: OUT.gpu<w>.json (its journal beside it).
 std::filesystem::path gpu_part(const std::filesystem::path& out, int worker) { return out.string() + ".gpu" + std::to_string(worker) + ".json"; }
 
@@ -201,7 +211,7 @@ int run_on_gpus(const global_options& global, const sweep_options& o, const std:
       so.worker_argv.push_back(a);
     }
     so.variant_timeout_s = o.variant_timeout_s;
-    so.env.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(gpus[static_cast<std::size_t>(w)]));
+    so.env.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(gpus[static_cast<std::size_t>(w)]));
     so.name = "GPU " + std::to_string(gpus[static_cast<std::size_t>(w)]);
     threads.emplace_back([so, w, &logs, &codes, &errors] {
       try {
@@ -418,7 +428,7 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
     so.worker_argv = global.argv;
     so.worker_argv.push_back("--worker");
     so.variant_timeout_s = o.variant_timeout_s;
-    if (!o.gpus.empty()) so.env.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(parse_gpus(o.gpus).front()));
+    if (!o.gpus.empty()) so.env.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(parse_gpus(o.gpus).front()));
     return sweep::supervise(so, log);
   }
   return measure(o, request, log, o.out);

@@ -78,16 +78,21 @@ result_file read_result_file(const std::filesystem::path& file) {
   const json doc = parse_json_text(file, bytes);  // a syntax error is placed by JSON pointer
   result_file out;
   if (!doc.is_object()) {
-    out.not_a_sweep = "not a JSON object";
+    out.not_a_sweep = "not a JSON object, not a sweep";
     return out;
   }
   const auto kind = doc.find("kind");
   if (kind == doc.end()) {
-    out.not_a_sweep = "no \"kind\"";
+    out.not_a_sweep = "no \"kind\", not a sweep";
     return out;
   }
   if (!kind->is_string() || kind->get<std::string>() != "sweep") {
-    out.not_a_sweep = "kind " + kind->dump();
+    out.not_a_sweep = "kind " + kind->dump() + ", not a sweep";
+    return out;
+  }
+  const auto plan = doc.find("plan");
+  if (plan != doc.end() && plan->is_object() && plan->value("timed", true) == false) {
+    out.not_a_sweep = "an untimed sweep (compiled without a GPU): no tables";
     return out;
   }
   const fields f(file, /*strict=*/true);

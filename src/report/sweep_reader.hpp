@@ -58,13 +58,14 @@ struct sweep_file {
 /// A result file as read: a sweep, or why it is not one (another kind of result).
 struct result_file {
   std::optional<sweep_file> sweep;
-  std::string not_a_sweep;  ///< e.g. `kind "time"`; empty for a sweep
+  std::string not_a_sweep;  ///< e.g. `kind "time", not a sweep`; empty for a sweep with tables
 };
 
 /// Reads a result file. Throws error(io) when it cannot be read and error(usage) naming the
 /// file and the JSON path when it is not valid JSON, or is a sweep with a missing or mistyped
 /// field or a schema_version other than 1. A valid JSON document of another kind (or with no
-/// "kind") comes back with `not_a_sweep` set.
+/// "kind") comes back with `not_a_sweep` set, and so does an untimed sweep (compiled without a
+/// GPU: it has no tables).
 result_file read_result_file(const std::filesystem::path& file);
 
 }  // namespace kk3::report

@@ -253,7 +253,11 @@ TEST(emit, results_of_other_kinds_are_skipped_with_a_line_each) {
   test::write_text(time_result, R"({"schema_version": 1, "kind": "time", "results": []})");
   test::write_text(peers, R"({"torch": {}, "peers": []})");
   test::write_text(list, "[1, 2]");
-  const auto r = emit({time_result.string(), peers.string(), list.string()}, out.path());
+  // An untimed sweep (compiled without a GPU) has no tables: skipped too, not an error.
+  const fs::path untimed = in.path() / "untimed.json";
+  test::write_text(untimed, R"({"schema_version": 1, "kind": "sweep", "context": {"gpu": null}, "plan": {"timed": false},
+                              "families": {}, "records": [], "dispatch": []})");
+  const auto r = emit({time_result.string(), peers.string(), list.string(), untimed.string()}, out.path());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(
       contains(r.output, "emit: skipped " + time_result.string() + ": kind \"time\", not a sweep"))
@@ -262,6 +266,8 @@ TEST(emit, results_of_other_kinds_are_skipped_with_a_line_each) {
       << r.output;
   EXPECT_TRUE(
       contains(r.output, "emit: skipped " + list.string() + ": not a JSON object, not a sweep"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "emit: skipped " + untimed.string() + ": an untimed sweep (compiled without a GPU): no tables"))
       << r.output;
   EXPECT_TRUE(contains(r.output, "emit: no sweep result among the inputs")) << r.output;
   for (const std::string& name : k_headers) {
