@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/version.hpp"
 
 namespace kk3::cli {
@@ -16,14 +17,8 @@ void add_cache_options(CLI::App* cmd, cache_options& o) {
 CLI::Validator positive_integer() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        std::size_t used = 0;
-        long long v = 0;
-        try {
-          v = std::stoll(text, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used == 0 || used != text.size() || v < 1) return "'" + text + "': expected a positive integer";
+        const std::optional<long long> v = parse_integer(text);
+        if (!v || *v < 1) return "'" + text + "': expected a positive integer";
         return {};
       },
       "POSITIVE");

@@ -140,14 +140,9 @@ std::vector<int> parse_gpus(const std::string& text) {
     return gpus;
   }
   for (const std::string& item : split(text, ',')) {
-    std::size_t used = 0;
-    int g = -1;
-    try {
-      g = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || g < 0 || g >= count) {
+    const std::optional<long long> number = parse_integer(item);
+    const int g = number && *number >= 0 && *number < count ? static_cast<int>(*number) : -1;
+    if (g < 0) {
       throw error(error_kind::usage, "--gpus " + text + ": '" + item + "' is not one of this machine's GPUs (0 to " + std::to_string(count - 1) +
                                          "); expected all or a list such as 0,1");
     }

@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -103,6 +105,18 @@ void require_writable_folder(const std::filesystem::path& folder, const std::str
   }
   ::close(fd);
   fs::remove(probe, ec);
+}
+
+std::optional<long long> parse_integer(const std::string& text) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {  // not a number, or beyond 64 bits
+    return std::nullopt;
+  }
+  if (used == 0 || used != text.size()) return std::nullopt;
+  return v;
 }
 
 }  // namespace kk3

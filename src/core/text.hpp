@@ -1,6 +1,7 @@
 #pragma once
 // Small string and file helpers shared by every stage.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,10 @@ std::vector<std::string> split(std::string_view text, char delimiter);
 std::string trim(std::string_view text);
 /// Joins with a separator.
 std::string join(const std::vector<std::string>& items, std::string_view separator);
+
+/// The whole of `text` as a decimal integer (an optional sign, then digits); nullopt for anything
+/// else, including a number beyond 64 bits.
+std::optional<long long> parse_integer(const std::string& text);
 
 /// Reads a whole file; throws error(io) naming the file.
 std::string read_file(const std::filesystem::path& file);

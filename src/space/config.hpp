@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "space/expression.hpp"
 
 namespace kk3::space {
@@ -29,17 +30,9 @@ struct mode {
   long long define_or(const std::string& define, long long fallback) const {
     for (const auto& [key, value] : defines) {
       if (key != define) continue;
-      std::size_t used = 0;
-      long long v = 0;
-      try {
-        v = std::stoll(value, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != value.size()) {
-        throw error(error_kind::config, file + ": /modes/" + name + "/" + define + ": expected an integer, not \"" + value + "\"");
-      }
-      return v;
+      const std::optional<long long> v = parse_integer(value);
+      if (!v) throw error(error_kind::config, file + ": /modes/" + name + "/" + define + ": expected an integer, not \"" + value + "\"");
+      return *v;
     }
     return fallback;
   }
