@@ -1,7 +1,6 @@
 #include "merge/merge.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 
@@ -9,6 +8,8 @@
 #include "core/text.hpp"
 #include "report/json_fields.hpp"
 #include "report/json_parse.hpp"
+#include "report/record_json.hpp"
+#include "sweep/journal.hpp"
 
 namespace kk3::merge {
 namespace {
@@ -67,11 +68,6 @@ void read_coverage(const json_fields& f, const json& plan, shard_input& s) {
 }
 
 }  // namespace
-
-std::string item_key(const std::string& family, const std::string& mode, long long heads,
-                     long long blocks) {
-  return family + "/" + mode + "/H" + std::to_string(heads) + "/NB" + std::to_string(blocks);
-}
 
 shard_input read_shard(const std::filesystem::path& file) {
   shard_input s;
@@ -223,7 +219,7 @@ class item_index {
       return it->second;
     }
     const std::string key =
-        item_key(family, mode, f.integer(e, at, "heads"), f.integer(e, at, "blocks"));
+        sweep::shape_key(family, mode, f.integer(e, at, "heads"), f.integer(e, at, "blocks"));
     const auto it = m_at.find(key);
     if (it == m_at.end()) f.fail(at, "its item \"" + key + "\" is not in /plan/items");
     return it->second;
@@ -234,14 +230,10 @@ class item_index {
   std::map<std::string, std::size_t> m_first_of_mode;
 };
 
-double rounded(double x, double per_unit) {
-  return std::round(x * per_unit) / per_unit;
-}
-
 // fraction_of_ceiling against the merged ceiling (the sweep writer's rounding).
 void rescale(const json_fields& f, json& record, const std::string& at, double ceiling_tb_s) {
   const double tb_s = f.number(record, at, "achieved_tb_s");
-  record["fraction_of_ceiling"] = rounded(ceiling_tb_s > 0 ? tb_s / ceiling_tb_s : 0, 1e6);
+  record["fraction_of_ceiling"] = report::fraction_of_ceiling(tb_s, ceiling_tb_s);
 }
 
 // The entries of one list ("records" or "dispatch") of every input, in item order; within an

@@ -35,9 +35,4 @@ shard_input read_shard(const std::filesystem::path& file);
 nlohmann::ordered_json merge_shards(std::vector<shard_input> inputs,
                                     const std::vector<std::string>& argv);
 
-/// The item a sweep's record or dispatch entry belongs to: "family/mode/H<heads>/NB<blocks>"
-/// (sweep::shape_key; this stage does not depend on src/sweep).
-std::string item_key(const std::string& family, const std::string& mode, long long heads,
-                     long long blocks);
-
 }  // namespace kk3::merge

@@ -34,6 +34,17 @@ timing::sample_stats stats_from(const json& j) {
 
 }  // namespace
 
+json knobs_json(const std::vector<std::pair<std::string, long long>>& knobs) {
+  json k = json::object();
+  for (const auto& [name, value] : knobs) k[name] = value;
+  return k;
+}
+
+double fraction_of_ceiling(double achieved_tb_s, double ceiling_tb_s, record_precision precision) {
+  const double fraction = ceiling_tb_s > 0 ? achieved_tb_s / ceiling_tb_s : 0;
+  return precision == record_precision::full ? fraction : rounded(fraction, 1e6);
+}
+
 json verification_json(const sweep::verification& v) {
   return {{"status", v.status}, {"seed", v.seed}, {"checks", v.checks}, {"shapes", v.shapes},
           {"first_mismatch", v.first_mismatch.empty() ? json(nullptr) : json(v.first_mismatch)}};
@@ -51,10 +62,8 @@ sweep::verification verification_from_json(const json& j, const std::string& rea
 }
 
 json record_json(const sweep::record& r, record_precision p, double ceiling_tb_s) {
-  json knobs = json::object();
-  for (const auto& [name, value] : r.knobs) knobs[name] = value;
-  json e = {{"family", r.family}, {"mode", r.mode},       {"tokens", r.tokens},  {"heads", r.heads},
-            {"blocks", r.blocks}, {"variant", r.variant}, {"knobs", knobs},      {"reference", r.reference},
+  json e = {{"family", r.family}, {"mode", r.mode},       {"tokens", r.tokens},          {"heads", r.heads},
+            {"blocks", r.blocks}, {"variant", r.variant}, {"knobs", knobs_json(r.knobs)}, {"reference", r.reference},
             {"status", r.status}, {"reason", r.reason},   {"rounds", r.rounds}};
   e["verification"] = r.verified ? verification_json(*r.verified) : json(nullptr);
   e["statistics"] = r.stats ? stats_json(*r.stats, p) : json(nullptr);
@@ -63,9 +72,8 @@ json record_json(const sweep::record& r, record_precision p, double ceiling_tb_s
   e["samples_us"] = samples;
   e["bytes_moved"] = r.bytes_moved;
   const double tb_s = r.stats && r.stats->median > 0 ? r.bytes_moved / (r.stats->median * 1e-6) / 1e12 : 0;
-  const double fraction = ceiling_tb_s > 0 ? tb_s / ceiling_tb_s : 0;
   e["achieved_tb_s"] = p == record_precision::full ? tb_s : rounded(tb_s, 1e6);
-  e["fraction_of_ceiling"] = p == record_precision::full ? fraction : rounded(fraction, 1e6);
+  e["fraction_of_ceiling"] = fraction_of_ceiling(tb_s, ceiling_tb_s, p);
   return e;
 }
 

@@ -16,6 +16,12 @@ json record_json(const sweep::record& r, record_precision precision, double ceil
 /// (missing or mistyped fields) that the caller names the file and line or pointer for.
 sweep::record record_from_json(const json& j);
 
+/// Knob values as the result file holds them: an object in the config's knob order.
+json knobs_json(const std::vector<std::pair<std::string, long long>>& knobs);
+/// The fraction of the copy ceiling a record achieved, as the result file holds it (to 1e-6;
+/// 0 without a ceiling). `merge` recomputes it against the merged ceiling the same way.
+double fraction_of_ceiling(double achieved_tb_s, double ceiling_tb_s, record_precision precision = record_precision::rounded);
+
 /// A finalist's verification as the result file holds it (its reason is the record's).
 json verification_json(const sweep::verification& v);
 sweep::verification verification_from_json(const json& j, const std::string& reason);

@@ -1,6 +1,5 @@
 #include "report/sweep_json.hpp"
 
-#include <cmath>
 #include <map>
 
 #include "core/version.hpp"
@@ -10,12 +9,6 @@
 
 namespace kk3::report {
 namespace {
-
-json knobs_json(const std::vector<std::pair<std::string, long long>>& knobs) {
-  json k = json::object();
-  for (const auto& [name, value] : knobs) k[name] = value;
-  return k;
-}
 
 json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
 
@@ -47,7 +40,6 @@ std::string sweep_json(const sweep::sweep_result& r) {
                  {"items", r.items},
                  {"shard", r.shard.whole() ? json(nullptr)
                                            : json{{"index", r.shard.index}, {"count", r.shard.count}, {"items", r.shard_items}}}};
-  std::map<std::string, std::map<std::string, long long>> reference_knobs;
   json families = json::object();
   for (const auto& f : r.families) {
     json modes = json::object();
@@ -69,8 +61,7 @@ std::string sweep_json(const sweep::sweep_result& r) {
   json records = json::array();
   for (const auto& rec : r.records) {
     knobs_of[rec.family + "/" + rec.variant] = rec.knobs;
-    json e = record_json(rec, record_precision::rounded, r.ceiling_tb_s);
-    records.push_back(std::move(e));
+    records.push_back(record_json(rec, record_precision::rounded, r.ceiling_tb_s));
   }
   doc["records"] = nullptr;  // its place in the key order; filled below
 
