@@ -74,15 +74,10 @@ std::map<std::string, int> parse_injections(const std::vector<std::string>& item
   return out;
 }
 
-/// What a journal belongs to: the plan's bytes and every flag that changes what is swept.
-std::string journal_key(const std::filesystem::path& plan_file, const sweep::sweep_request& r, const std::string& archs, bool timed) {
-  hasher h;
-  h.add(read_file(plan_file)).add(r.family_filter).add(archs).add(timed ? "timed" : "compile");
-  for (long long t : r.tokens) h.add(std::to_string(t));
-  h.add(std::to_string(r.config.selection.min_gain));
-  for (const auto& [id, kind] : r.inject) h.add(id).add(std::to_string(kind));
-  h.add(r.shard.text());
-  return h.hex();
+/// What a journal belongs to: the plan's digest (the plan file and every flag that changes what is
+/// swept) and the shard.
+std::string journal_key(const sweep::sweep_request& r, bool timed, const std::vector<std::string>& archs = {}) {
+  return hasher().add(sweep::plan_digest(r, timed, archs)).add(r.shard.text()).hex();
 }
 
 /// The journal of this run: continued with --resume (or by a worker), else started.
@@ -131,7 +126,8 @@ class progress_printer {
   std::size_t m_plain_every = 0;
 };
 
-/// --gpus: "all" (every GPU the driver sees) or a comma list of distinct device numbers.
+/// --gpus: "all" (every GPU the driver sees) or a comma list of device numbers (one named twice
+/// runs two workers on it, with a warning).
 std::vector<int> parse_gpus(const std::string& text) {
   const int count = device::device_count();
   std::vector<int> gpus;
@@ -170,6 +166,40 @@ std::string visible_device(int g) {
 /// Worker w's part of a --gpus sweep: OUT.gpu<w>.json (its journal beside it).
 std::filesystem::path gpu_part(const std::filesystem::path& out, int worker) { return out.string() + ".gpu" + std::to_string(worker) + ".json"; }
 
+/// The journals of --gpus' workers, one per GPU: continued where a stopped run left them, else
+/// started. One seed for every worker: --seed, else a resumed worker's, else drawn now.
+std::vector<sweep::journal> gpu_journals(const sweep_options& o, const std::string& key, std::size_t workers) {
+  std::vector<std::optional<sweep::journal>> resumed(workers);
+  unsigned long long seed = o.seed;
+  std::error_code ec;
+  for (std::size_t w = 0; w < workers && o.resume; ++w) {
+    const auto file = sweep::journal_path(gpu_part(o.out, static_cast<int>(w)));
+    if (!std::filesystem::exists(file, ec)) continue;  // that worker had finished its part
+    resumed[w] = sweep::journal::resume(file, key);
+    if (!seed) seed = resumed[w]->state().seed;
+  }
+  if (!seed) seed = std::random_device{}() | 1ull;
+  std::vector<sweep::journal> logs;
+  for (std::size_t w = 0; w < workers; ++w) {
+    logs.push_back(resumed[w] ? std::move(*resumed[w])
+                              : sweep::journal::create(sweep::journal_path(gpu_part(o.out, static_cast<int>(w))), key, seed, true));
+  }
+  return logs;
+}
+
+/// The parts of --gpus' workers merged into --out as `merge` would; then the parts and claims go.
+void merge_gpu_parts(const global_options& global, const sweep_options& o, std::size_t workers, const std::filesystem::path& claims) {
+  std::vector<merge::shard_input> parts;
+  for (std::size_t w = 0; w < workers; ++w) parts.push_back(merge::read_shard(gpu_part(o.out, static_cast<int>(w))));
+  const nlohmann::ordered_json merged = merge::merge_shards(std::move(parts), global.argv);
+  write_file_atomic(o.out, report::sweep_text(merged));
+  std::error_code ec;
+  for (std::size_t w = 0; w < workers; ++w) std::filesystem::remove(gpu_part(o.out, static_cast<int>(w)), ec);
+  std::filesystem::remove_all(claims, ec);
+  std::cout << "\nmerged the parts of " << workers << " GPUs into " << o.out.string() << ": " << merged.at("records").size()
+            << " records, " << merged.at("dispatch").size() << " tables\n";
+}
+
 /// --gpus with several GPUs: one supervised worker per GPU (CUDA_VISIBLE_DEVICES), each pulling
 /// work items from OUT.claims and writing its part; the parts are merged into OUT as `merge`
 /// would, then removed. A stopped run keeps parts, journals and claims: --resume continues it.
@@ -179,26 +209,12 @@ int run_on_gpus(const global_options& global, const sweep_options& o, const std:
   if (!o.resume && std::filesystem::exists(claims, ec)) {
     throw error(error_kind::usage, claims.string() + ": a --gpus sweep to this --out was stopped: --resume continues it (or remove it)");
   }
-  const int n = static_cast<int>(gpus.size());
-  // One seed for every worker: --seed, else a resumed worker's, else drawn now.
-  std::vector<std::optional<sweep::journal>> resumed(gpus.size());
-  unsigned long long seed = o.seed;
-  for (int w = 0; w < n && o.resume; ++w) {
-    const auto file = sweep::journal_path(gpu_part(o.out, w));
-    if (!std::filesystem::exists(file, ec)) continue;  // that worker had finished its part
-    resumed[static_cast<std::size_t>(w)] = sweep::journal::resume(file, key);
-    if (!seed) seed = resumed[static_cast<std::size_t>(w)]->state().seed;
-  }
-  if (!seed) seed = std::random_device{}() | 1ull;
-  std::vector<sweep::journal> logs;
-  for (int w = 0; w < n; ++w) {
-    auto& r = resumed[static_cast<std::size_t>(w)];
-    logs.push_back(r ? std::move(*r) : sweep::journal::create(sweep::journal_path(gpu_part(o.out, w)), key, seed, true));
-  }
-  std::vector<int> codes(gpus.size(), 0);
-  std::vector<std::exception_ptr> errors(gpus.size());
+  const std::size_t n = gpus.size();
+  std::vector<sweep::journal> logs = gpu_journals(o, key, n);
+  std::vector<int> codes(n, 0);
+  std::vector<std::exception_ptr> errors(n);
   std::vector<std::thread> threads;
-  for (int w = 0; w < n; ++w) {
+  for (std::size_t w = 0; w < n; ++w) {
     sweep::supervisor_options so;
     so.worker_argv = global.argv;
     for (const std::string& a : {std::string("--worker"), std::string("--gpu-worker"), std::to_string(w + 1) + "/" + std::to_string(n),
@@ -206,13 +222,13 @@ int run_on_gpus(const global_options& global, const sweep_options& o, const std:
       so.worker_argv.push_back(a);
     }
     so.variant_timeout_s = o.variant_timeout_s;
-    so.env.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(gpus[static_cast<std::size_t>(w)]));
-    so.name = "GPU " + std::to_string(gpus[static_cast<std::size_t>(w)]);
+    so.env.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(gpus[w]));
+    so.name = "GPU " + std::to_string(gpus[w]);
     threads.emplace_back([so, w, &logs, &codes, &errors] {
       try {
-        codes[static_cast<std::size_t>(w)] = sweep::supervise(so, logs[static_cast<std::size_t>(w)]);
+        codes[w] = sweep::supervise(so, logs[w]);
       } catch (...) {
-        errors[static_cast<std::size_t>(w)] = std::current_exception();
+        errors[w] = std::current_exception();
       }
     });
   }
@@ -223,14 +239,7 @@ int run_on_gpus(const global_options& global, const sweep_options& o, const std:
   for (int code : codes) {
     if (code != k_exit_ok && code != k_exit_failure) return code;  // a worker stopped: its part, journal and claims stay
   }
-  std::vector<merge::shard_input> parts;
-  for (int w = 0; w < n; ++w) parts.push_back(merge::read_shard(gpu_part(o.out, w)));
-  const nlohmann::ordered_json merged = merge::merge_shards(std::move(parts), global.argv);
-  write_file_atomic(o.out, report::sweep_text(merged));
-  for (int w = 0; w < n; ++w) std::filesystem::remove(gpu_part(o.out, w), ec);
-  std::filesystem::remove_all(claims, ec);
-  std::cout << "\nmerged the parts of " << n << " GPUs into " << o.out.string() << ": " << merged.at("records").size() << " records, "
-            << merged.at("dispatch").size() << " tables\n";
+  merge_gpu_parts(global, o, n, claims);
   return *std::max_element(codes.begin(), codes.end());
 }
 
@@ -277,10 +286,10 @@ void print_summary(std::ostream& out, const sweep::sweep_result& r) {
 /// The request of a sweep from its flags, with the plan read and checked. Bad input is reported
 /// before any compile or GPU work: the output folder, --arch, --shard, the toolkit's include
 /// folder, then the plan's families, modes, shapes and token counts.
-sweep::sweep_request make_request(const global_options& global, const sweep_options& o, std::filesystem::path& plan_file) {
+sweep::sweep_request make_request(const global_options& global, const sweep_options& o) {
   sweep::sweep_request request;
   const auto config_dir = find_config_dir(global.config_dir).dir;
-  plan_file = o.config.empty() ? config_dir / "default.json" : o.config;
+  const std::filesystem::path plan_file = o.config.empty() ? config_dir / "default.json" : o.config;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(plan_file, ec)) throw error(error_kind::config, plan_file.string() + ": missing: the sweep plan");
   request.config = sweep::load_sweep_config(plan_file);
@@ -309,10 +318,10 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
 }
 
 /// Without a GPU: compile every variant of the plan (or shard) for the archs, check the plan.
-int run_compile_only(const sweep_options& o, sweep::sweep_request& request, const std::filesystem::path& plan_file, const std::string& why) {
+int run_compile_only(const sweep_options& o, sweep::sweep_request& request, const std::string& why) {
   sweep::sweep_result result;
   const std::vector<std::string> archs = jit::parse_arch_list(o.arch.empty() ? "sm_90a,sm_100a" : o.arch);
-  sweep::journal log = open_journal(o, journal_key(plan_file, request, join(archs, ","), false), false);
+  sweep::journal log = open_journal(o, journal_key(request, false, archs), false);
   request.log = &log;
   std::cerr << "kk3tune sweep: no GPU (" << (why.empty() ? "no device" : why) << "): compiling every variant for " << join(archs, ", ")
             << " and checking the plan; nothing will be timed"
@@ -324,7 +333,7 @@ int run_compile_only(const sweep_options& o, sweep::sweep_request& request, cons
   finish_journal(log);
   std::size_t modes = 0;
   for (const auto& f : result.families) modes += f.modes.size();
-  std::cout << "plan " << plan_file.string() << ": " << result.families.size() << " families, " << modes << " modes, "
+  std::cout << "plan " << request.config.file.string() << ": " << result.families.size() << " families, " << modes << " modes, "
             << result.config.tokens.size() << " token counts: ok" << shard_note(result) << "\n"
             << result.compiles << " variant compiles for " << join(archs, ", ") << ": " << result.compiles - result.compile_failures
             << " ok, " << result.compile_failures << " failed (" << cell("%.1f", result.wall_s) << " s)\n"
@@ -337,7 +346,7 @@ int run_compile_only(const sweep_options& o, sweep::sweep_request& request, cons
 
 /// The summary of a measured sweep; exit 1 when a variant is not ok (unlaunchable ones are no
 /// failure: never measured where they cannot run).
-int report_sweep(const sweep_options& o, const sweep::sweep_result& result, const std::filesystem::path& out) {
+int report_sweep(const sweep::sweep_result& result, const std::filesystem::path& out) {
   print_summary(std::cout, result);
   std::size_t dropped = 0, unlaunchable = 0, failed = 0;
   for (const auto& rec : result.records) {
@@ -349,7 +358,6 @@ int report_sweep(const sweep_options& o, const sweep::sweep_result& result, cons
             << failed << " not ok), "
             << result.compiles << " compiles (" << result.compile_failures << " failed), copy ceiling " << cell("%.3f", result.ceiling_tb_s)
             << " TB/s, " << cell("%.1f", result.wall_s) << " s on " << result.context->gpu.name << shard_note(result) << "; wrote " << out.string() << "\n";
-  (void)o;
   return failed ? k_exit_failure : k_exit_ok;
 }
 
@@ -383,19 +391,18 @@ int measure(const sweep_options& o, sweep::sweep_request& request, sweep::journa
   }
   write_file_atomic(out, report::sweep_json(result));
   finish_journal(log);
-  return report_sweep(o, result, out);
+  return report_sweep(result, out);
 }
 
 int run_sweep_command(const global_options& global, const sweep_options& o) {
-  std::filesystem::path plan_file;
-  sweep::sweep_request request = make_request(global, o, plan_file);
+  sweep::sweep_request request = make_request(global, o);
   std::string why;
   const bool gpu = device::driver_available(&why) && device::device_count() > 0;
   if (!gpu) {
     if (!o.gpus.empty()) std::cerr << "kk3tune sweep: --gpus " << o.gpus << ": no GPU, so no workers: compiling in this process\n";
-    return run_compile_only(o, request, plan_file, why);
+    return run_compile_only(o, request, why);
   }
-  const std::string key = journal_key(plan_file, request, "", true);
+  const std::string key = journal_key(request, true);
   if (o.worker && !o.gpu_worker.empty()) {  // one of --gpus' workers: its part of the result
     const sweep::shard_spec w = sweep::parse_shard(o.gpu_worker);
     request.claims_dir = o.claims;
@@ -407,13 +414,11 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
     request.seed = log.state().seed;
     return measure(o, request, log, part);
   }
-  if (!o.worker && !o.gpus.empty()) {
-    const std::vector<int> gpus = parse_gpus(o.gpus);
-    if (gpus.size() > 1 && o.no_isolation) {
-      throw error(error_kind::usage, "--no-isolation with --gpus " + o.gpus + ": each GPU's worker is a supervised process");
-    }
-    if (gpus.size() > 1) return run_on_gpus(global, o, key, gpus);
+  const std::vector<int> gpus = o.worker || o.gpus.empty() ? std::vector<int>{} : parse_gpus(o.gpus);
+  if (gpus.size() > 1 && o.no_isolation) {
+    throw error(error_kind::usage, "--no-isolation with --gpus " + o.gpus + ": each GPU's worker is a supervised process");
   }
+  if (gpus.size() > 1) return run_on_gpus(global, o, key, gpus);
   sweep::journal log = open_journal(o, key, true);
   request.log = &log;
   request.seed = log.state().seed;  // drawn once, when the journal was started
@@ -423,7 +428,7 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
     so.worker_argv = global.argv;
     so.worker_argv.push_back("--worker");
     so.variant_timeout_s = o.variant_timeout_s;
-    if (!o.gpus.empty()) so.env.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(parse_gpus(o.gpus).front()));
+    if (!gpus.empty()) so.env.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(gpus.front()));
     return sweep::supervise(so, log);
   }
   return measure(o, request, log, o.out);

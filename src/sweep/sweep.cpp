@@ -184,10 +184,9 @@ class compile_ahead {
   std::thread m_thread;
 };
 
-/// Loads a group's compiled kernels; a mode's first item records the variants that failed.
-std::vector<jit::loaded_kernel> load_group(const std::vector<const work_item*>& group, std::vector<jit::compile_result> compiled,
-                                           sweep_result& out) {
-  const work_item& first = *group.front();
+/// Loads a mode's compiled kernels for `first`, the first of its items this run measures (the
+/// mode's first item of the plan records the variants that failed).
+std::vector<jit::loaded_kernel> load_mode(const work_item& first, std::vector<jit::compile_result> compiled, sweep_result& out) {
   if (first.first_of_mode) {
     for (record& r : compile_records(first, {compiled}, false, out)) out.records.push_back(std::move(r));
   }
@@ -205,7 +204,7 @@ void run_shard(const gpu_session& g, const sweep_plan& plan, const jit::jit_engi
   compile_ahead compiler(g.request, engine, g.info.arch, groups);
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     nvtx::range family_range(groups[gi].front()->family->space.config.family);
-    const std::vector<jit::loaded_kernel> kernels = load_group(groups[gi], compiler.get(gi), out);
+    const std::vector<jit::loaded_kernel> kernels = load_mode(*groups[gi].front(), compiler.get(gi), out);
     for (const work_item* item : groups[gi]) run_item(g, *item, kernels, out, on_count);
   }
 }
@@ -242,7 +241,7 @@ void run_claimed(const gpu_session& g, const sweep_plan& plan, const jit::jit_en
     const work_item& item = plan.items[*i];
     out.shard_items.push_back(*i);
     if (loaded_mode != item.mode) {
-      kernels = load_group({&item}, engine.compile_all(item_requests(g.request, item, g.info.arch)), out);
+      kernels = load_mode(item, engine.compile_all(item_requests(g.request, item, g.info.arch)), out);
       loaded_mode = item.mode;
     }
     if (warm.valid()) warm.get();
