@@ -229,6 +229,7 @@ void run_claimed(const gpu_session& g, const sweep_plan& plan, const jit::jit_en
   std::vector<jit::loaded_kernel> kernels;
   const space::mode* loaded_mode = nullptr;
   std::future<void> warm;
+  const space::mode* warmed = nullptr;  // the mode warm compiles (or compiled): once per mode, not per item
   for (;;) {
     std::optional<std::size_t> i;
     if (!again.empty()) {
@@ -244,8 +245,10 @@ void run_claimed(const gpu_session& g, const sweep_plan& plan, const jit::jit_en
       kernels = load_mode(item, engine.compile_all(item_requests(g.request, item, g.info.arch)), out);
       loaded_mode = item.mode;
     }
-    if (warm.valid()) warm.get();
-    if (const work_item* next = next_mode(plan, *i)) {
+    const work_item* next = next_mode(plan, *i);
+    if (next && next->mode != warmed) {
+      if (warm.valid()) warm.get();
+      warmed = next->mode;
       warm = std::async(std::launch::async, [&g, &engine, next] { (void)engine.compile_all(item_requests(g.request, *next, g.info.arch)); });
     }
     run_item(g, item, kernels, out, on_count);
