@@ -90,7 +90,7 @@ void add_compare_command(CLI::App& app, const global_options&, int& exit_code) {
                 "compare files measured on different GPUs (refused otherwise, exit 2)");
   cmd->add_flag("--all", o->all, "list every record, not only the changed ones");
   cmd->footer(
-      "Records are matched by family, mode, shape (tokens, heads, blocks) and variant. A record\n"
+      "Records are matched by family, mode, shape (tokens and the family's dimensions) and variant. A record\n"
       "timed in both files is slower or faster when its median (from the statistics block) moved\n"
       "by more than the threshold and the move is significant: a Mann-Whitney U test on the raw\n"
       "samples when both sides have 3 or more that agree with their statistics, else disjoint\n"

@@ -254,11 +254,11 @@ void print_summary(std::ostream& out, const sweep::sweep_result& r) {
   std::map<std::string, double> median;
   std::map<std::string, std::string> reference_of;
   for (const auto& f : r.families) reference_of[f.family] = f.reference;
-  auto key = [](const std::string& fam, const std::string& mode, long long h, long long b, long long t, const std::string& v) {
-    return fam + "/" + mode + "/" + std::to_string(h) + "/" + std::to_string(b) + "/" + std::to_string(t) + "/" + v;
+  auto key = [](const std::string& fam, const std::string& mode, const families::dims& shape, long long t, const std::string& v) {
+    return sweep::count_key(sweep::shape_key(fam, mode, shape), t) + "/" + v;
   };
   for (const auto& rec : r.records) {
-    if (rec.stats && rec.status != "dropped") median[key(rec.family, rec.mode, rec.heads, rec.blocks, rec.tokens, rec.variant)] = rec.stats->median;
+    if (rec.stats && rec.status != "dropped") median[key(rec.family, rec.mode, rec.shape, rec.tokens, rec.variant)] = rec.stats->median;
   }
   text_table table({"family", "mode", "shape", "tokens", "winner", "speedup_vs_ref", "runner_up", "margin_%"},
                    {false, false, false, false, false, true, false, true});
@@ -267,14 +267,14 @@ void print_summary(std::ostream& out, const sweep::sweep_result& r) {
       double log_sum = 0;
       int n = 0;
       for (long long t : range.tokens) {
-        const auto w = median.find(key(d.family, d.mode, d.heads, d.blocks, t, range.winner));
-        const auto ref = median.find(key(d.family, d.mode, d.heads, d.blocks, t, reference_of[d.family]));
+        const auto w = median.find(key(d.family, d.mode, d.shape, t, range.winner));
+        const auto ref = median.find(key(d.family, d.mode, d.shape, t, reference_of[d.family]));
         if (w != median.end() && ref != median.end() && w->second > 0) {
           log_sum += std::log(ref->second / w->second);
           ++n;
         }
       }
-      table.add_row({d.family, d.mode, d.heads ? "H=" + std::to_string(d.heads) : "NB=" + std::to_string(d.blocks),
+      table.add_row({d.family, d.mode, families::shape_text(d.shape),
                      std::to_string(range.min_tokens) + "-" + std::to_string(range.max_tokens),
                      range.winner + (range.incumbent_kept ? " (kept)" : ""), n ? cell("%.3f", std::exp(log_sum / n)) : "-",
                      range.runner_up.value_or("-"), cell("%.1f", 100 * range.margin)});

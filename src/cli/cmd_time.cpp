@@ -129,7 +129,7 @@ int run_time(const global_options& global, time_options o) {
   }
 
   if (!o.json.empty()) {
-    report::measured_subject subject{v.space.config.family, v.mode->name, v.shape.tokens, v.shape.heads, v.shape.blocks,
+    report::measured_subject subject{v.space.config.family, v.mode->name, v.shape.tokens, v.space.impl->key_of(v.shape),
                                      v.seed, o.ceiling_tb_s, reference};
     const std::string doc = report::measurement_json(report::capture_context(v.info, global.argv), subject, result);
     if (o.json == "-") std::cout << doc;

@@ -26,7 +26,8 @@ namespace {
 
 struct verify_cli_options {
   std::string family, mode, variant;
-  std::vector<long long> tokens, heads, blocks;
+  std::vector<long long> tokens;
+  shape_options shape;
   unsigned long long seed = 0;
   std::filesystem::path save_dir;
   bool save_all = false;
@@ -51,26 +52,38 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   for (const auto& v : space.variants) {
     if (o.variant.empty() || named.count(&v) || v.is_reference) variants.push_back(v);
   }
-  std::vector<const space::mode*> modes;
-  // Where the block count is compile-time (attn_res: the mode's NB), --blocks picks the modes.
-  auto blocks_match = [&](const space::mode& m) {
-    const long long nb = m.define_or("NB", -1);
-    return o.blocks.empty() || nb < 0 || std::find(o.blocks.begin(), o.blocks.end(), nb) != o.blocks.end();
+  // The dimensions given: those a flag may choose are verified at every combination; those the
+  // mode sets (attn_res's NB) pick the modes that have one of the values given.
+  families::planned_dims chosen, picking;
+  const std::vector<families::dimension> dims = fam.dimensions();
+  for (const auto& g : given_shapes(fam, o.shape, true)) {
+    const bool planned = std::find_if(dims.begin(), dims.end(), [&](const auto& d) { return d.name == g.first && d.planned; }) != dims.end();
+    (planned ? chosen : picking).push_back(g);
+  }
+  auto mode_matches = [&](const space::mode& m) {
+    const families::shape own = fam.model_shape(1, m, {});
+    return std::all_of(picking.begin(), picking.end(), [&](const auto& p) {
+      return std::find(p.second.begin(), p.second.end(), own.at(p.first)) != p.second.end();
+    });
   };
+  std::vector<const space::mode*> modes;
   if (!o.mode.empty()) space::find_mode(space.config, o.mode);  // throws error(usage) naming the modes
   for (const auto& m : space.config.modes) {
-    if ((o.mode.empty() || m.name == o.mode) && blocks_match(m)) modes.push_back(&m);
+    if ((o.mode.empty() || m.name == o.mode) && mode_matches(m)) modes.push_back(&m);
   }
-  if (modes.empty()) throw error(error_kind::usage, "--blocks: no mode of family " + o.family + " has those block counts");
+  if (modes.empty()) {
+    throw error(error_kind::usage, shape_flag(o.shape, picking.front().first) + ": no mode of family " + o.family + " has those values");
+  }
   // Bad input before any GPU work: shapes beyond the family's buffers, a missing toolkit.
   for (const space::mode* m : modes) {
-    const long long nb = std::max(0LL, m->define_or("NB", 0));
-    for (long long h : o.heads.empty() ? std::vector<long long>{0} : o.heads) {
+    for (const families::shape& model : fam.sweep_shapes(*m, chosen)) {
       long long most = o.tokens.empty() ? 1 : *std::max_element(o.tokens.begin(), o.tokens.end());
       if (!o.no_edge_shapes) {
-        for (const families::shape& e : fam.edge_shapes(fam.model_shape(1, h, nb))) most = std::max(most, e.tokens);
+        for (const families::shape& e : fam.edge_shapes(model)) most = std::max(most, e.tokens);
       }
-      families::check_tokens(fam, *m, most, h, nb, o.tokens.empty() ? "--heads" : "--tokens");
+      const families::dims given = fam.key_of(model);
+      families::check_tokens(fam, *m, most, chosen.empty() ? families::dims{} : given, "--tokens",
+                             chosen.empty() ? "--tokens" : shape_flag(o.shape, chosen.front().first));
     }
   }
   jit::require_cuda_include_dir();
@@ -86,8 +99,7 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   verify::verify_options vo;
   vo.seed = o.seed ? o.seed : (std::random_device{}() | 1ull);
   vo.tokens = o.tokens;
-  vo.heads = o.heads;
-  vo.blocks = o.blocks;
+  vo.shapes = chosen;
   vo.edge_shapes = !o.no_edge_shapes;
   vo.hazard_runs = o.hazard_runs;
   vo.save_dir = o.save_dir;
@@ -136,8 +148,7 @@ void add_verify_command(CLI::App& app, const global_options& global, int& exit_c
   cmd->add_option("--mode", o->mode, "only this mode (default: all)");
   cmd->add_option("--variant", o->variant, "only these variants, a comma list of ids or 'all' (the reference is always verified too)");
   cmd->add_option("--tokens,-T", o->tokens, "token counts besides the edge shapes")->delimiter(',')->check(CLI::PositiveNumber);
-  cmd->add_option("--heads", o->heads, "head counts (default: the model's)")->delimiter(',')->check(CLI::PositiveNumber);
-  cmd->add_option("--blocks", o->blocks, "block counts NB (attn_res: only the modes with these NB)")->delimiter(',')->check(CLI::NonNegativeNumber);
+  add_shape_options(cmd, o->shape, true);
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and printed)");
   cmd->add_option("--save-workspace", o->save_dir, "write the inputs, expected and actual outputs of failing variants as .npy files here");
   cmd->add_flag("--save-all", o->save_all, "with --save-workspace: save every variant, not only failures");

@@ -1,6 +1,8 @@
 #include "cli/variant_setup.hpp"
 
+#include <algorithm>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include "core/error.hpp"
@@ -36,13 +38,83 @@ void drop_unlaunchable(loaded_variant& v, bool skip) {
 
 }  // namespace
 
+void add_shape_options(CLI::App* cmd, shape_options& o, bool lists) {
+  const std::string values = lists ? "values" : "value";
+  auto* shape = cmd->add_option("--shape", o.shape,
+                                "a model dimension's " + values + ", NAME=" + (lists ? "V[,V...]" : "V") +
+                                    " (repeatable; `kk3tune list` shows each family's dimensions; default: the model's)");
+  shape->allow_extra_args(false);
+  auto* heads = cmd->add_option("--heads", o.heads, "head count" + std::string(lists ? "s" : "") + " H: --shape heads=...");
+  auto* blocks = cmd->add_option("--blocks", o.blocks,
+                                 "block count" + std::string(lists ? "s" : "") + " NB: --shape blocks=... (attn_res: picks the modes with that NB)");
+  for (auto* opt : {heads, blocks}) {
+    opt->check(CLI::NonNegativeNumber);
+    if (lists) {
+      opt->delimiter(',');
+    } else {
+      opt->expected(1);
+    }
+  }
+}
+
+families::planned_dims given_shapes(const families::family& f, const shape_options& o, bool lists) {
+  families::planned_dims given;
+  auto add = [&](const std::string& name, const std::vector<long long>& values, const std::string& flag) {
+    const std::vector<families::dimension> all = f.dimensions();
+    const auto d = std::find_if(all.begin(), all.end(), [&](const families::dimension& x) { return x.name == name; });
+    if (d == all.end()) {
+      std::vector<std::string> names;
+      for (const families::dimension& x : all) names.push_back(x.name);
+      throw error(error_kind::usage, flag + ": " + f.name() + " has no dimension " + name +
+                                         (names.empty() ? " (it has none)" : " (it has " + join(names, ", ") + ")"));
+    }
+    if (!lists && values.size() != 1) throw error(error_kind::usage, flag + ": expected one value");
+    for (long long v : values) {
+      if (v < d->least) throw error(error_kind::usage, flag + ": " + std::to_string(v) + " is below " + std::to_string(d->least));
+    }
+    if (std::any_of(given.begin(), given.end(), [&](const auto& g) { return g.first == name; })) {
+      throw error(error_kind::usage, flag + ": " + name + " given twice");
+    }
+    given.emplace_back(name, values);
+  };
+  if (!o.heads.empty()) add("heads", o.heads, "--heads");
+  if (!o.blocks.empty()) add("blocks", o.blocks, "--blocks");
+  for (const std::string& text : o.shape) {
+    const auto eq = text.find('=');
+    const std::string name = text.substr(0, eq);
+    if (eq == std::string::npos || name.empty() || eq + 1 == text.size()) {
+      throw error(error_kind::usage, "--shape " + text + ": expected NAME=" + (lists ? "V[,V...]" : "V"));
+    }
+    std::vector<long long> values;
+    for (const std::string& v : split(text.substr(eq + 1), ',')) {
+      const std::optional<long long> n = parse_integer(v);
+      if (!n) throw error(error_kind::usage, "--shape " + text + ": '" + v + "' is not an integer");
+      values.push_back(*n);
+    }
+    add(name, values, "--shape " + name);
+  }
+  // In the family's order of its dimensions, so that every spelling gives the same shapes.
+  families::planned_dims ordered;
+  for (const families::dimension& d : f.dimensions()) {
+    for (const auto& g : given) {
+      if (g.first == d.name) ordered.push_back(g);
+    }
+  }
+  return ordered;
+}
+
+std::string shape_flag(const shape_options& o, const std::string& name) {
+  if (name == "heads" && !o.heads.empty()) return "--heads";
+  if (name == "blocks" && !o.blocks.empty()) return "--blocks";
+  return "--shape " + name;
+}
+
 void add_variant_options(CLI::App* cmd, variant_options& o) {
   cmd->add_option("--family", o.family, "kernel family (see `kk3tune list --all`)")->required();
   cmd->add_option("--mode", o.mode, "the family's mode (default: its first)");
   cmd->add_option("--variant", o.variant, "variant id or 'reference' (default); time also takes a comma list or 'all'");
   cmd->add_option("--tokens,-T", o.tokens, "token count T")->check(positive_integer());
-  cmd->add_option("--heads", o.heads, "head count H, for families with heads")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--blocks", o.blocks, "block count NB, for families with blocks")->check(CLI::NonNegativeNumber);
+  add_shape_options(cmd, o.shape, false);
   cmd->add_option("--seed", o.seed, "seed of the random inputs (default: drawn and printed)");
   add_cache_options(cmd, o.cache);
 }
@@ -61,16 +133,13 @@ std::vector<const space::variant*> choose_variants(const families::family_space&
 std::string loaded_variant::describe() const {
   std::string d = space.config.family + "/" + mode->name + "/" + (kernels.size() == 1 ? variant().id : std::to_string(kernels.size()) + " variants") +
                   " T=" + std::to_string(shape.tokens);
-  if (shape.heads) d += " H=" + std::to_string(shape.heads);
-  if (shape.blocks) d += " NB=" + std::to_string(shape.blocks);
-  return d;
+  const std::string dims = families::shape_text(space.impl->key_of(shape));
+  return dims.empty() ? d : d + " " + dims;
 }
 
 std::string loaded_variant::shape_range_name() const {
   std::string n = mode->name + "-T" + std::to_string(shape.tokens);
-  if (shape.heads) n += "-H" + std::to_string(shape.heads);
-  if (shape.blocks) n += "-NB" + std::to_string(shape.blocks);
-  return n;
+  return n + families::shape_suffix(space.impl->key_of(shape));
 }
 
 loaded_variant load_variant(const global_options& global, const variant_options& o, unsigned workspaces) {
@@ -79,10 +148,13 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   v.space = families::load_family_space(families::find_family(o.family), find_config_dir(global.config_dir).dir);
   v.mode = o.mode.empty() ? &v.space.config.modes.front() : &space::find_mode(v.space.config, o.mode);
   const std::vector<const space::variant*> chosen = choose_variants(v.space, o.variant);
-  v.shape = v.space.impl->model_shape(o.tokens, o.heads, o.blocks);
+  families::dims given;
+  for (const auto& [name, values] : given_shapes(*v.space.impl, o.shape, false)) given.emplace_back(name, values.front());
+  v.shape = v.space.impl->model_shape(o.tokens, *v.mode, given);
   v.seed = o.seed ? o.seed : std::random_device{}() | 1ull;
   // Bad input before any GPU work: a shape beyond the family's buffers, a missing toolkit.
-  families::check_tokens(*v.space.impl, *v.mode, o.tokens, o.heads, o.blocks, "--tokens");
+  families::check_tokens(*v.space.impl, *v.mode, o.tokens, given, "--tokens",
+                         given.empty() ? "--tokens" : shape_flag(o.shape, given.front().first));
   jit::require_cuda_include_dir();
 
   v.info = device::first_gpu();

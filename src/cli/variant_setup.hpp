@@ -15,14 +15,31 @@
 
 namespace kk3::cli {
 
+/// The flags that give model dimensions: --shape NAME=V[,V...] (repeatable) for any dimension
+/// a family has, and --heads and --blocks, the same for heads and blocks.
+struct shape_options {
+  std::vector<std::string> shape;
+  std::vector<long long> heads, blocks;
+};
+
+/// Adds --shape, --heads and --blocks to a subcommand (`lists`: each takes several values).
+void add_shape_options(CLI::App* cmd, shape_options& o, bool lists);
+
+/// The values given, by dimension name in the order of `f`'s dimensions. Throws error(usage)
+/// naming the flag for a malformed --shape, a dimension `f` does not have, a value below its
+/// least, or (unless `lists`) more than one value.
+families::planned_dims given_shapes(const families::family& f, const shape_options& o, bool lists);
+
+/// The flag that gave dimension `name` ("--heads", or "--shape NAME"), for messages.
+std::string shape_flag(const shape_options& o, const std::string& name);
+
 /// The flags that pick a variant and a shape.
 struct variant_options {
   std::string family;                  ///< --family (required)
   std::string mode;                    ///< --mode; empty = the family's first mode
   std::string variant = "reference";   ///< --variant: an id, "reference", a comma list, or "all"
   long long tokens = 1;                ///< --tokens T
-  long long heads = 0;                 ///< --heads H (families with heads)
-  long long blocks = 0;                ///< --blocks NB (families with blocks)
+  shape_options shape;                 ///< --shape, --heads, --blocks
   unsigned long long seed = 0;         ///< --seed; 0 = draw one (and print it)
   cache_options cache;                 ///< --cache-dir, --no-cache
 };

@@ -120,8 +120,19 @@ std::string padded(const std::string& s, std::size_t width) {
 }
 
 std::string table_name(const dispatch_model& m, const header_arch& a, const header_table& t) {
-  return a.name + "_" + m.modes[t.mode].identifier + "_" + m.shape_key + std::to_string(t.shape);
+  std::string name = a.name + "_" + m.modes[t.mode].identifier;
+  for (std::size_t i = 0; i < m.shape_keys.size(); ++i) name += "_" + m.shape_keys[i] + std::to_string(t.shape[i]);
+  return name;
 }
+
+// select()'s shape parameters ("int heads, "), its arguments ("heads, "), and the names as prose.
+std::string shape_params(const dispatch_model& m) {
+  return join_each(m.shape_keys, "", [](const std::string& k) { return "int " + k + ", "; });
+}
+std::string shape_args(const dispatch_model& m) {
+  return join_each(m.shape_keys, "", [](const std::string& k) { return k + ", "; });
+}
+std::string shape_names(const dispatch_model& m) { return m.shape_keys.empty() ? "none" : join(m.shape_keys, ", "); }
 
 std::string mode_defines_text(const header_mode& mode) {
   return join_each(mode.defines, " ", [](const auto& d) { return d.first + "=" + d.second; });
@@ -137,7 +148,7 @@ void provenance(std::string& out, const dispatch_model& m) {
 //
 // Tables:
 )",
-      {{"family", m.family}, {"shape", m.shape_key}, {"version", comment_text(m.tool_version)}});
+      {{"family", m.family}, {"shape", shape_names(m)}, {"version", comment_text(m.tool_version)}});
   std::size_t width = 0;
   for (const header_arch& a : m.archs) width = std::max(width, a.name.size());
   for (const header_arch& a : m.archs) {
@@ -189,7 +200,7 @@ void provenance(std::string& out, const dispatch_model& m) {
   out += fill(R"(//
 // Use:
 //   namespace d = kk3tune::dispatch::${family};
-//   const d::knobs k = d::select(d::mode::${mode}, ${shape}, num_tokens);  // sm_90 tables
+//   const d::knobs k = d::select(d::mode::${mode}, ${shape}num_tokens);  // sm_90 tables
 //   d::with_variant(k, [&](auto v) {
 //     using V = decltype(v);
 //     ${launch}<<<grid, block>>>(params);
@@ -197,7 +208,7 @@ void provenance(std::string& out, const dispatch_model& m) {
 )",
               {{"family", m.family},
                {"mode", m.modes.front().identifier},
-               {"shape", m.shape_key},
+               {"shape", shape_args(m)},
                {"launch", comment_text(entry_with(m.entry, "V::"))}});
 }
 
@@ -375,31 +386,34 @@ constexpr knobs select_${arch}(mode, int, long long) noexcept { return reference
     std::string ranges;
     for (std::size_t i = 0; i < t.ranges.size(); ++i)
       ranges += range_text(t.ranges[i], i + 1 == t.ranges.size());
+    // ", heads 16" in the comment, " && heads == 16" in the pick.
+    std::string shape_text, shape_test;
+    for (std::size_t i = 0; i < m.shape_keys.size(); ++i) {
+      shape_text += ", " + m.shape_keys[i] + " " + std::to_string(t.shape[i]);
+      shape_test += " && " + m.shape_keys[i] + " == " + std::to_string(t.shape[i]);
+    }
     const values v = {{"arch", a.name},
                       {"mode", m.modes[t.mode].identifier},
                       {"mode_name", comment_text(m.modes[t.mode].name)},
-                      {"shape_key", m.shape_key},
-                      {"shape", std::to_string(t.shape)},
+                      {"shape", shape_text},
                       {"table", table_name(m, a, t)},
-                      {"ranges", ranges}};
-    out += fill(R"(// ${arch}, mode ${mode_name}, ${shape_key} ${shape}
+                      {"ranges", ranges},
+                      {"shape_test", shape_test}};
+    out += fill(R"(// ${arch}, mode ${mode_name}${shape}
 inline constexpr range ${table}[] = {
 ${ranges}};
 
 )",
                 v);
-    picks += fill(
-        "  if (m == mode::${mode} && ${shape_key} == ${shape}) return pick(${table}, "
-        "num_tokens);\n",
-        v);
+    picks += fill("  if (m == mode::${mode}${shape_test}) return pick(${table}, num_tokens);\n", v);
   }
   out += fill(
-      R"(constexpr knobs select_${arch}(mode m, int ${shape_key}, long long num_tokens) noexcept {
+      R"(constexpr knobs select_${arch}(mode m, ${shape_params}long long num_tokens) noexcept {
 ${picks}  return reference_knobs;
 }
 
 )",
-      {{"arch", a.name}, {"shape_key", m.shape_key}, {"picks", picks}});
+      {{"arch", a.name}, {"shape_params", shape_params(m)}, {"picks", picks}});
 }
 
 void tables(std::string& out, const dispatch_model& m) {
@@ -434,8 +448,7 @@ void selects(std::string& out, const dispatch_model& m) {
     const std::string sm = std::to_string(a.sm);
     rule += sm + " and above: " + a.name + "; ";
     tuned += "  if (sm_arch >= " + sm + ") return " + (a.tuned ? "true" : "false") + ";\n";
-    by_arch += "  if (sm_arch >= " + sm + ") return detail::select_" + a.name + "(m, " +
-               m.shape_key + ", num_tokens);\n";
+    by_arch += "  if (sm_arch >= " + sm + ") return detail::select_" + a.name + "(m, " + shape_args(m) + "num_tokens);\n";
   }
   out += fill(
       R"(/// Whether sm_arch's tables come from a sweep (false: they give the reference variant).
@@ -446,20 +459,22 @@ ${tuned}  return ${first_tuned};
 /// The knobs to launch in mode `m` at model shape `${shape}` for `num_tokens` tokens, on ${first}:
 /// the first range with num_tokens <= its max_tokens, the last range above them all, and the
 /// reference knobs for a mode or ${shape} without a table.
-constexpr knobs select(mode m, int ${shape}, long long num_tokens) noexcept {
-  return detail::select_${first}(m, ${shape}, num_tokens);
+constexpr knobs select(mode m, ${params}long long num_tokens) noexcept {
+  return detail::select_${first}(m, ${args}num_tokens);
 }
 
 /// select() on the architecture sm_arch = 10 * major + minor of the compute capability (90 for
 /// sm_90 / sm_90a, 100 for sm_100a). Tables: ${rule}below: ${first}.
-constexpr knobs select(int sm_arch, mode m, int ${shape}, long long num_tokens) noexcept {
-${by_arch}  return detail::select_${first}(m, ${shape}, num_tokens);
+constexpr knobs select(int sm_arch, mode m, ${params}long long num_tokens) noexcept {
+${by_arch}  return detail::select_${first}(m, ${args}num_tokens);
 }
 
 )",
       {{"tuned", tuned},
        {"first_tuned", first.tuned ? "true" : "false"},
-       {"shape", m.shape_key},
+       {"shape", shape_names(m)},
+       {"params", shape_params(m)},
+       {"args", shape_args(m)},
        {"first", first.name},
        {"rule", rule},
        {"by_arch", by_arch}});

@@ -26,7 +26,7 @@ struct header_range {
 /// The ranges of one mode at one model shape.
 struct header_table {
   std::size_t mode = 0;              ///< index into dispatch_model::modes
-  long long shape = 0;               ///< heads or blocks (dispatch_model::shape_key)
+  std::vector<long long> shape;      ///< the model shape: one value per dispatch_model::shape_keys
   std::vector<header_range> ranges;  ///< ascending; never empty
 };
 
@@ -62,7 +62,7 @@ struct dispatch_model {
   std::vector<std::string> options;      ///< extra NVRTC options the variants were compiled with
   std::vector<std::string> knob_names;   ///< config order
   std::vector<std::string> macro_knobs;  ///< knobs that are -D macros (not in the entry)
-  std::string shape_key;                 ///< "heads" or "blocks": select()'s shape parameter
+  std::vector<std::string> shape_keys;   ///< the family's key dimensions: select()'s shape parameters
   std::vector<header_mode> modes;
   knob_values reference;  ///< the reference variant's knobs
   /// Every distinct knob tuple a table can return, the reference first, with its variant id.

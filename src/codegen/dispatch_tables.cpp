@@ -23,7 +23,7 @@ constexpr table_arch_def k_table_archs[] = {{"sm_90", 90}, {"sm_100", 100}};
 /// What the checks and the model need to know about one family.
 struct family_facts {
   const families::family_space* space = nullptr;
-  std::string shape_key;                          ///< "heads" or "blocks"
+  std::vector<families::dimension> shape_keys;    ///< the family's key dimensions
   std::vector<std::string> knob_names;            ///< config order
   std::map<knob_values, std::size_t> variant_at;  ///< shipped variants by their knobs
   std::size_t reference = 0;                      ///< index of the reference variant
@@ -52,9 +52,8 @@ std::string tuple_id(const knob_values& k) {
 family_facts facts_of(const families::family_space& space) {
   family_facts ff;
   ff.space = &space;
-  // The shape the dispatch is keyed on beside the token count, as the family names it (a family
-  // with one model shape is keyed on blocks, which are then 0).
-  ff.shape_key = space.impl->shape_key() == "heads" ? "heads" : "blocks";
+  // The dimensions the dispatch is keyed on beside the token count, as the family names them.
+  ff.shape_keys = space.impl->key_dimensions();
   for (const space::knob& k : space.config.knobs) ff.knob_names.push_back(k.name);
   for (std::size_t i = 0; i < space.variants.size(); ++i) {
     const space::variant& v = space.variants[i];
@@ -111,8 +110,25 @@ mismatch range_knobs(const report::sweep_range& r, const family_facts& ff, knob_
   return {};
 }
 
-long long shape_of(const report::sweep_dispatch& d, const family_facts& ff) {
-  return ff.shape_key == "heads" ? d.heads : d.blocks;
+std::vector<std::string> key_names(const family_facts& ff) {
+  std::vector<std::string> out;
+  for (const families::dimension& k : ff.shape_keys) out.push_back(k.name);
+  return out;
+}
+
+// A table's model shape in the order of the family's key dimensions (check_file() found each).
+std::vector<long long> shape_of(const report::sweep_dispatch& d, const family_facts& ff) {
+  std::vector<long long> out;
+  for (const families::dimension& k : ff.shape_keys) out.push_back(families::dim_or(d.shape, k.name, LLONG_MIN));
+  return out;
+}
+
+// "heads 16": a table's shape for messages.
+std::string shape_words(const report::sweep_dispatch& d, const family_facts& ff) {
+  const std::vector<long long> values = shape_of(d, ff);
+  std::vector<std::string> words;
+  for (std::size_t i = 0; i < values.size(); ++i) words.push_back(ff.shape_keys[i].name + " " + std::to_string(values[i]));
+  return join(words, ", ");
 }
 
 std::size_t mode_index(const space::family_config& cfg, const std::string& mode) {
@@ -142,24 +158,24 @@ void check_file(const report::sweep_file& s, const std::map<std::string, family_
     fail(s, "/families/" + fam.name, "unknown family (emit writes " + join(known, ", ") + ")");
   }
 
-  std::set<std::tuple<std::string, std::string, long long>> seen;
+  std::set<std::tuple<std::string, std::string, std::vector<long long>>> seen;
   for (const report::sweep_dispatch& d : s.dispatch) {
     if (!listed.count(d.family))
       fail(s, d.at + "/family", "\"" + d.family + "\" is not in /families");
     const auto it = facts.find(d.family);
     if (it == facts.end()) continue;  // an example family
     const family_facts& ff = it->second;
-    const long long shape = shape_of(d, ff);
-    const long long least = ff.shape_key == "heads" ? 1 : 0;
-    if (shape < least || shape > INT_MAX) {
-      fail(s, d.at + "/" + ff.shape_key,
-           std::to_string(shape) + " is not a " + ff.shape_key + " count (" +
-               std::to_string(least) + " to " + std::to_string(INT_MAX) + ")");
+    for (const families::dimension& k : ff.shape_keys) {
+      const long long v = families::dim_or(d.shape, k.name, LLONG_MIN);
+      if (v == LLONG_MIN) fail(s, d.at + "/shape", "no " + k.name + " (the tables of " + d.family + " are keyed on it)");
+      if (v < k.least || v > INT_MAX) {
+        fail(s, d.at + "/shape/" + k.name,
+             std::to_string(v) + " is not a " + k.name + " count (" + std::to_string(k.least) + " to " +
+                 std::to_string(INT_MAX) + ")");
+      }
     }
-    if (!seen.insert({d.family, d.mode, shape}).second) {
-      fail(s, d.at,
-           "a second table for " + d.family + " mode " + d.mode + " " + ff.shape_key + " " +
-               std::to_string(shape));
+    if (!seen.insert({d.family, d.mode, shape_of(d, ff)}).second) {
+      fail(s, d.at, "a second table for " + d.family + " mode " + d.mode + " " + shape_words(d, ff));
     }
     long long previous = 0;
     for (const report::sweep_range& r : d.ranges) {
@@ -189,9 +205,9 @@ mismatch config_mismatch(const report::sweep_file& s, const family_facts& ff) {
       return {at + "/knobs", "the knob names " + list_text(fam.knobs) + " do not match " +
                                  cfg.file.string() + " " + list_text(ff.knob_names)};
     }
-    if (fam.shape_key != ff.shape_key) {
-      return {at + "/shape_key",
-              "\"" + fam.shape_key + "\": this family is dispatched on " + ff.shape_key};
+    if (fam.shape_keys != key_names(ff)) {
+      return {at + "/" + fam.shape_keys_field, list_text(fam.shape_keys) + ": this family is dispatched on " +
+                                                  list_text(key_names(ff))};
     }
   }
   for (const report::sweep_dispatch& d : s.dispatch) {
@@ -220,7 +236,12 @@ dispatch_model base_model(const family_facts& ff) {
   m.source = cfg.source;
   m.entry = cfg.entry;
   m.options = cfg.options;
-  m.shape_key = ff.shape_key;
+  m.shape_keys = key_names(ff);
+  for (const std::string& k : m.shape_keys) {
+    if (is_cpp_keyword(k) || k == "m" || k == "num_tokens" || k == "sm_arch") {
+      throw error(error_kind::config, cfg.family + ": its dimension \"" + k + "\" cannot name a parameter of select()");
+    }
+  }
   m.knob_names = ff.knob_names;
   for (const space::knob& k : cfg.knobs) {
     if (is_cpp_keyword(k.name) || k.name == "knobs" || k.name == "as_knobs") {
@@ -254,8 +275,7 @@ struct table_source {
 
 std::string table_text(const family_facts& ff, const table_arch_def& def,
                        const report::sweep_dispatch& d) {
-  return ff.space->config.family + " " + def.name + " mode " + d.mode + " " + ff.shape_key + " " +
-         std::to_string(shape_of(d, ff));
+  return ff.space->config.family + " " + def.name + " mode " + d.mode + " " + shape_words(d, ff);
 }
 
 // The family's tables for one architecture from all the inputs. A table (mode and shape) given
@@ -263,7 +283,7 @@ std::string table_text(const family_facts& ff, const table_arch_def& def,
 // they were merged into give the same tables: pass one or the other).
 std::vector<table_source> tables_for(const std::vector<report::sweep_file>& sweeps,
                                      const family_facts& ff, const table_arch_def& def) {
-  std::map<std::pair<std::size_t, long long>, table_source> by_table;
+  std::map<std::pair<std::size_t, std::vector<long long>>, table_source> by_table;
   for (const report::sweep_file& s : sweeps) {
     if (table_arch(s.gpu_arch) != def.name) continue;
     for (const report::sweep_dispatch& d : s.dispatch) {

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "families/registry.hpp"
 
 namespace kk3::compare {
 namespace {
@@ -17,13 +18,13 @@ using report::sweep_dispatch;
 using report::sweep_range;
 
 record_id id_of(const result_record& r) {
-  return {r.key(), r.family, r.mode, r.variant, r.tokens, r.heads, r.blocks};
+  return {r.key(), r.family, r.mode, r.variant, r.tokens, r.shape};
 }
 
 // Family, mode, model shape, tokens, variant: the order every list is shown in.
 bool id_less(const record_id& a, const record_id& b) {
-  return std::tie(a.family, a.mode, a.heads, a.blocks, a.tokens, a.variant) <
-         std::tie(b.family, b.mode, b.heads, b.blocks, b.tokens, b.variant);
+  return std::tie(a.family, a.mode, a.shape_dims, a.tokens, a.variant) <
+         std::tie(b.family, b.mode, b.shape_dims, b.tokens, b.variant);
 }
 
 file_summary summarize(const result_document& d) {
@@ -132,8 +133,8 @@ std::string tokens_text(long long lo, long long hi) {
 }
 
 std::string entry_of(const sweep_dispatch& d) {
-  std::string shape = d.heads ? "H" + std::to_string(d.heads) : "NB" + std::to_string(d.blocks);
-  return d.family + "/" + d.mode + "/" + shape;
+  const std::string shape = families::shape_text(d.shape);
+  return d.family + "/" + d.mode + (shape.empty() ? "" : "/" + shape);
 }
 
 std::string ranges_text(const std::vector<const sweep_range*>& ranges) {
@@ -214,10 +215,8 @@ std::unordered_map<std::string, std::size_t> index_by_key(const result_document&
 }  // namespace
 
 std::string record_id::shape() const {
-  std::string s = "T" + std::to_string(tokens);
-  if (heads) s += " H" + std::to_string(heads);
-  if (blocks) s += " NB" + std::to_string(blocks);
-  return s;
+  const std::string s = families::shape_text(shape_dims);
+  return "T" + std::to_string(tokens) + (s.empty() ? "" : " " + s);
 }
 
 int comparison::exit_code() const {

@@ -33,8 +33,9 @@ struct file_summary {
 struct record_id {
   std::string key;  ///< result_record::key()
   std::string family, mode, variant;
-  long long tokens = 0, heads = 0, blocks = 0;
-  /// "T64 H16", "T64 NB4": the shape as the tables show it (zero heads and blocks left out).
+  long long tokens = 0;
+  families::dims shape_dims;  ///< the family's key dimensions
+  /// "T64 H=16", "T64 NB=4": the shape as the tables show it.
   std::string shape() const;
 };
 

@@ -1,25 +1,16 @@
 #pragma once
 // The interface through which a kernel family plugs into kk3tune. A family's folder under
-// src/families holds its implementation; it registers itself with one line in registry.cpp.
+// src/families holds its implementation; it registers itself with one line in list.def.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "device/launch.hpp"
 #include "families/problem.hpp"
+#include "families/shape.hpp"
 #include "space/variant.hpp"
 
 namespace kk3::families {
-
-/// A problem size of a family. Every family is swept over token counts; `heads` and `blocks`
-/// are the model shape where the family has one (0 where it has none).
-struct shape {
-  long long tokens = 1;       ///< T: tokens in the decode batch
-  long long heads = 0;        ///< H for mla_decode_epilogue
-  long long blocks = 0;       ///< NB for attn_res
-  long long block_size = 64;  ///< KV-cache block size (mla_decode_epilogue)
-  bool strided = false;       ///< inputs laid out with padded token / head / row strides
-};
 
 /// The device buffers of one call at one shape, with the inputs filled, and the kernel's
 /// argument array. A family subclasses it; the measurement engine only launches.
@@ -43,20 +34,26 @@ class family {
   virtual device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const = 0;
   /// Bytes a call reads and writes, each input read once and each output written once.
   virtual double bytes_moved(const shape& s, const space::mode& m) const = 0;
-  /// The shape of a call with T tokens, the model's other dimensions at their defaults, and
-  /// `heads` / `blocks` where the caller gives them (> 0).
-  virtual shape model_shape(long long tokens, long long heads, long long blocks) const = 0;
-  /// The model shapes a sweep covers in mode `m`, at T = 1: `heads` are the plan's head counts
-  /// for a family with heads (empty: the model's). The sweep asks the family, never guesses.
-  virtual std::vector<shape> sweep_shapes(const space::mode& m, const std::vector<long long>& heads) const {
-    (void)m;
-    (void)heads;
-    return {model_shape(1, 0, 0)};
-  }
-  /// The dimension that tells the family's model shapes apart in results and headers: "heads",
-  /// "blocks", or "" for a family with one model shape. A plan may list "heads" only for a
-  /// family whose key is "heads".
-  virtual std::string shape_key() const { return ""; }
+  /// The family's model dimensions besides T, in its order; every shape it makes sets each of
+  /// them. The key ones tell its model shapes apart (the dispatch tables are keyed on them
+  /// beside the token count): mla_decode_epilogue's heads, attn_res's blocks; none for a family
+  /// with one model shape.
+  virtual std::vector<dimension> dimensions() const { return {}; }
+  /// The key dimensions among dimensions().
+  std::vector<dimension> key_dimensions() const;
+  /// The key dimensions of `s`: what results, tables and headers tell it apart by.
+  dims key_of(const shape& s) const { return families::key_of(s, dimensions()); }
+  /// The values of `s` for the dimensions a plan or a flag may choose, one each: what makes
+  /// sweep_shapes give `s`'s model shape again.
+  planned_dims planned_of(const shape& s) const;
+  /// The shape of a call with T tokens in mode `m`: the model's dimensions, with the key
+  /// dimensions in `given` (by name, as a plan or a flag names them) instead of the model's.
+  /// Throws error(usage) naming the dimension for a value the family cannot take.
+  virtual shape model_shape(long long tokens, const space::mode& m, const dims& given) const = 0;
+  /// The model shapes a sweep covers in mode `m`, at T = 1: by default every combination of
+  /// the plan's values (`planned`, for dimensions a plan may choose; an absent one: the
+  /// model's). The sweep asks the family, never guesses.
+  virtual std::vector<shape> sweep_shapes(const space::mode& m, const planned_dims& planned) const;
   /// Shapes the verifier always covers besides the requested ones (T = 1, thresholds, odd
   /// sizes, strided inputs), built around a model shape.
   virtual std::vector<shape> edge_shapes(const shape& model) const = 0;

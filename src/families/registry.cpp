@@ -1,21 +1,22 @@
 #include "families/registry.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "families/attn_res/attn_res.hpp"
-#include "families/copy_example/copy_example.hpp"
-#include "families/empty_example/empty_example.hpp"
-#include "families/mla_decode_epilogue/mla_decode_epilogue.hpp"
 
 namespace kk3::families {
 
+#define KK3_FAMILY(name) const family& register_##name();
+#include "families/list.def"
+#undef KK3_FAMILY
+
 const std::vector<const family*>& all_families() {
-  // One line per family.
-  static const mla_decode_epilogue k_mla_decode_epilogue;
-  static const attn_res k_attn_res;
-  static const copy_example k_copy_example;
-  static const empty_example k_empty_example;
-  static const std::vector<const family*> k_all = {&k_mla_decode_epilogue, &k_attn_res, &k_copy_example, &k_empty_example};
+  static const std::vector<const family*> k_all = {
+#define KK3_FAMILY(name) &register_##name(),
+#include "families/list.def"
+#undef KK3_FAMILY
+  };
   return k_all;
 }
 
@@ -63,6 +64,48 @@ std::vector<const family*> select_families(const std::string& name, bool with_ex
     if (with_examples || !f->is_example()) out.push_back(f);
   }
   return out;
+}
+
+namespace {
+
+// How text names a dimension: the label the family that has it gives it, else its name.
+std::string label_of(const std::string& name) {
+  for (const family* f : all_families()) {
+    for (const dimension& d : f->dimensions()) {
+      if (d.name == name) return d.label;
+    }
+  }
+  return name;
+}
+
+}  // namespace
+
+std::string shape_text(const dims& d) {
+  std::string out;
+  for (const auto& [name, value] : d) out += (out.empty() ? "" : " ") + label_of(name) + "=" + std::to_string(value);
+  return out;
+}
+
+std::string shape_suffix(const dims& d) {
+  std::string out;
+  for (const auto& [name, value] : d) out += "-" + label_of(name) + std::to_string(value);
+  return out;
+}
+
+std::string given_problem(const family& f, const std::string& name, long long value) {
+  const std::vector<dimension> all = f.dimensions();
+  const auto d = std::find_if(all.begin(), all.end(), [&](const dimension& x) { return x.name == name; });
+  if (d == all.end() || !d->planned) {
+    std::vector<std::string> planned;
+    for (const dimension& x : all) {
+      if (x.planned) planned.push_back(x.name);
+    }
+    std::string why = f.name() + " takes no " + name;
+    if (d != all.end()) why += " from a plan or a flag (its mode sets it)";
+    return why + (planned.empty() ? std::string(" (it has no dimension to choose)") : " (it takes " + join(planned, ", ") + ")");
+  }
+  if (value < d->least) return name + " " + std::to_string(value) + " is below " + std::to_string(d->least);
+  return {};
 }
 
 }  // namespace kk3::families

@@ -79,10 +79,7 @@ shard_input read_shard(const std::filesystem::path& file) {
   if (!kind || *kind != "sweep")
     f.fail("/kind",
            (kind ? kind->dump() : std::string("missing")) + ": merge takes sweep results only");
-  const long long schema = f.integer(s.doc, "", "schema_version");
-  if (schema != 1)
-    f.fail("/schema_version",
-           "schema_version " + std::to_string(schema) + " is not supported (this kk3tune reads 1)");
+  f.schema_version(s.doc);
   f.object(s.doc, "", "context");
   f.array(s.doc, "", "records");
   f.array(s.doc, "", "dispatch");
@@ -205,7 +202,7 @@ class item_index {
   explicit item_index(const std::vector<std::string>& keys) {
     for (std::size_t i = 0; i < keys.size(); ++i) {
       m_at[keys[i]] = i;
-      const std::string mode = keys[i].substr(0, keys[i].rfind('/', keys[i].rfind('/') - 1));
+      const std::string mode = keys[i].substr(0, keys[i].find('/', keys[i].find('/') + 1));  // "family/mode"
       m_first_of_mode.emplace(mode, i);  // keeps the first
     }
   }
@@ -219,7 +216,7 @@ class item_index {
       return it->second;
     }
     const std::string key =
-        sweep::shape_key(family, mode, f.integer(e, at, "heads"), f.integer(e, at, "blocks"));
+        sweep::shape_key(family, mode, f.shape(e, at, family));
     const auto it = m_at.find(key);
     if (it == m_at.end()) f.fail(at, "its item \"" + key + "\" is not in /plan/items");
     return it->second;

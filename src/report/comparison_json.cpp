@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/json_parse.hpp"
+#include "report/measurement_json.hpp"
+
 namespace kk3::report {
 namespace {
 
@@ -21,8 +24,7 @@ json file_json(const compare::file_summary& s) {
 }
 
 json id_json(const compare::record_id& id) {
-  return {{"family", id.family}, {"mode", id.mode},     {"tokens", id.tokens},
-          {"heads", id.heads},   {"blocks", id.blocks}, {"variant", id.variant}};
+  return {{"family", id.family}, {"mode", id.mode}, {"tokens", id.tokens}, {"shape", shape_json(id.shape_dims)}, {"variant", id.variant}};
 }
 
 json record_json(const compare::record_comparison& r) {
@@ -73,7 +75,7 @@ std::string comparison_json(const compare::comparison& c) {
     }
     return out;
   };
-  const json doc = {{"schema_version", 1},
+  const json doc = {{"schema_version", k_schema_version},
                     {"kind", "comparison"},
                     {"base", file_json(c.base)},
                     {"new", file_json(c.next)},

@@ -22,15 +22,9 @@ std::string fmt_pct(double fraction) {
   return format_sig(fraction * 100, 3) + "%";
 }
 
-std::string shape_text(long long heads, long long blocks) {
-  if (heads > 0) return "H=" + std::to_string(heads);
-  if (blocks > 0) return "NB=" + std::to_string(blocks);
-  return "";
-}
-
 std::string record_title(const result_record& r) {
   std::string t = r.variant + "\nT=" + std::to_string(r.tokens);
-  const std::string shape = shape_text(r.heads, r.blocks);
+  const std::string shape = families::shape_text(r.shape);
   if (!shape.empty()) t += " " + shape;
   if (r.stats) {
     const result_stats& s = *r.stats;

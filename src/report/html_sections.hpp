@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "families/registry.hpp"
 #include "report/result_reader.hpp"
 
 namespace kk3::report::html {
@@ -30,7 +31,6 @@ std::string fmt_us(double us);
 /// "41.2%" of a fraction
 std::string fmt_pct(double fraction);
 /// "H=16", "NB=4" or "" (the model shape of a record)
-std::string shape_text(long long heads, long long blocks);
 /// The hover text of a record: variant, shape, median, spread, samples, status.
 std::string record_title(const result_record& r);
 /// The i-th colour of the categorical palette (cycles).

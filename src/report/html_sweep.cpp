@@ -23,7 +23,7 @@ constexpr const char* k_failed_color = "#dc2626";
 /// One family x mode x model shape: its records and its dispatch entry.
 struct panel {
   std::string family, mode;
-  long long heads = 0, blocks = 0;
+  families::dims shape;
   std::vector<const result_record*> records;
   const sweep_dispatch* dispatch = nullptr;
 };
@@ -55,24 +55,23 @@ std::string range_label(const sweep_range& r) {
 }
 
 std::string panel_title(const panel& p) {
-  const std::string shape = shape_text(p.heads, p.blocks);
+  const std::string shape = families::shape_text(p.shape);
   return p.family + " · " + p.mode + (shape.empty() ? "" : " · " + shape);
 }
 
 std::vector<panel> make_panels(const result_document& doc) {
   std::vector<panel> panels;
   std::map<std::string, std::size_t> index;
-  auto find = [&](const std::string& family, const std::string& mode, long long h, long long b) {
-    const std::string key =
-        family + '\n' + mode + '\n' + std::to_string(h) + '\n' + std::to_string(b);
+  auto find = [&](const std::string& family, const std::string& mode, const families::dims& shape) {
+    const std::string key = family + '\n' + mode + '\n' + families::shape_suffix(shape);
     auto [it, fresh] = index.emplace(key, panels.size());
-    if (fresh) panels.push_back({family, mode, h, b, {}, nullptr});
+    if (fresh) panels.push_back({family, mode, shape, {}, nullptr});
     return &panels[it->second];
   };
   for (const result_record& r : doc.records)
-    find(r.family, r.mode, r.heads, r.blocks)->records.push_back(&r);
+    find(r.family, r.mode, r.shape)->records.push_back(&r);
   for (const sweep_dispatch& d : doc.dispatch)
-    find(d.family, d.mode, d.heads, d.blocks)->dispatch = &d;
+    find(d.family, d.mode, d.shape)->dispatch = &d;
   return panels;
 }
 
@@ -552,7 +551,7 @@ page_body sweep_body(const result_document& doc) {
     const std::string anchor = anchor_of(p, i);
     summary.add_row(
         {html_cell{"<a href=\"#" + anchor + "\">" + html_escape(p.family) + "</a>", 0, false},
-         text_cell(p.mode), text_cell(shape_text(p.heads, p.blocks)),
+         text_cell(p.mode), text_cell(families::shape_text(p.shape)),
          number_cell(double(m.tokens.size()), m.tokens.empty()
                                                   ? "0"
                                                   : std::to_string(m.tokens.size()) + " (" +

@@ -24,7 +24,7 @@ struct shape_group {
 };
 
 std::string group_title(const result_record& r) {
-  const std::string shape = shape_text(r.heads, r.blocks);
+  const std::string shape = families::shape_text(r.shape);
   return r.family + " · " + r.mode + " · T=" + std::to_string(r.tokens) +
          (shape.empty() ? "" : " · " + shape) +
          (r.timing_mode.empty() ? "" : " · " + r.timing_mode);

@@ -10,10 +10,17 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "families/shape.hpp"
 #include "report/json_parse.hpp"
 #include "report/sweep_reader.hpp"
 
 namespace kk3::report {
+
+/// The schema 1 shape fields ("heads", "blocks") a record of `family` holds in a file: those it
+/// has as key dimensions, or both for a family this kk3tune does not know.
+std::vector<std::string> legacy_shape_dims(const std::string& family);
+/// Whether `name` is a key dimension of the registered family `family`.
+bool is_key_dimension(const std::string& family, const std::string& name);
 
 /// Typed access to one file's JSON; every failure names the file and the JSON pointer.
 /// Lenient (the default) in one way only: an integer field holding a number with a fraction (a
@@ -27,6 +34,20 @@ class json_fields {
 
   [[noreturn]] void fail(const std::string& at, const std::string& what) const {
     throw error(error_kind::usage, m_file.string() + ": " + (at.empty() ? "/" : at) + ": " + what);
+  }
+
+  /// The file's schema_version, one this kk3tune reads (json_parse.hpp).
+  int schema_version(const json& doc) const {
+    const json* v = find(doc, "schema_version");
+    if (!v) fail("/schema_version", "missing (not a kk3tune result file?)");
+    if (!v->is_number()) fail("/schema_version", "expected an integer");
+    const double d = v->get<double>();
+    if (d != std::floor(d) || d < k_oldest_schema_version || d > k_schema_version) {
+      const std::string shown = v->is_number_integer() ? std::to_string(v->get<long long>()) : v->dump();
+      fail("/schema_version", "schema_version " + shown + " is not supported (this kk3tune reads " +
+                                  std::to_string(k_oldest_schema_version) + " to " + std::to_string(k_schema_version) + ")");
+    }
+    return static_cast<int>(d);
   }
 
   /// The member, or nullptr when the object has none.
@@ -118,6 +139,24 @@ class json_fields {
     std::vector<std::pair<std::string, long long>> out;
     for (const auto& [name, value] : object(parent, at, key).items()) {
       out.emplace_back(name, integer_value(value, at + "/" + key + "/" + json_pointer_token(name)));
+    }
+    return out;
+  }
+  /// The model shape of a record or table of `family` at `at`: the object "shape" (schema 2),
+  /// or the integers "heads" and "blocks" of schema 1, of which it keeps those `family` has as
+  /// key dimensions (both nonzero ones for a family this kk3tune does not know).
+  families::dims shape(const json& e, const std::string& at, const std::string& family) const {
+    families::dims out;
+    if (const json* s = find(e, "shape")) {
+      if (!s->is_object()) fail(at + "/shape", "expected an object of dimension name -> integer");
+      for (const auto& [name, value] : s->items()) {
+        out.emplace_back(name, integer_value(value, at + "/shape/" + json_pointer_token(name)));
+      }
+      return out;
+    }
+    for (const std::string& name : legacy_shape_dims(family)) {
+      const long long v = integer(e, at, name);
+      if (v != 0 || is_key_dimension(family, name)) out.emplace_back(name, v);
     }
     return out;
   }

@@ -14,6 +14,12 @@ namespace kk3::report {
 /// and the byte offset when it is not valid JSON, and saying so when the file is compressed.
 nlohmann::ordered_json parse_json_text(const std::filesystem::path& file, const std::string& bytes);
 
+/// The schema_version kk3tune writes (results/schema/kk3tune-result.schema.json), and the oldest
+/// it reads. 2: a record's model shape is an object of the family's key dimensions ("shape":
+/// {"heads": 16}); 1 had the integers "heads" and "blocks".
+inline constexpr int k_schema_version = 2;
+inline constexpr int k_oldest_schema_version = 1;
+
 /// Escapes one reference token of a JSON pointer (RFC 6901: "~" -> "~0", "/" -> "~1").
 std::string json_pointer_token(const std::string& key);
 

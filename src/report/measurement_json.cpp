@@ -1,8 +1,16 @@
 #include "report/measurement_json.hpp"
 
+#include "report/json_parse.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace kk3::report {
+
+json shape_json(const families::dims& shape) {
+  json out = json::object();
+  for (const auto& [name, value] : shape) out[name] = value;
+  return out;
+}
 
 json context_json(const run_context& c) {
   json gpu = {{"name", c.gpu.name},
@@ -61,11 +69,11 @@ std::string measurement_json(const run_context& context, const measured_subject&
     if (m.mode == timing::timing_mode::chain) e["chain"] = {{"total_us", m.chain_total_us}, {"base_us", m.chain_base_us}};
     entries.push_back(std::move(e));
   }
-  json doc = {{"schema_version", 1},
+  json doc = {{"schema_version", k_schema_version},
               {"kind", "time"},
               {"context", context_json(context)},
               {"subject",
-               {{"family", s.family}, {"mode", s.mode}, {"tokens", s.tokens}, {"heads", s.heads}, {"blocks", s.blocks},
+               {{"family", s.family}, {"mode", s.mode}, {"tokens", s.tokens}, {"shape", shape_json(s.shape)},
                 {"seed", s.seed}}},
               {"results", entries}};
   return doc.dump(2) + "\n";

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "families/shape.hpp"
 #include "report/context.hpp"
 #include "timing/timer.hpp"
 
@@ -14,13 +15,17 @@ using json = nlohmann::ordered_json;
 
 /// The "context" block every result file carries.
 json context_json(const run_context& context);
+/// A model shape as result files hold it: {"heads": 16}, the key dimensions in the family's order.
+json shape_json(const families::dims& shape);
+
 /// The "statistics" block of a measurement (microseconds).
 json statistics_json(const timing::sample_stats& stats);
 
 /// What was measured, beside the measurement itself.
 struct measured_subject {
   std::string family, mode;
-  long long tokens = 0, heads = 0, blocks = 0;
+  long long tokens = 0;
+  families::dims shape;          ///< the family's key dimensions
   unsigned long long seed = 0;
   double copy_ceiling_tb_s = 0;  ///< the bandwidth ceiling the fraction is taken of
   std::string reference;         ///< the family's reference variant (its entry says "reference": true)

@@ -62,9 +62,9 @@ sweep::verification verification_from_json(const json& j, const std::string& rea
 }
 
 json record_json(const sweep::record& r, record_precision p, double ceiling_tb_s) {
-  json e = {{"family", r.family}, {"mode", r.mode},       {"tokens", r.tokens},          {"heads", r.heads},
-            {"blocks", r.blocks}, {"variant", r.variant}, {"knobs", knobs_json(r.knobs)}, {"reference", r.reference},
-            {"status", r.status}, {"reason", r.reason},   {"rounds", r.rounds}};
+  json e = {{"family", r.family},   {"mode", r.mode},     {"tokens", r.tokens},          {"shape", shape_json(r.shape)},
+            {"variant", r.variant}, {"knobs", knobs_json(r.knobs)}, {"reference", r.reference},
+            {"status", r.status},   {"reason", r.reason}, {"rounds", r.rounds}};
   e["verification"] = r.verified ? verification_json(*r.verified) : json(nullptr);
   e["statistics"] = r.stats ? stats_json(*r.stats, p) : json(nullptr);
   json samples = json::array();
@@ -83,8 +83,7 @@ sweep::record record_from_json(const json& j) {
   r.mode = j.at("mode");
   r.variant = j.at("variant");
   r.tokens = j.at("tokens");
-  r.heads = j.at("heads");
-  r.blocks = j.at("blocks");
+  for (const auto& [name, value] : j.at("shape").items()) r.shape.emplace_back(name, value.get<long long>());
   for (const auto& [name, value] : j.at("knobs").items()) r.knobs.emplace_back(name, value.get<long long>());
   r.reference = j.at("reference");
   r.status = j.at("status");

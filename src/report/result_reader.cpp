@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "families/registry.hpp"
 #include "report/json_fields.hpp"
 
 namespace kk3::report {
@@ -76,8 +77,7 @@ void read_time(const json_fields& r, const json& doc, result_document& out) {
   base.family = r.string(subject, "/subject", "family");
   base.mode = r.string(subject, "/subject", "mode");
   base.tokens = r.integer(subject, "/subject", "tokens");
-  base.heads = r.integer(subject, "/subject", "heads");
-  base.blocks = r.integer(subject, "/subject", "blocks");
+  base.shape = r.shape(subject, "/subject", base.family);
 
   auto read_entry = [&](const json& e, const std::string& at, result_record rec) {
     if (!e.is_object()) r.fail(at, "expected an object");
@@ -118,8 +118,7 @@ result_record read_sweep_record(const json_fields& r, const json& e, const std::
   rec.family = r.string(e, at, "family");
   rec.mode = r.string(e, at, "mode");
   rec.tokens = r.integer(e, at, "tokens");
-  rec.heads = r.integer(e, at, "heads");
-  rec.blocks = r.integer(e, at, "blocks");
+  rec.shape = r.shape(e, at, rec.family);
   rec.variant = r.string(e, at, "variant");
   if (r.find(e, "knobs")) rec.knobs = r.knobs(e, at, "knobs");
   rec.reference = r.optional_boolean(e, at, "reference");
@@ -157,8 +156,7 @@ void read_sweep(const json_fields& r, const json& doc, result_document& out) {
 }  // namespace
 
 std::string result_record::key() const {
-  return family + "/" + mode + "/T" + std::to_string(tokens) + "-H" + std::to_string(heads) +
-         "-NB" + std::to_string(blocks) + "/" + variant;
+  return family + "/" + mode + "/T" + std::to_string(tokens) + families::shape_suffix(shape) + "/" + variant;
 }
 
 result_document read_result_document(const std::filesystem::path& file) {
@@ -169,17 +167,7 @@ result_document read_result_document(const std::filesystem::path& file) {
 
   result_document out;
   out.file = file;
-  const json* schema = r.find(doc, "schema_version");
-  if (!schema) r.fail("/schema_version", "missing (not a kk3tune result file?)");
-  if (!schema->is_number()) r.fail("/schema_version", "expected an integer");
-  const double version = schema->get<double>();
-  if (version != 1) {
-    const std::string shown =
-        schema->is_number_integer() ? std::to_string(schema->get<long long>()) : schema->dump();
-    r.fail("/schema_version",
-           "schema_version " + shown + " is not supported (this kk3tune reads schema_version 1)");
-  }
-  out.schema_version = 1;
+  out.schema_version = r.schema_version(doc);
   const json* kind = r.find(doc, "kind");
   if (!kind) r.fail("/kind", "missing");
   if (!kind->is_string()) r.fail("/kind", "expected a string");

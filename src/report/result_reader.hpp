@@ -33,7 +33,8 @@ struct result_stats {
 struct result_record {
   std::string at;  ///< JSON pointer of the record, for messages
   std::string family, mode, variant;
-  long long tokens = 0, heads = 0, blocks = 0;
+  long long tokens = 0;
+  families::dims shape;  ///< the family's key dimensions
   std::vector<std::pair<std::string, long long>> knobs;  ///< empty when the file has none (kind time)
   bool reference = false;
   std::string status = "ok";  ///< time files: "ok"; sweeps: the record's status (an unlaunchable
@@ -46,7 +47,7 @@ struct result_record {
   double bytes_moved = 0, achieved_tb_s = 0, fraction_of_ceiling = 0;
   std::string timing_mode;  ///< time files: "graph", "isolated", "cold" or "chain"; sweeps: empty
 
-  /// "family/mode/T64-H16-NB0/variant": what compare matches records by.
+  /// "family/mode/T64-H16/variant": what compare matches records by.
   std::string key() const;
 };
 
@@ -62,7 +63,7 @@ struct result_document {
 };
 
 /// Reads a result file. Throws error(io) if it cannot be read, error(usage) naming the file and
-/// the JSON path if it is not valid JSON, has another schema_version than 1, an unknown kind, or
+/// the JSON path if it is not valid JSON, has a schema_version this kk3tune does not read (json_parse.hpp), an unknown kind, or
 /// a missing or mistyped field. Also reads the first layout of `time --json` (one measurement at
 /// the top level, its variant in the subject) and an integer field holding a fraction (rounded).
 /// The format: results/schema/kk3tune-result.schema.json.

@@ -11,7 +11,7 @@ namespace kk3::report {
 namespace {
 
 /// 2: records in the result file's layout (report/record_json.hpp).
-constexpr int k_journal_version = 2;
+constexpr int k_journal_version = 3;  // 3: records carry their model shape by dimension name
 
 /// Records at full precision (the result file rounds; the journal must not, so that a resumed
 /// sweep selects exactly as an uninterrupted one would), in the result file's record layout.

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/version.hpp"
+#include "report/json_parse.hpp"
 #include "report/measurement_json.hpp"
 #include "report/record_json.hpp"
 #include "report/record_lines.hpp"
@@ -15,7 +16,7 @@ json optional_string(const std::optional<std::string>& s) { return s ? json(*s) 
 }  // namespace
 
 std::string sweep_json(const sweep::sweep_result& r) {
-  json doc = {{"schema_version", 1}, {"kind", "sweep"}};
+  json doc = {{"schema_version", k_schema_version}, {"kind", "sweep"}};
   if (r.context) {
     doc["context"] = context_json(*r.context);
   } else {
@@ -51,7 +52,7 @@ std::string sweep_json(const sweep::sweep_result& r) {
     families[f.family] = {{"knobs", f.knobs},
                           {"entry", f.entry},
                           {"source", f.source},
-                          {"shape_key", f.shape_key},
+                          {"shape_keys", f.shape_keys},
                           {"reference", {{"variant", f.reference}, {"knobs", knobs_json(f.reference_knobs)}}},
                           {"modes", modes}};
   }
@@ -78,7 +79,7 @@ std::string sweep_json(const sweep::sweep_result& r) {
                         {"incumbent_kept", range.incumbent_kept},
                         {"tokens", range.tokens}});
     }
-    dispatch.push_back({{"family", d.family}, {"mode", d.mode}, {"heads", d.heads}, {"blocks", d.blocks}, {"ranges", ranges}});
+    dispatch.push_back({{"family", d.family}, {"mode", d.mode}, {"shape", shape_json(d.shape)}, {"ranges", ranges}});
   }
   doc["dispatch"] = dispatch;
   doc["records"] = std::move(records);

@@ -1,10 +1,13 @@
 #include "report/sweep_reader.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
+#include "families/registry.hpp"
 #include "report/json_fields.hpp"
 
 namespace kk3::report {
@@ -13,6 +16,11 @@ namespace {
 using json = nlohmann::ordered_json;
 
 using fields = json_fields;
+
+bool is_registered(const std::string& family) {
+  const auto& all = families::all_families();
+  return std::any_of(all.begin(), all.end(), [&](const families::family* f) { return f->name() == family; });
+}
 
 // plan.digest and plan.shard, where the file has them (written since sharding, issue 15).
 void read_sharding(const fields& f, const json& doc, sweep_file& s) {
@@ -27,11 +35,7 @@ void read_sharding(const fields& f, const json& doc, sweep_file& s) {
 
 sweep_file read_sweep(const fields& f, const json& doc, const std::filesystem::path& file,
                       const std::string& bytes) {
-  const long long schema = f.integer(doc, "", "schema_version");
-  if (schema != 1) {
-    f.fail("/schema_version",
-           "schema_version " + std::to_string(schema) + " is not supported (this kk3tune reads 1)");
-  }
+  f.schema_version(doc);
   sweep_file s;
   s.file = file;
   s.digest = hash_hex(bytes);
@@ -54,9 +58,15 @@ sweep_file read_sweep(const fields& f, const json& doc, const std::filesystem::p
     sweep_family out;
     out.name = name;
     out.knobs = f.strings(family, at, "knobs");
-    out.shape_key = f.string(family, at, "shape_key");
-    if (out.shape_key != "heads" && out.shape_key != "blocks") {
-      f.fail(at + "/shape_key", "expected \"heads\" or \"blocks\"");
+    if (f.find(family, "shape_key")) {  // schema 1: one of "heads" and "blocks"
+      out.shape_keys = {f.string(family, at, "shape_key")};
+      out.shape_keys_field = "shape_key";
+      if (out.shape_keys[0] != "heads" && out.shape_keys[0] != "blocks") {
+        f.fail(at + "/shape_key", "expected \"heads\" or \"blocks\"");
+      }
+    } else {
+      out.shape_keys = f.strings(family, at, "shape_keys");
+      out.shape_keys_field = "shape_keys";
     }
     s.families.push_back(std::move(out));
   }
@@ -100,6 +110,25 @@ result_file read_result_file(const std::filesystem::path& file) {
   return out;
 }
 
+std::vector<std::string> legacy_shape_dims(const std::string& family) {
+  if (!is_registered(family)) return {"heads", "blocks"};
+  std::vector<std::string> out;
+  for (const std::string name : {"heads", "blocks"}) {
+    if (is_key_dimension(family, name)) out.push_back(name);
+  }
+  return out;
+}
+
+bool is_key_dimension(const std::string& family, const std::string& name) {
+  for (const families::family* f : families::all_families()) {
+    if (f->name() != family) continue;
+    for (const families::dimension& d : f->key_dimensions()) {
+      if (d.name == name) return true;
+    }
+  }
+  return false;
+}
+
 namespace {
 
 sweep_range read_range(const json_fields& f, const nlohmann::ordered_json& r,
@@ -133,8 +162,7 @@ sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered
   out.at = at;
   out.family = f.string(d, at, "family");
   out.mode = f.string(d, at, "mode");
-  out.heads = f.integer(d, at, "heads");
-  out.blocks = f.integer(d, at, "blocks");
+  out.shape = f.shape(d, at, out.family);
   const auto& ranges = f.array(d, at, "ranges");
   if (f.strict() && ranges.empty()) f.fail(at + "/ranges", "expected at least one range");
   for (std::size_t i = 0; i < ranges.size(); ++i) {

@@ -1,12 +1,14 @@
 #pragma once
 // Reading result files back: the sweep result (docs/sweep-result-format.md, kind "sweep",
-// schema_version 1) as far as `kk3tune emit` needs it: the run's context, the families' knob
+// schema_version 1 or 2) as far as `kk3tune emit` needs it: the run's context, the families' knob
 // lists and the dispatch tables. The records are not read.
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "families/shape.hpp"
 
 namespace kk3::report {
 
@@ -26,8 +28,7 @@ struct sweep_range {
 struct sweep_dispatch {
   std::string at;  ///< its JSON pointer, e.g. "/dispatch/3"
   std::string family, mode;
-  long long heads = 0;              ///< the model shape for mla_decode_epilogue
-  long long blocks = 0;             ///< the model shape for attn_res
+  families::dims shape;             ///< the model shape: the family's key dimensions
   std::vector<sweep_range> ranges;  ///< ascending token counts
 };
 
@@ -35,7 +36,8 @@ struct sweep_dispatch {
 struct sweep_family {
   std::string name;
   std::vector<std::string> knobs;  ///< the knob names in the config's order
-  std::string shape_key;           ///< "heads" or "blocks"
+  std::vector<std::string> shape_keys;  ///< the names of its key dimensions (["heads"])
+  std::string shape_keys_field;         ///< where the file gives them: "shape_keys" (schema 2) or "shape_key"
 };
 
 /// A sweep result file, as read back.
@@ -63,7 +65,7 @@ struct result_file {
 
 /// Reads a result file. Throws error(io) when it cannot be read and error(usage) naming the
 /// file and the JSON path when it is not valid JSON, or is a sweep with a missing or mistyped
-/// field or a schema_version other than 1. A valid JSON document of another kind (or with no
+/// field or a schema_version this kk3tune does not read. A valid JSON document of another kind (or with no
 /// "kind") comes back with `not_a_sweep` set, and so does an untimed sweep (compiled without a
 /// GPU: it has no tables).
 result_file read_result_file(const std::filesystem::path& file);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "families/registry.hpp"
 #include "core/nvtx.hpp"
 #include "core/watch.hpp"
 #include "sweep/journal.hpp"
@@ -93,7 +94,7 @@ journal_count measure_count(const gpu_session& g, const work_item& item, const s
   const auto candidates = candidates_at(g, item, kernels, s, ws.get(), st, full_screen ? nullptr : &pool, unlaunchable);
   screened result;
   {
-    nvtx::range shape_range(item.mode->name + "-T" + std::to_string(t) + (s.heads ? "-H" + std::to_string(s.heads) : ""), t);
+    nvtx::range shape_range(item.mode->name + "-T" + std::to_string(t) + families::shape_suffix(item.family->space.impl->key_of(s)), t);
     result = screen_and_measure(g.timer, candidates, protect, r.config);
   }
   journal_count count;
@@ -170,7 +171,7 @@ std::map<std::string, verification> verify_finalists(const gpu_session& g, const
     verify::verify_options vo;
     vo.seed = g.seed;
     vo.tokens = r.config.verify_tokens;
-    if (item.shape.heads) vo.heads = {item.shape.heads};
+    vo.shapes = item.family->space.impl->planned_of(item.shape);
     std::map<std::string, verification> now;
     for (const verify::verify_record& v : g.verifier.verify_mode(item.family->space, *item.mode, to_verify, vo)) {
       // Under a supervisor a fault is the variant's, not the sweep's: this worker ends and the
@@ -215,7 +216,7 @@ dispatch_entry select_table(const gpu_session& g, const work_item& item, item_st
       previous = c->winner;
     }
   }
-  return {item.family->space.config.family, item.mode->name, item.shape.heads, item.shape.blocks, select::merge(choices)};
+  return {item.family->space.config.family, item.mode->name, item.family->space.impl->key_of(item.shape), select::merge(choices)};
 }
 
 }  // namespace
@@ -229,8 +230,7 @@ record make_record(const work_item& item, const families::shape& s, const space:
   r.mode = item.mode->name;
   r.variant = v.id;
   r.tokens = s.tokens;
-  r.heads = s.heads;
-  r.blocks = s.blocks;
+  r.shape = item.family->space.impl->key_of(s);
   r.knobs = v.knobs;
   r.reference = v.is_reference;
   return r;

@@ -12,8 +12,10 @@
 
 namespace kk3::sweep {
 
-std::string shape_key(const std::string& family, const std::string& mode, long long heads, long long blocks) {
-  return family + "/" + mode + "/H" + std::to_string(heads) + "/NB" + std::to_string(blocks);
+std::string shape_key(const std::string& family, const std::string& mode, const families::dims& shape) {
+  std::string key = family + "/" + mode;
+  for (const auto& [name, value] : shape) key += "/" + name + "=" + std::to_string(value);
+  return key;
 }
 
 std::string count_key(const std::string& shape, long long tokens) { return shape + "/T" + std::to_string(tokens); }

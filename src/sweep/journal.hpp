@@ -54,8 +54,9 @@ struct journal_state {
   std::size_t truncated_lines = 0;  ///< an unfinished last line (a kill mid-write), skipped
 };
 
-/// Shape and count keys: "family/mode/H16/NB0" and "family/mode/H16/NB0/T64".
-std::string shape_key(const std::string& family, const std::string& mode, long long heads, long long blocks);
+/// Shape and count keys: "family/mode/heads=16" and "family/mode/heads=16/T64" (a family with
+/// no key dimension: "family/mode" and "family/mode/T64").
+std::string shape_key(const std::string& family, const std::string& mode, const families::dims& shape);
 std::string count_key(const std::string& shape, long long tokens);
 
 /// The journal of one sweep. Every add_* appends one line and flushes it to the disk. state()

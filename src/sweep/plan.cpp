@@ -1,6 +1,7 @@
 #include "sweep/plan.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 #include <regex>
 
@@ -69,25 +70,29 @@ void check_token_limits(const sweep_request& r, const work_item& item) {
   const family_plan& p = *item.family->plan;
   const families::family& f = *item.family->space.impl;
   const space::mode& m = *item.mode;
-  const long long heads = p.heads.empty() ? 0 : item.shape.heads, blocks = item.shape.blocks;
+  // The dimensions the plan chose for this item, and where it chose them.
+  families::dims given;
   std::string at = "/families/" + p.family;
-  if (!p.heads.empty()) {
-    at += "/heads/" + std::to_string(std::find(p.heads.begin(), p.heads.end(), item.shape.heads) - p.heads.begin());
+  for (std::size_t d = 0; d < p.shapes.size(); ++d) {
+    const auto& [name, values] = p.shapes[d];
+    const long long v = item.shape.at(name);
+    given.emplace_back(name, v);
+    at = p.shapes_at[d] + "/" + std::to_string(std::find(values.begin(), values.end(), v) - values.begin());
   }
   auto check = [&](const std::vector<long long>& counts, const std::string& where) {
     if (counts.empty()) return;
     const long long most = *std::max_element(counts.begin(), counts.end());
-    const std::string problem = families::token_limit_problem(f, m, most, heads, blocks);
+    const std::string problem = families::token_limit_problem(f, m, most, given);
     if (!problem.empty()) {
       const auto i = std::max_element(counts.begin(), counts.end()) - counts.begin();
       throw error(error_kind::config, r.config.file.string() + ": " + where + "/" + std::to_string(i) + ": " + problem);
     }
   };
-  if (families::max_tokens(f, m, heads, blocks) < 1) {
-    throw error(error_kind::config, r.config.file.string() + ": " + at + ": " + families::token_limit_problem(f, m, 1, heads, blocks));
+  if (families::max_tokens(f, m, given) < 1) {
+    throw error(error_kind::config, r.config.file.string() + ": " + at + ": " + families::token_limit_problem(f, m, 1, given));
   }
   if (!r.tokens.empty()) {
-    families::check_tokens(f, m, *std::max_element(r.tokens.begin(), r.tokens.end()), heads, blocks, "--tokens");
+    families::check_tokens(f, m, *std::max_element(r.tokens.begin(), r.tokens.end()), given, "--tokens", at);
   } else {
     check(r.config.tokens, "/tokens");
   }
@@ -100,8 +105,14 @@ family_work load_family(const sweep_request& r, const family_plan& p) {
   w.space = load_space(r, p);
   choose_modes(r, w);
   choose_variants(r, w);
-  if (w.space.impl->shape_key() != "heads" && !p.heads.empty()) {
-    throw error(error_kind::config, plan_at(r, p) + "/heads: family " + p.family + " has no heads");
+  for (std::size_t d = 0; d < p.shapes.size(); ++d) {
+    const auto& [name, values] = p.shapes[d];
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const std::string problem = families::given_problem(*w.space.impl, name, values[i]);
+      if (problem.empty()) continue;
+      const bool unknown = families::given_problem(*w.space.impl, name, LLONG_MAX).size();  // no value would do
+      throw error(error_kind::config, r.config.file.string() + ": " + p.shapes_at[d] + (unknown ? "" : "/" + std::to_string(i)) + ": " + problem);
+    }
   }
   return w;
 }
@@ -111,13 +122,13 @@ void add_items(const sweep_request& r, const family_work& w, std::vector<work_it
   const families::family& f = *w.space.impl;
   for (const space::mode* m : w.modes) {
     bool first = true;
-    for (const families::shape& s : f.sweep_shapes(*m, w.plan->heads)) {
+    for (const families::shape& s : f.sweep_shapes(*m, w.plan->shapes)) {
       work_item item;
       item.index = items.size();
       item.family = &w;
       item.mode = m;
       item.shape = s;
-      item.key = shape_key(w.space.config.family, m->name, s.heads, s.blocks);
+      item.key = shape_key(w.space.config.family, m->name, f.key_of(s));
       item.first_of_mode = first;
       first = false;
       item.compile_cost = item.first_of_mode ? static_cast<double>(w.variants.size()) : 0;

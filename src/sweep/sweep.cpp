@@ -36,7 +36,7 @@ family_summary summarize_family(const family_work& w) {
   s.family = w.space.config.family;
   s.entry = w.space.config.entry;
   s.source = w.space.config.source;
-  s.shape_key = w.space.impl->shape_key();
+  for (const families::dimension& d : w.space.impl->key_dimensions()) s.shape_keys.push_back(d.name);
   for (const auto& k : w.space.config.knobs) s.knobs.push_back(k.name);
   s.reference = w.reference->id;
   s.reference_knobs = w.reference->knobs;
@@ -126,7 +126,7 @@ double measure_ceiling(const jit::jit_engine& engine, const device::device_info&
   const families::family& copy = families::find_family("copy_example");
   const families::family_space space = families::load_family_space(copy, config_dir);
   const space::mode& m = space.config.modes.front();
-  const families::shape s = copy.model_shape(16384, 0, 0);
+  const families::shape s = copy.model_shape(16384, m, {});
   const auto ws = copy.make_workspace(s, m, 1);
   std::vector<const space::variant*> variants;
   for (const auto& v : space.variants) variants.push_back(&v);

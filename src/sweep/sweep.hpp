@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "families/shape.hpp"
 #include "report/context.hpp"
 #include "select/selection.hpp"
 #include "sweep/sweep_config.hpp"
@@ -32,7 +33,8 @@ struct verification {
 /// One family x mode x shape x variant.
 struct record {
   std::string family, mode, variant;
-  long long tokens = 0, heads = 0, blocks = 0;
+  long long tokens = 0;
+  families::dims shape;               ///< the family's key dimensions (families::family::key_of)
   std::vector<std::pair<std::string, long long>> knobs;
   bool reference = false;
   /// ok (final round, verified), dropped (screened out), compile_failed, launch_failed,
@@ -50,13 +52,14 @@ struct record {
 /// The dispatch ranges of one family x mode x model shape.
 struct dispatch_entry {
   std::string family, mode;
-  long long heads = 0, blocks = 0;
+  families::dims shape;               ///< the family's key dimensions
   std::vector<select::range> ranges;
 };
 
 /// What a family looked like to the sweep (for the result file and codegen).
 struct family_summary {
-  std::string family, entry, source, shape_key;
+  std::string family, entry, source;
+  std::vector<std::string> shape_keys;  ///< the names of the family's key dimensions
   std::vector<std::string> knobs;
   std::string reference;
   std::vector<std::pair<std::string, long long>> reference_knobs;

@@ -28,11 +28,14 @@ class reader {
       if (!known.count(key)) fail(pointer + "/" + key, "unknown key");
     }
   }
-  std::vector<long long> positive_list(const json& v, const std::string& pointer) const {
-    if (!v.is_array() || v.empty()) fail(pointer, "expected a non-empty array of positive integers");
+  std::vector<long long> positive_list(const json& v, const std::string& pointer) const { return integer_list(v, pointer, 1); }
+  /// A non-empty array of distinct integers >= least.
+  std::vector<long long> integer_list(const json& v, const std::string& pointer, long long least) const {
+    const std::string what = least == 1 ? "positive integer" : "integer >= " + std::to_string(least);
+    if (!v.is_array() || v.empty()) fail(pointer, "expected a non-empty array of " + what + "s");
     std::vector<long long> out;
     for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_number_integer() || v[i].get<long long>() <= 0) fail(pointer + "/" + std::to_string(i), "expected a positive integer");
+      if (!v[i].is_number_integer() || v[i].get<long long>() < least) fail(pointer + "/" + std::to_string(i), "expected a " + what);
       if (std::find(out.begin(), out.end(), v[i].get<long long>()) != out.end()) {
         fail(pointer + "/" + std::to_string(i), "duplicate value " + std::to_string(v[i].get<long long>()));
       }
@@ -86,6 +89,29 @@ const std::vector<long long>& default_tokens() {
   return t;
 }
 
+namespace {
+
+/// A family plan's model shapes: "shapes": {"heads": [16, 32]}, values for dimensions the family
+/// lets a plan choose (checked against the family by the sweep), or the first form of the plan,
+/// "heads": [16, 32].
+void read_shapes(const reader& r, const json& plan, const std::string& p, family_plan& f) {
+  if (plan.contains("shapes")) {
+    const json& shapes = plan["shapes"];
+    if (!shapes.is_object() || shapes.empty()) r.fail(p + "/shapes", "expected an object of dimension name -> values");
+    for (const auto& [dim, values] : shapes.items()) {
+      f.shapes.emplace_back(dim, r.integer_list(values, p + "/shapes/" + dim, 0));
+      f.shapes_at.push_back(p + "/shapes/" + dim);
+    }
+  }
+  if (plan.contains("heads")) {
+    if (plan.contains("shapes") && plan["shapes"].contains("heads")) r.fail(p + "/heads", "given twice (also in /shapes)");
+    f.shapes.emplace_back("heads", r.positive_list(plan["heads"], p + "/heads"));
+    f.shapes_at.push_back(p + "/heads");
+  }
+}
+
+}  // namespace
+
 sweep_config load_sweep_config(const std::filesystem::path& file) {
   const reader r(file);
   json doc;
@@ -99,7 +125,7 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
   c.file = file;
   if (doc.contains("family")) {  // a family config: sweep that family alone
     if (!doc["family"].is_string()) r.fail("/family", "expected a string");
-    c.families.push_back({doc["family"].get<std::string>(), {}, {}, {}});
+    c.families.push_back({doc["family"].get<std::string>(), {}, {}, {}, {}});
     c.tokens = default_tokens();
     c.verify_tokens = {65};
     c.is_family_config = true;
@@ -112,11 +138,11 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
   if (fams.empty()) r.fail("/families", "expected at least one family");
   for (const auto& [name, plan] : fams.items()) {
     const std::string p = "/families/" + name;
-    r.only_keys(plan, p, {"modes", "heads", "variants"});
+    r.only_keys(plan, p, {"modes", "shapes", "heads", "variants"});
     family_plan f;
     f.family = name;
     if (plan.contains("modes") && !(plan["modes"].is_string() && plan["modes"] == "all")) f.modes = r.string_list(plan["modes"], p + "/modes");
-    if (plan.contains("heads")) f.heads = r.positive_list(plan["heads"], p + "/heads");
+    read_shapes(r, plan, p, f);
     if (plan.contains("variants")) f.variants = r.string_list(plan["variants"], p + "/variants");
     c.families.push_back(std::move(f));
   }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "families/shape.hpp"
 #include "select/selection.hpp"
 
 namespace kk3::sweep {
@@ -13,8 +14,10 @@ namespace kk3::sweep {
 struct family_plan {
   std::string family;
   std::vector<std::string> modes;       ///< empty = every mode of the family
-  std::vector<long long> heads;         ///< model head counts (families with heads); empty = the model's
+  families::planned_dims shapes;        ///< values of model dimensions the family lets a plan
+                                        ///< choose ("shapes": {"heads": [16]}); absent = the model's
   std::vector<std::string> variants;    ///< only these ids ("reference" allowed); empty = all
+  std::vector<std::string> shapes_at;   ///< the JSON pointer of each of `shapes`, for messages
 };
 
 /// How candidates are screened before the final round (successive halving).

@@ -11,6 +11,7 @@
 #include "device/check.hpp"
 #include "device/launch.hpp"
 #include "core/watch.hpp"
+#include "families/registry.hpp"
 #include "families/tensor_workspace.hpp"
 #include "jit/plan.hpp"
 #include "verify/npy.hpp"
@@ -33,9 +34,7 @@ const char* to_string(status s) {
 
 std::string shape_name(const families::shape& s) {
   std::string n = "T" + std::to_string(s.tokens);
-  if (s.heads) n += "-H" + std::to_string(s.heads);
-  if (s.blocks) n += "-NB" + std::to_string(s.blocks);
-  if (s.block_size != 64) n += "-bs" + std::to_string(s.block_size);
+  n += families::shape_suffix(s.model);
   if (s.strided) n += "-strided";
   return n;
 }
@@ -189,13 +188,12 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
 
   // The shapes: edge shapes, then every requested combination.
   std::vector<families::shape> shapes;
-  const families::shape model = fam.model_shape(1, o.heads.empty() ? 0 : o.heads.front(), o.blocks.empty() ? 0 : o.blocks.front());
-  if (o.edge_shapes) shapes = fam.edge_shapes(model);
-  const std::vector<long long> heads = o.heads.empty() ? std::vector<long long>{0} : o.heads;
-  const std::vector<long long> blocks = o.blocks.empty() ? std::vector<long long>{0} : o.blocks;
+  const std::vector<families::shape> models = fam.sweep_shapes(m, o.shapes);  // at T = 1
+  if (o.edge_shapes) shapes = fam.edge_shapes(models.front());
   for (long long t : o.tokens) {
-    for (long long h : heads) {
-      for (long long nb : blocks) shapes.push_back(fam.model_shape(t, h, nb));
+    for (families::shape s : models) {
+      s.tokens = t;
+      shapes.push_back(s);
     }
   }
 

@@ -34,8 +34,8 @@ struct mismatch {
 struct verify_options {
   unsigned long long seed = 1;         ///< shape k uses seed + k
   std::vector<long long> tokens;       ///< T values besides the edge shapes
-  std::vector<long long> heads;        ///< H values (families with heads); empty = the model's
-  std::vector<long long> blocks;       ///< NB values (families with blocks)
+  families::planned_dims shapes;       ///< values of dimensions the family lets a flag choose
+                                       ///< (mla's heads); every combination; absent = the model's
   bool edge_shapes = true;             ///< include the family's edge shapes
   unsigned hazard_runs = 1;            ///< PDL hazard checks per variant and shape
   double hazard_delay_us = 50;         ///< how long the delayed producer holds the inputs back

@@ -39,7 +39,7 @@ class gpu : public test::hopper_test {
 
 TEST_F(gpu, every_copy_variant_copies_with_and_without_pdl) {
   const auto engine = test::make_engine({});
-  const families::shape shape{64, 0, 0};
+  const families::shape shape{64};
   const std::size_t bytes = static_cast<std::size_t>(families::copy_example::copy_bytes(shape));
   const auto host = random_bytes(bytes);
   device::device_buffer src(bytes), mid(bytes), dst(bytes);
@@ -87,7 +87,7 @@ TEST_F(gpu, captured_graph_replays_a_pdl_chain) {
   ASSERT_TRUE(r.ok) << r.log;
   const device::module m(r.cubin, r.label);
   const CUfunction fn = m.function(r.lowered_name);
-  const families::shape shape{8, 0, 0};
+  const families::shape shape{8};
   const std::size_t bytes = static_cast<std::size_t>(families::copy_example::copy_bytes(shape));
   const auto host = random_bytes(bytes);
   device::device_buffer a(bytes), b(bytes), c(bytes);

@@ -81,7 +81,7 @@ TEST_F(mla_gpu, nan_and_saturation_match_the_documented_cpu_conversions) {
   const families::mla_decode_epilogue mla;
   for (const char* mode_name : {"fp8", "fp8_rope", "bf16_rope"}) {
     const space::mode* m = &space::find_mode(space.config, mode_name);
-    const families::shape s = mla.model_shape(2, 3, 0);
+    const families::shape s = mla.model_shape(2, *m, {{"heads", 3}});
     families::problem p = mla.make_problem(s, *m, 99);
     auto* ql = reinterpret_cast<std::uint16_t*>(p.at("ql_nope").bytes.data());
     auto* qpe = reinterpret_cast<std::uint16_t*>(p.at("q_pe").bytes.data());

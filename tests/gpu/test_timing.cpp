@@ -28,7 +28,7 @@ class timing_gpu : public test::hopper_jit_test {
   }
 
   candidate make_candidate(long long tokens, unsigned workspaces) {
-    const families::shape shape{tokens, 0, 0};
+    const families::shape shape{tokens};
     const auto& v = space::find_variant(space.variants, space.config, "reference");
     candidate c;
     c.label = v.id;

@@ -138,7 +138,7 @@ def main():
         "isolated-overhead-2026-11-29/cold-T64.json",
         "attn_res-323-2026-11-29/bench/copy.json")]
     committed += [p for p in sorted(glob.glob(os.path.join(source, "tests", "fixtures", "compare", "*.json")))
-                  if not p.endswith(("-v2.json", "-truncated.json"))]
+                  if not p.endswith(("-v3.json", "-truncated.json"))]
     for path in committed:
         if not os.path.exists(path):
             failures.append(f"{os.path.relpath(path, source)}: missing")
@@ -150,8 +150,12 @@ def main():
         sweep = json.load(f)
     with open(os.path.join(source, "tests", "fixtures", "compare", "time-base.json")) as f:
         time = json.load(f)
-    bad = copy.deepcopy(time); bad["schema_version"] = 2
-    must_reject("schema_version 2", bad)
+    bad = copy.deepcopy(time); bad["schema_version"] = 3
+    must_reject("schema_version 3", bad)
+    bad = copy.deepcopy(time); bad["subject"]["shape"] = {"heads": 16}
+    must_reject("a subject with both a shape and heads and blocks", bad)
+    bad = copy.deepcopy(time); del bad["subject"]["heads"]
+    must_reject("a schema 1 subject without heads", bad)
     bad = copy.deepcopy(time); bad["kind"] = "bench"
     must_reject("kind bench", bad)
     bad = copy.deepcopy(sweep); bad["records"][0]["status"] = "great"
@@ -172,7 +176,9 @@ def main():
     # The sharding fields (issue 15): a shard, and what kk3tune merge makes of an unsharded file.
     items = []
     for r in sweep["records"]:
-        key = f"{r['family']}/{r['mode']}/H{r['heads']}/NB{r['blocks']}"
+        # sweep-base.json is schema_version 1: the shape is the family's key of heads and blocks.
+        dim = "heads" if r["family"] == "mla_decode_epilogue" else "blocks"
+        key = f"{r['family']}/{r['mode']}/{dim}={r[dim]}"
         if key not in items:
             items.append(key)
     sharded = copy.deepcopy(sweep)
@@ -193,7 +199,7 @@ def main():
     for name, edit in (("a plan digest of 31 hex digits", lambda p: p.update(digest="0" * 31)),
                        ("shard index 0", lambda p: p["shard"].update(index=0)),
                        ("a shard without its items", lambda p: p["shard"].pop("items")),
-                       ("an item key without its shape", lambda p: p["items"].append("mla/bf16")),
+                       ("an item key with a dimension but no value", lambda p: p["items"].append("mla/bf16/heads")),
                        ("objective fastest", lambda p: p.update(objective="fastest"))):
         bad = copy.deepcopy(sharded); edit(bad["plan"])
         must_reject(name, bad)

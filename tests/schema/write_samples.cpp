@@ -78,7 +78,7 @@ std::string time_json(timing::timing_mode mode) {
   s.family = "mla_decode_epilogue";
   s.mode = "bf16";
   s.tokens = 64;
-  s.heads = 16;
+  s.shape = {{"heads", 16}};
   s.seed = 4126352145ULL;
   s.copy_ceiling_tb_s = 4.17;
   s.reference = "split1";
@@ -109,7 +109,7 @@ std::string sweep_json() {
   f.family = "mla_decode_epilogue";
   f.entry = "mla_decode_epilogue<{SPLIT}>";
   f.source = "mla_decode_epilogue.cuh";
-  f.shape_key = "heads";
+  f.shape_keys = {"heads"};
   f.knobs = {"SPLIT"};
   f.reference = "split1";
   f.reference_knobs = {{"SPLIT", 1}};
@@ -125,7 +125,7 @@ std::string sweep_json() {
     rec.family = "mla_decode_epilogue";
     rec.mode = "bf16";
     rec.tokens = status == "unverified" ? 0 : 64;
-    rec.heads = 16;
+    rec.shape = {{"heads", 16}};
     rec.variant = "split" + std::to_string(split);
     rec.knobs = {{"SPLIT", split}};
     ++split;
@@ -158,7 +158,7 @@ std::string sweep_json() {
   sweep::dispatch_entry d;
   d.family = "mla_decode_epilogue";
   d.mode = "bf16";
-  d.heads = 16;
+  d.shape = {{"heads", 16}};
   d.ranges.push_back({1, 1, "split1", std::string("split2"), 0.04, false, {1}});
   d.ranges.push_back({64, 64, "split1", std::nullopt, 0, true, {64}});
   r.dispatch.push_back(d);

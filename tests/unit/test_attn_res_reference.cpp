@@ -31,7 +31,7 @@ class attn_res_reference : public ::testing::Test {
 
 // write at NB = 1: the prefix update, and p stored into block NB (the block write).
 TEST_F(attn_res_reference, the_prefix_update_is_written_back_and_into_the_block_it_completes) {
-  shape s = ar.model_shape(2, 0, 0);
+  shape s = shape{2};
   s.strided = true;
   problem p = ar.make_problem(s, mode("write_nb1"), 11);
   const problem before = p;
@@ -60,7 +60,7 @@ TEST_F(attn_res_reference, the_prefix_update_is_written_back_and_into_the_block_
 }
 
 TEST_F(attn_res_reference, one_source_is_the_rms_normed_prefix) {
-  const shape s = ar.model_shape(2, 0, 0);
+  const shape s = shape{2};
   problem p = ar.make_problem(s, mode("write_nb0"), 11);
   ar.reference(s, mode("write_nb0"), p);
   const long long H = 7168;
@@ -84,7 +84,7 @@ TEST_F(attn_res_reference, one_source_is_the_rms_normed_prefix) {
 }
 
 TEST_F(attn_res_reference, the_mix_is_a_convex_combination_of_the_sources) {
-  const shape s = ar.model_shape(1, 0, 0);
+  const shape s = shape{1};
   problem p = ar.make_problem(s, mode("final_nb8"), 12);  // no output norm: out = acc / s
   ar.reference(s, mode("final_nb8"), p);
   const auto* blocks = reinterpret_cast<const std::uint16_t*>(p.at("blocks").bytes.data());
@@ -107,7 +107,7 @@ TEST_F(attn_res_reference, the_mix_is_a_convex_combination_of_the_sources) {
 // dynamic shared memory holds the stages, then per warp a scratch for the column sums (2N >= 8:
 // 32 lanes x 2 (N | 1) doubles) that the fp32 mix of its GPW slices reuses).
 TEST_F(attn_res_reference, geometry_matches_the_kernels_layout) {
-  const shape s = ar.model_shape(4097, 0, 0);
+  const shape s = shape{4097};
   auto knobs = [&](const std::string& id) { return space::find_variant(space.variants, space.config, id); };
   // The reference: one CTA per token, ceil(28 / 4) = 7 warps, a 32 x 18-double scratch each.
   device::launch_config c = ar.geometry(knobs("b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0"), mode("common_nb8"), s);
@@ -169,7 +169,7 @@ namespace {
 TEST(problems, are_decided_by_the_seed_alone) {
   const auto space = load_family_space(find_family("attn_res"), KK3_CONFIG_DIR);
   const attn_res ar;
-  shape s = ar.model_shape(300, 0, 0);  // 300 x 4 x 7168 blocks: several parallel chunks
+  shape s = shape{300};  // 300 x 4 x 7168 blocks: several parallel chunks
   s.strided = true;
   const auto& m = space::find_mode(space.config, "write_nb4");
   const problem a = ar.make_problem(s, m, 42), b = ar.make_problem(s, m, 42), c = ar.make_problem(s, m, 43);

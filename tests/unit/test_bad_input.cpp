@@ -99,7 +99,7 @@ TEST(bad_input, empty_spaces_name_file_and_path) {
              {c.file("copy_example.json").string() + ": /knobs/UNROLL: expected a non-empty array"});
 
   config_copy f;
-  f.edit("default.json", "\"mla_decode_epilogue\": {\"modes\": \"all\", \"heads\": [16]},\n    \"attn_res\": {\"modes\": \"all\"}", "");
+  f.edit("default.json", "\"mla_decode_epilogue\": {\"modes\": \"all\", \"shapes\": {\"heads\": [16]}},\n    \"attn_res\": {\"modes\": \"all\"}", "");
   expect_run(sweep_args(f), 2, {f.file("default.json").string() + ": /families: expected at least one family"});
   config_copy m;
   m.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}", "\"attn_res\": {\"modes\": []}");
@@ -163,14 +163,14 @@ TEST(bad_input, token_counts_below_one_or_beyond_the_buffers) {
   config_copy h;
   h.edit("default.json", "\"heads\": [16]", "\"heads\": [16, 1000000000]");
   expect_run(sweep_args(h), 2,
-             {h.file("default.json").string() + ": /families/mla_decode_epilogue/heads/1: mla_decode_epilogue in mode bf16 at H=1000000000 takes no token at all"});
+             {h.file("default.json").string() + ": /families/mla_decode_epilogue/shapes/heads/1: mla_decode_epilogue in mode bf16 at H=1000000000 takes no token at all"});
 
   config_copy c;
   expect_run(sweep_args(c, {"--tokens", "0"}), 2, {"--tokens: '0': expected a positive integer"});
-  expect_run(sweep_args(c, {"--tokens", "64,400000"}), 2, {"--tokens: T=400000 is more than attn_res in mode write_nb0 takes"});
+  expect_run(sweep_args(c, {"--tokens", "64,400000"}), 2, {"--tokens: T=400000 is more than attn_res in mode write_nb0 at NB=0 takes"});
   expect_run({"time", "--family", "attn_res", "--tokens", "-5"}, 2, {"--tokens: '-5': expected a positive integer"});
   expect_run({"time", "--family", "attn_res", "--mode", "common_nb8", "--tokens", "100000"}, 2,
-             {"--tokens: T=100000 is more than attn_res in mode common_nb8 takes (at most "});
+             {"--tokens: T=100000 is more than attn_res in mode common_nb8 at NB=8 takes (at most "});
   expect_run({"verify", "--family", "attn_res", "--tokens", "100000"}, 2,
              {"--tokens: T=100000 is more than attn_res in mode write_nb7 at NB=7 takes (at most "});
   expect_run({"verify", "--family", "mla_decode_epilogue", "--heads", "100000000"}, 2,
@@ -178,17 +178,51 @@ TEST(bad_input, token_counts_below_one_or_beyond_the_buffers) {
 }
 
 // The limit itself: the largest T moves at most 16 GiB, one more token moves more.
+// Model dimensions by name (issue 15): a plan's "shapes" and the --shape, --heads and --blocks
+// flags are checked against the dimensions the family names; nothing is guessed.
+TEST(bad_input, shape_dimensions_are_the_familys_own) {
+  config_copy unknown;
+  unknown.edit("default.json", "\"shapes\": {\"heads\": [16]}", "\"shapes\": {\"experts\": [8]}");
+  expect_run(sweep_args(unknown), 2,
+             {unknown.file("default.json").string() + ": /families/mla_decode_epilogue/shapes/experts: mla_decode_epilogue takes no experts (it takes heads)"});
+  config_copy fixed;
+  fixed.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}", "\"attn_res\": {\"modes\": \"all\", \"shapes\": {\"blocks\": [4]}}");
+  expect_run(sweep_args(fixed), 2,
+             {fixed.file("default.json").string() + ": /families/attn_res/shapes/blocks: attn_res takes no blocks from a plan or a flag (its mode sets it)"});
+  config_copy twice;
+  twice.edit("default.json", "\"shapes\": {\"heads\": [16]}", "\"shapes\": {\"heads\": [16]}, \"heads\": [8]");
+  expect_run(sweep_args(twice), 2, {twice.file("default.json").string() + ": /families/mla_decode_epilogue/heads: given twice (also in /shapes)"});
+  config_copy low;
+  low.edit("default.json", "\"shapes\": {\"heads\": [16]}", "\"shapes\": {\"heads\": [16, 0]}");
+  expect_run(sweep_args(low), 2, {low.file("default.json").string() + ": /families/mla_decode_epilogue/shapes/heads/1: heads 0 is below 1"});
+
+  for (const char* command : {"time", "profile"}) {
+    expect_run({command, "--family", "mla_decode_epilogue", "--shape", "experts=8"}, 2,
+               {"--shape experts: mla_decode_epilogue has no dimension experts (it has heads, block_size)"});
+    expect_run({command, "--family", "mla_decode_epilogue", "--shape", "heads"}, 2, {"--shape heads: expected NAME=V"});
+    expect_run({command, "--family", "mla_decode_epilogue", "--shape", "heads=x"}, 2, {"--shape heads=x: 'x' is not an integer"});
+    expect_run({command, "--family", "mla_decode_epilogue", "--shape", "heads=0"}, 2, {"--shape heads: 0 is below 1"});
+    expect_run({command, "--family", "mla_decode_epilogue", "--shape", "heads=8", "--heads", "16"}, 2, {"heads given twice"});
+    expect_run({command, "--family", "attn_res", "--mode", "post_nb4", "--blocks", "3"}, 2,
+               {"blocks: NB=3 is not mode post_nb4's (NB=4); attn_res's NB is set by the mode"});
+    expect_run({command, "--family", "copy_example", "--heads", "16"}, 2, {"--heads: copy_example has no dimension heads (it has none)"});
+  }
+  expect_run({"verify", "--family", "attn_res", "--blocks", "9"}, 2, {"--blocks: no mode of family attn_res has those values"});
+  expect_run({"verify", "--family", "mla_decode_epilogue", "--shape", "heads=1000000000,16"}, 2,
+             {"--shape heads: mla_decode_epilogue in mode bf16 at H=1000000000 takes no token at all"});
+}
+
 TEST(bad_input, the_token_limit_is_where_a_call_passes_16_gib) {
   for (const families::family* f : families::all_families()) {
     const auto space = families::load_family_space(*f, KK3_CONFIG_DIR);
     for (const auto& m : space.config.modes) {
-      const long long most = families::max_tokens(*f, m, 0, 0);
+      const long long most = families::max_tokens(*f, m, {});
       ASSERT_GE(most, 8192) << f->name() << "/" << m.name << ": the default sweep's largest T must fit";
       if (f->name() == "empty_example") continue;  // moves nothing: the int limit alone
-      EXPECT_LE(f->bytes_moved(f->model_shape(most, 0, 0), m), families::k_max_call_bytes) << f->name() << "/" << m.name;
-      EXPECT_GT(f->bytes_moved(f->model_shape(most + 1, 0, 0), m), families::k_max_call_bytes) << f->name() << "/" << m.name;
-      EXPECT_TRUE(families::token_limit_problem(*f, m, most, 0, 0).empty());
-      EXPECT_FALSE(families::token_limit_problem(*f, m, most + 1, 0, 0).empty());
+      EXPECT_LE(f->bytes_moved(f->model_shape(most, m, {}), m), families::k_max_call_bytes) << f->name() << "/" << m.name;
+      EXPECT_GT(f->bytes_moved(f->model_shape(most + 1, m, {}), m), families::k_max_call_bytes) << f->name() << "/" << m.name;
+      EXPECT_TRUE(families::token_limit_problem(*f, m, most, {}).empty());
+      EXPECT_FALSE(families::token_limit_problem(*f, m, most + 1, {}).empty());
     }
   }
 }

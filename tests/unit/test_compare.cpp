@@ -86,7 +86,7 @@ TEST(compare, the_slowed_sweep_moves_its_dispatch_range) {
   const comparison c = compare_fixtures("sweep-base.json", "sweep-slow.json");
   EXPECT_EQ(c.counts.dispatch_entries_changed, 1u);
   ASSERT_EQ(c.dispatch.size(), 1u);
-  EXPECT_EQ(c.dispatch[0].entry, "mla_decode_epilogue/bf16/H16");
+  EXPECT_EQ(c.dispatch[0].entry, "mla_decode_epilogue/bf16/H=16");
   EXPECT_EQ(c.dispatch[0].tokens, "T64");
   EXPECT_EQ(c.dispatch[0].base, "T64 " + k_s3);
   EXPECT_EQ(c.dispatch[0].next,
@@ -426,7 +426,7 @@ TEST(compare_cli, exit_codes_and_key_lines) {
       {"sweep-base.json", "sweep-verify.json", {}, 1, "Verification regressions (1)"},
       {"time-base.json", "time-truncated.json", {}, 2, "time-truncated.json: /results/0/"},
       {"time-truncated.json", "time-base.json", {}, 2, "the file ends early (truncated?)"},
-      {"time-base.json", "time-v2.json", {}, 2, "schema_version 2 is not supported"},
+      {"time-base.json", "time-v3.json", {}, 2, "schema_version 3 is not supported"},
       {"time-base.json",
        "time-other-gpu.json",
        {},

@@ -80,9 +80,10 @@ json sharded_fixture(const std::vector<std::size_t>& covered, int index, int cou
   json doc = whole;
   json items = json::array();
   for (const json& d : whole["dispatch"]) {
-    items.push_back(d["family"].get<std::string>() + "/" + d["mode"].get<std::string>() + "/H" +
-                    std::to_string(d["heads"].get<int>()) + "/NB" +
-                    std::to_string(d["blocks"].get<int>()));
+    // The fixture is schema 1: a table's shape is its family's key of "heads" and "blocks".
+    const std::string key = d["family"] == "mla_decode_epilogue" ? "heads" : "blocks";
+    items.push_back(d["family"].get<std::string>() + "/" + d["mode"].get<std::string>() + "/" + key + "=" +
+                    std::to_string(d[key].get<int>()));
   }
   doc["context"]["utc_time"] = utc_time;
   doc["plan"].update(
@@ -317,8 +318,8 @@ TEST(emit, a_bad_sweep_exits_2_naming_the_file_and_the_json_path) {
     std::string from, to, message;
   };
   const std::vector<bad_case> cases = {
-      {R"("schema_version": 1)", R"("schema_version": 2)",
-       "/schema_version: schema_version 2 is not supported"},
+      {R"("schema_version": 1)", R"("schema_version": 3)",
+       "/schema_version: schema_version 3 is not supported"},
       {k_fixture_time, R"("utc": "x")", "/context/utc_time: missing"},
       {R"("arch": "sm_90a")", R"("arch": "sm_80")",
        "/context/gpu/arch: \"sm_80\" has no dispatch tables"},

@@ -32,7 +32,7 @@ record sample_record() {
   r.mode = "bf16";
   r.variant = "split3-x";
   r.tokens = 64;
-  r.heads = 16;
+  r.shape = {{"heads", 16}};
   r.knobs = {{"SPLIT", 3}, {"UNROLL", 1}};
   r.status = "unverified";
   r.rounds = 2;
@@ -54,14 +54,14 @@ TEST_F(journal_test, lines_come_back_exactly) {
     c.tokens = 64;
     c.records = {sample_record()};
     c.carried = {"a", "b"};
-    j.add_count(count_key(shape_key("mla_decode_epilogue", "bf16", 16, 0), 64), c);
+    j.add_count(count_key(shape_key("mla_decode_epilogue", "bf16", {{"heads", 16}}), 64), c);
     verification v;
     v.status = "ok";
     v.seed = 77;
     v.checks = 5;
     v.shapes = {"T1"};
-    j.add_verified("mla_decode_epilogue/bf16/H16/NB0", {{"split3-x", v}});
-    j.add_fault({"mla_decode_epilogue/bf16/H16/NB0", 64, "bad", "timeout", "ran 6 s"});
+    j.add_verified("mla_decode_epilogue/bf16/heads=16", {{"split3-x", v}});
+    j.add_fault({"mla_decode_epilogue/bf16/heads=16", 64, "bad", "timeout", "ran 6 s"});
   }
   const journal j = journal::resume(file, "key1");
   const journal_state& s = j.state();
@@ -69,7 +69,7 @@ TEST_F(journal_test, lines_come_back_exactly) {
   EXPECT_TRUE(s.timed);
   ASSERT_TRUE(s.ceiling_tb_s);
   EXPECT_EQ(*s.ceiling_tb_s, 4.2);
-  const journal_count& c = s.counts.at("mla_decode_epilogue/bf16/H16/NB0/T64");
+  const journal_count& c = s.counts.at("mla_decode_epilogue/bf16/heads=16/T64");
   ASSERT_EQ(c.records.size(), 1u);
   const record& r = c.records[0];
   EXPECT_EQ(r.stats->median, 1.0 / 3.0);
@@ -77,7 +77,7 @@ TEST_F(journal_test, lines_come_back_exactly) {
   EXPECT_EQ(r.samples_us, (std::vector<double>{0.1 + 0.2, 1.0 / 3.0, 2.5}));
   EXPECT_EQ(r.knobs, sample_record().knobs);
   EXPECT_EQ(c.carried, (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(s.verified.at("mla_decode_epilogue/bf16/H16/NB0").at("split3-x").checks, 5);
+  EXPECT_EQ(s.verified.at("mla_decode_epilogue/bf16/heads=16").at("split3-x").checks, 5);
   ASSERT_EQ(s.faults.size(), 1u);
   EXPECT_EQ(s.faults[0].status, "timeout");
 }
@@ -101,7 +101,7 @@ TEST_F(journal_test, unlaunchable_records_and_verifications_come_back) {
   v.seed = 5;
   v.checks = 3;
   v.shapes = {"T1-H16"};
-  const std::string shape = shape_key("mla_decode_epilogue", "bf16", 16, 0);
+  const std::string shape = shape_key("mla_decode_epilogue", "bf16", {{"heads", 16}});
   {
     journal j = journal::create(file, "key1", 5, true);
     journal_count c;

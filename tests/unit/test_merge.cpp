@@ -35,8 +35,7 @@ constexpr long long k_compiles[] = {5, 0, 3};  // a mode's compiles on its first
 constexpr long long k_failures[] = {0, 0, 1};
 
 std::string key_of(std::size_t i) {
-  return "mla_decode_epilogue/" + std::string(k_items[i].mode) + "/H" +
-         std::to_string(k_items[i].heads) + "/NB0";
+  return "mla_decode_epilogue/" + std::string(k_items[i].mode) + "/heads=" + std::to_string(k_items[i].heads);
 }
 
 double rounded(double x) {
@@ -50,8 +49,7 @@ void add_records(json& records, std::size_t i, double ceiling_tb_s) {
     return json{{"family", "mla_decode_epilogue"},
                 {"mode", it.mode},
                 {"tokens", tokens},
-                {"heads", it.heads},
-                {"blocks", 0},
+                {"shape", {{"heads", it.heads}}},
                 {"variant", "s" + std::to_string(i)},
                 {"knobs", {{"SPLIT", 1}}},
                 {"reference", false},
@@ -77,8 +75,7 @@ json dispatch_of(std::size_t i) {
       {"incumbent_kept", false}, {"tokens", {1, 64}}};
   return {{"family", "mla_decode_epilogue"},
           {"mode", k_items[i].mode},
-          {"heads", k_items[i].heads},
-          {"blocks", 0},
+          {"shape", {{"heads", k_items[i].heads}}},
           {"ranges", {range}}};
 }
 
@@ -95,7 +92,7 @@ json sweep_doc(const std::vector<std::size_t>& covered, int index, int count, do
     add_records(records, i, ceiling_tb_s);
     dispatch.push_back(dispatch_of(i));
   }
-  json doc = {{"schema_version", 1}, {"kind", "sweep"}};
+  json doc = {{"schema_version", 2}, {"kind", "sweep"}};
   doc["context"] = {
       {"gpu", {{"name", "NVIDIA H200"}, {"arch", "sm_90a"}, {"sm_count", 132}}},
       {"tool_version", "0.1.0"},
@@ -120,7 +117,7 @@ json sweep_doc(const std::vector<std::size_t>& covered, int index, int count, do
       {"items", items},
       {"shard",
        count == 0 ? json(nullptr) : json{{"index", index}, {"count", count}, {"items", covered}}}};
-  doc["families"] = {{"mla_decode_epilogue", {{"knobs", {"SPLIT"}}, {"shape_key", "heads"}}}};
+  doc["families"] = {{"mla_decode_epilogue", {{"knobs", {"SPLIT"}}, {"shape_keys", {"heads"}}}}};
   doc["records"] = records;
   doc["dispatch"] = dispatch;
   return doc;
@@ -227,11 +224,11 @@ TEST(merge, conflicts_exit_2_naming_them) {
        [](json& d) {
          d["plan"]["shard"]["items"] = {0, 1, 2};
        },
-       {"item 0 \"mla_decode_epilogue/bf16/H8/NB0\" is covered twice", "a.json (shard 1/2)",
+       {"item 0 \"mla_decode_epilogue/bf16/heads=8\" is covered twice", "a.json (shard 1/2)",
         "b.json (shard 2/2)"}},
       {"missing",
        [](json& d) { d["plan"]["shard"]["items"] = {1}; },
-       {"1 of 3 items of the plan are covered by no input: \"mla_decode_epilogue/fp8/H8/NB0\""}},
+       {"1 of 3 items of the plan are covered by no input: \"mla_decode_epilogue/fp8/heads=8\""}},
       {"pre-sharding",
        [](json& d) {
          d["plan"].erase("digest"), d["plan"].erase("items"), d["plan"].erase("shard");
@@ -256,7 +253,7 @@ TEST(merge, a_missing_shard_is_named) {
   const test::temp_dir dir;
   const auto r = merge({write_doc(dir, "b.json", shard_2())}, dir.path() / "m.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "\"mla_decode_epilogue/bf16/H8/NB0\" (missing shard 1/2; given: "))
+  EXPECT_TRUE(contains(r.output, "\"mla_decode_epilogue/bf16/heads=8\" (missing shard 1/2; given: "))
       << r.output;
 }
 

@@ -23,7 +23,7 @@ class mla_reference : public ::testing::Test {
 };
 
 TEST_F(mla_reference, bf16_is_an_exact_copy_with_strides_and_skips_negative_slots) {
-  shape s = mla.model_shape(3, 2, 0);
+  shape s = mla.model_shape(3, mode("bf16"), {{"heads", 2}});
   s.strided = true;
   problem p = mla.make_problem(s, mode("bf16"), 7);
   const mla_layout l = mla_layout_for(s);
@@ -45,14 +45,14 @@ TEST_F(mla_reference, bf16_is_an_exact_copy_with_strides_and_skips_negative_slot
   EXPECT_EQ(cache[5 * 576 + 3], at<std::uint16_t>(p, "kv_c")[0 * 512 + 3]);
   EXPECT_EQ(cache[0 * 576 + 512], at<std::uint16_t>(p, "k_pe")[2 * l.kpe_row_stride + 0]);
   // Every cache row but 0 and 5 is untouched (token 1's slot is negative).
-  for (long long row = 0; row < l.num_blocks * s.block_size; ++row) {
+  for (long long row = 0; row < l.num_blocks * s.at("block_size"); ++row) {
     if (row == 0 || row == 5) continue;
     EXPECT_EQ(std::memcmp(cache + row * 576, old_cache + row * 576, 576 * 2), 0) << row;
   }
 }
 
 TEST_F(mla_reference, rope_rotates_pairs_in_fp32_then_rounds) {
-  const shape s = mla.model_shape(1, 1, 0);
+  const shape s = mla.model_shape(1, mode("bf16"), {{"heads", 1}});
   problem p = mla.make_problem(s, mode("bf16_rope"), 3);
   at<long long>(p, "positions")[0] = 0;
   float* cs = at<float>(p, "cos_sin_cache");
@@ -79,7 +79,7 @@ TEST_F(mla_reference, rope_rotates_pairs_in_fp32_then_rounds) {
 }
 
 TEST_F(mla_reference, fp8_scales_then_saturates_every_element) {
-  const shape s = mla.model_shape(1, 1, 0);
+  const shape s = mla.model_shape(1, mode("bf16"), {{"heads", 1}});
   problem p = mla.make_problem(s, mode("fp8"), 5);
   at<float>(p, "q_scale_inv")[0] = 100.0f;
   at<float>(p, "cache_scale_inv")[0] = 0.5f;

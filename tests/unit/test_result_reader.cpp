@@ -63,7 +63,7 @@ TEST(result_reader, reads_a_time_result) {
   const report::result_record& r = d.records[0];
   EXPECT_EQ(r.at, "/results/0");
   EXPECT_EQ(r.key(),
-            "mla_decode_epilogue/bf16/T64-H8-NB0/"
+            "mla_decode_epilogue/bf16/T64-H8/"
             "split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0");
   EXPECT_EQ(r.status, "ok");
   EXPECT_EQ(r.timing_mode, "chain");
@@ -85,7 +85,7 @@ TEST(result_reader, reads_the_first_time_layout) {
       read_result_document(k_h200 / "measure-engine-2026-11-29" / "repeat1-T8.json");
   EXPECT_EQ(d.kind, "time");
   ASSERT_EQ(d.records.size(), 1u);
-  EXPECT_EQ(d.records[0].key(), "copy_example/default/T8-H0-NB0/vec_bytes16-unroll1-threads256");
+  EXPECT_EQ(d.records[0].key(), "copy_example/default/T8/vec_bytes16-unroll1-threads256");
   EXPECT_EQ(d.records[0].at, "");
   EXPECT_EQ(d.records[0].timing_mode, "graph");
   ASSERT_TRUE(d.records[0].stats);
@@ -109,7 +109,7 @@ TEST(result_reader, reads_a_gzipped_time_result_once_decompressed) {
   for (const auto& rec : d.records) {
     EXPECT_EQ(rec.family, "mla_decode_epilogue");
     EXPECT_EQ(rec.tokens, 64);
-    EXPECT_EQ(rec.heads, 16);
+    EXPECT_EQ(rec.shape, (families::dims{{"heads", 16}}));
     ASSERT_TRUE(rec.stats) << rec.key();
     EXPECT_EQ(static_cast<std::size_t>(rec.stats->samples), rec.samples_us.size()) << rec.key();
   }
@@ -125,7 +125,7 @@ TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
   const report::result_record& r = d.records[5];
   EXPECT_EQ(r.at, "/records/5");
   EXPECT_EQ(r.key(),
-            "mla_decode_epilogue/bf16/T64-H16-NB0/"
+            "mla_decode_epilogue/bf16/T64-H16/"
             "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128");
   EXPECT_EQ(r.status, "ok");
   EXPECT_EQ(r.verification_status, "ok");
@@ -141,7 +141,7 @@ TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
   const report::sweep_dispatch& t = d.dispatch[2];
   EXPECT_EQ(t.at, "/dispatch/2");
   EXPECT_EQ(t.family, "attn_res");
-  EXPECT_EQ(t.blocks, 1);
+  EXPECT_EQ(t.shape, (families::dims{{"blocks", 1}}));  // schema 1: "blocks" of a family keyed on it
   ASSERT_EQ(t.ranges.size(), 2u);
   EXPECT_EQ(t.ranges[0].min_tokens, 1);
   EXPECT_EQ(t.ranges[0].max_tokens, 65);
@@ -197,7 +197,7 @@ TEST(result_reader, reads_an_untimed_sweep) {
   EXPECT_EQ(d.records[0].status, "unverified");
   EXPECT_FALSE(d.records[0].stats);
   EXPECT_TRUE(d.records[0].samples_us.empty());
-  EXPECT_EQ(d.records[0].key(), "attn_res/common_nb1/T0-H0-NB1/b1-gpw4");
+  EXPECT_EQ(d.records[0].key(), "attn_res/common_nb1/T0-NB1/b1-gpw4");
   EXPECT_TRUE(d.dispatch.empty());
 }
 
@@ -211,7 +211,7 @@ TEST(result_reader, reads_unlaunchable_records_as_the_sweep_writes_them) {
   never.family = "attn_res";
   never.mode = "post_nb8";
   never.tokens = 64;
-  never.blocks = 8;
+  never.shape = {{"blocks", 8}};
   never.variant = "b14-gpw1";
   never.status = "unlaunchable";
   never.reason = "unlaunchable at T64-NB8: a cluster of 14 CTAs with 64 threads, 40 registers per thread and "
@@ -298,8 +298,8 @@ TEST_F(result_reader_errors, a_syntax_error_names_the_pointer_and_byte) {
 
 TEST_F(result_reader_errors, another_schema_version_is_named) {
   const std::string what =
-      usage_error(edited("v2.json", "\"schema_version\": 1", "\"schema_version\": 2"));
-  EXPECT_NE(what.find("v2.json: /schema_version: schema_version 2 is not supported"),
+      usage_error(edited("v3.json", "\"schema_version\": 1", "\"schema_version\": 3"));
+  EXPECT_NE(what.find("v3.json: /schema_version: schema_version 3 is not supported"),
             std::string::npos)
       << what;
 }

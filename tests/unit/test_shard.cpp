@@ -46,9 +46,9 @@ TEST(shard, items_follow_the_plan_and_the_family_names_its_shapes) {
   plan_fixture f;
   const sweep_plan plan = make_plan(f.request);
   const std::vector<std::string> expected = {
-      "mla_decode_epilogue/bf16/H16/NB0", "mla_decode_epilogue/bf16/H32/NB0", "mla_decode_epilogue/fp8/H16/NB0",
-      "mla_decode_epilogue/fp8/H32/NB0",  "attn_res/write_nb0/H0/NB0",        "attn_res/post_nb8/H0/NB8",
-      "attn_res/common_nb1/H0/NB1"};
+      "mla_decode_epilogue/bf16/heads=16", "mla_decode_epilogue/bf16/heads=32", "mla_decode_epilogue/fp8/heads=16",
+      "mla_decode_epilogue/fp8/heads=32",  "attn_res/write_nb0/blocks=0",       "attn_res/post_nb8/blocks=8",
+      "attn_res/common_nb1/blocks=1"};
   EXPECT_EQ(item_keys(plan), expected);
   std::vector<bool> first;
   for (const work_item& i : plan.items) first.push_back(i.first_of_mode);
@@ -137,8 +137,8 @@ TEST(shard, compile_only_shards_hold_the_unsharded_records) {
       EXPECT_EQ(part["plan"]["shard"]["index"], i);
       compiles += part["plan"]["compiles"].get<std::size_t>();
       for (const auto& rec : part["records"]) {
-        const std::string key = rec["family"].get<std::string>() + "/" + rec["mode"].get<std::string>() + "/H" +
-                                std::to_string(rec["heads"].get<long long>()) + "/NB" + std::to_string(rec["blocks"].get<long long>());
+        std::string key = rec["family"].get<std::string>() + "/" + rec["mode"].get<std::string>();
+        for (const auto& [name, value] : rec["shape"].items()) key += "/" + name + "=" + std::to_string(value.get<long long>());
         const auto& items = whole["plan"]["items"];
         const auto at = std::find(items.begin(), items.end(), key);
         ASSERT_NE(at, items.end()) << key;

@@ -74,15 +74,17 @@ double attn_res::bytes_moved(const shape& s, const space::mode& mode) const {
   return bytes;
 }
 
-shape attn_res::model_shape(long long tokens, long long, long long blocks) const {
+shape attn_res::model_shape(long long tokens, const space::mode& mode, const dims& given) const {
+  const long long nb = read_mode(mode).nb;
+  const long long asked = dim_or(given, "blocks", nb);
+  if (asked != nb) {
+    throw error(error_kind::usage, "blocks: NB=" + std::to_string(asked) + " is not mode " + mode.name +
+                                       "'s (NB=" + std::to_string(nb) + "); attn_res's NB is set by the mode");
+  }
   shape s;
   s.tokens = tokens;
-  s.blocks = blocks;
+  s.set("blocks", nb);
   return s;
-}
-
-std::vector<shape> attn_res::sweep_shapes(const space::mode& m, const std::vector<long long>&) const {
-  return {model_shape(1, 0, std::max(0LL, m.define_or("NB", 0)))};  // NB is compile-time: one shape per mode
 }
 
 std::vector<shape> attn_res::edge_shapes(const shape& model) const {
@@ -215,6 +217,11 @@ class attn_res_workspace final : public tensor_workspace {
 
 std::unique_ptr<workspace> attn_res::make_workspace(const shape& s, const space::mode& m, const problem& p) const {
   return std::make_unique<attn_res_workspace>(s, read_mode(m), p);
+}
+
+const family& register_attn_res() {
+  static const attn_res k_family;
+  return k_family;
 }
 
 }  // namespace kk3::families

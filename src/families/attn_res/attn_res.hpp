@@ -11,10 +11,10 @@ class attn_res final : public family {
   std::string name() const override { return "attn_res"; }
   device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
-  shape model_shape(long long tokens, long long heads, long long blocks) const override;
+  /// blocks (NB, the key): set by the mode (its define NB), so a plan does not choose it.
+  std::vector<dimension> dimensions() const override { return {{"blocks", "NB", 0, false, true}}; }
+  shape model_shape(long long tokens, const space::mode& m, const dims& given) const override;
   std::vector<shape> edge_shapes(const shape& model) const override;
-  std::vector<shape> sweep_shapes(const space::mode& m, const std::vector<long long>& heads) const override;
-  std::string shape_key() const override { return "blocks"; }
   problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const override;
   void reference(const shape& s, const space::mode& m, problem& p) const override;
   using family::make_workspace;

@@ -19,7 +19,7 @@ device::launch_config copy_example::geometry(const space::variant& v, const spac
 
 double copy_example::bytes_moved(const shape& s, const space::mode&) const { return 2.0 * static_cast<double>(copy_bytes(s)); }
 
-shape copy_example::model_shape(long long tokens, long long, long long) const { return shape{tokens}; }
+shape copy_example::model_shape(long long tokens, const space::mode&, const dims&) const { return shape{tokens}; }
 
 std::vector<shape> copy_example::edge_shapes(const shape&) const { return {shape{1}, shape{3}}; }
 
@@ -56,6 +56,11 @@ class copy_workspace final : public tensor_workspace {
 
 std::unique_ptr<workspace> copy_example::make_workspace(const shape&, const space::mode&, const problem& p) const {
   return std::make_unique<copy_workspace>(p);
+}
+
+const family& register_copy_example() {
+  static const copy_example k_family;
+  return k_family;
 }
 
 }  // namespace kk3::families

@@ -14,7 +14,7 @@ class copy_example final : public family {
   bool is_example() const override { return true; }
   device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
-  shape model_shape(long long tokens, long long heads, long long blocks) const override;
+  shape model_shape(long long tokens, const space::mode& m, const dims& given) const override;
   std::vector<shape> edge_shapes(const shape& model) const override;
   problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const override;
   void reference(const shape& s, const space::mode& m, problem& p) const override;

@@ -28,4 +28,9 @@ std::unique_ptr<workspace> empty_example::make_workspace(const shape&, const spa
   return std::make_unique<empty_workspace>(p);
 }
 
+const family& register_empty_example() {
+  static const empty_example k_family;
+  return k_family;
+}
+
 }  // namespace kk3::families

@@ -17,6 +17,9 @@ namespace {
 bool is_fp8(const space::mode& m) { return m.define_or("MODE_FP8", 0) != 0; }
 bool has_rope(const space::mode& m) { return m.define_or("MODE_ROPE", 0) != 0; }
 
+long long heads_of(const shape& s) { return s.at("heads"); }
+long long block_size_of(const shape& s) { return s.at("block_size"); }
+
 
 }  // namespace
 
@@ -24,16 +27,16 @@ mla_layout mla_layout_for(const shape& s) {
   mla_layout l;
   const long long pad = s.strided ? 1 : 0;
   l.ql_head_stride = 512 + 64 * pad;
-  l.ql_token_stride = s.heads * l.ql_head_stride + 40 * pad;
+  l.ql_token_stride = heads_of(s) * l.ql_head_stride + 40 * pad;
   l.qpe_head_stride = 64 + 32 * pad;
-  l.qpe_token_stride = s.heads * l.qpe_head_stride + 8 * pad;
+  l.qpe_token_stride = heads_of(s) * l.qpe_head_stride + 8 * pad;
   l.kpe_row_stride = 64 + 16 * pad;
-  l.num_blocks = (2 * s.tokens + s.block_size) / s.block_size + 1;
+  l.num_blocks = (2 * s.tokens + block_size_of(s)) / block_size_of(s) + 1;
   return l;
 }
 
 device::launch_config mla_decode_epilogue::geometry(const space::variant& v, const space::mode&, const shape& s) const {
-  const long long rows = s.tokens * (s.heads + 1);
+  const long long rows = s.tokens * (heads_of(s) + 1);
   const long long rows_per_warp = v.value("ROWS_PER_WARP");
   const long long warps = (rows + rows_per_warp - 1) / rows_per_warp * v.value("SPLIT");
   const long long warps_per_block = v.value("THREADS") / 32;
@@ -44,7 +47,7 @@ device::launch_config mla_decode_epilogue::geometry(const space::variant& v, con
 }
 
 double mla_decode_epilogue::bytes_moved(const shape& s, const space::mode& m) const {
-  const double T = static_cast<double>(s.tokens), H = static_cast<double>(s.heads);
+  const double T = static_cast<double>(s.tokens), H = static_cast<double>(heads_of(s));
   const double out_bytes = is_fp8(m) ? 1 : 2;
   double bytes = (T * H + T) * k_entry * 2;     // q and kv inputs
   bytes += T * 8;                               // slot mapping
@@ -54,41 +57,39 @@ double mla_decode_epilogue::bytes_moved(const shape& s, const space::mode& m) co
   return bytes;
 }
 
-shape mla_decode_epilogue::model_shape(long long tokens, long long heads, long long) const {
-  shape s;
-  s.tokens = tokens;
-  s.heads = heads > 0 ? heads : k_default_heads;
-  s.block_size = 64;
-  return s;
+std::vector<dimension> mla_decode_epilogue::dimensions() const {
+  return {{"heads", "H", 1, true, true}, {"block_size", "bs", 1, false, false}};
 }
 
-std::vector<shape> mla_decode_epilogue::sweep_shapes(const space::mode&, const std::vector<long long>& heads) const {
-  if (heads.empty()) return {model_shape(1, 0, 0)};
-  std::vector<shape> out;
-  for (long long h : heads) out.push_back(model_shape(1, h, 0));
-  return out;
+shape mla_decode_epilogue::model_shape(long long tokens, const space::mode&, const dims& given) const {
+  shape s;
+  s.tokens = tokens;
+  s.set("heads", dim_or(given, "heads", k_default_heads));
+  s.set("block_size", 64);
+  return s;
 }
 
 std::vector<shape> mla_decode_epilogue::edge_shapes(const shape& model) const {
   auto with = [&](long long t, long long h, long long block_size, bool strided) {
     shape s = model;
     s.tokens = t;
-    s.heads = h;
-    s.block_size = block_size;
+    s.set("heads", h);
+    s.set("block_size", block_size);
     s.strided = strided;
     return s;
   };
-  return {with(1, model.heads, 64, false),  with(64, model.heads, 64, false), with(65, model.heads, 64, false),
-          with(5, 7, 64, false),            with(33, model.heads, 64, true),  with(20, 3, 17, true),
+  const long long heads = heads_of(model);
+  return {with(1, heads, 64, false),  with(64, heads, 64, false), with(65, heads, 64, false),
+          with(5, 7, 64, false),      with(33, heads, 64, true),  with(20, 3, 17, true),
           with(2, 1, 1, false)};
 }
 
 problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, unsigned long long seed) const {
-  if (s.tokens < 1 || s.heads < 1 || s.block_size < 1) {
+  if (s.tokens < 1 || heads_of(s) < 1 || block_size_of(s) < 1) {
     throw error(error_kind::usage, "mla_decode_epilogue: T, H and the block size must be at least 1");
   }
   const mla_layout l = mla_layout_for(s);
-  const long long T = s.tokens, H = s.heads;
+  const long long T = s.tokens, H = heads_of(s);
   const bool fp8 = is_fp8(m);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
@@ -115,7 +116,7 @@ problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, 
 
   // Distinct random slots, about one token in eight skipped (-1).
   tensor& slots = p.add("slot_mapping", dtype::int64, {T}, role::input);
-  std::vector<long long> all(static_cast<std::size_t>(l.num_blocks * s.block_size));
+  std::vector<long long> all(static_cast<std::size_t>(l.num_blocks * block_size_of(s)));
   std::iota(all.begin(), all.end(), 0);
   std::shuffle(all.begin(), all.end(), rng);
   for (long long t = 0; t < T; ++t) slots.data<long long>()[t] = uniform(rng) < 0.125f ? -1 : all[static_cast<std::size_t>(t)];
@@ -139,7 +140,7 @@ problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, 
   }
   const dtype out = fp8 ? dtype::fp8_e4m3 : dtype::bf16;
   p.add("mqa_q", out, {T, H, k_entry}, role::output);
-  tensor& cache = p.add("kv_cache", out, {l.num_blocks, s.block_size, k_entry}, role::inout);
+  tensor& cache = p.add("kv_cache", out, {l.num_blocks, block_size_of(s), k_entry}, role::inout);
   for (auto& b : cache.bytes) b = static_cast<std::uint8_t>(rng());  // background that must survive
   if (!fp8) {  // keep the bf16 background free of NaN patterns, like real data
     for (std::size_t i = 0; i < cache.elements(); ++i) cache.data<std::uint16_t>()[i] &= 0xbfffu;
@@ -150,7 +151,7 @@ problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, 
 void mla_decode_epilogue::reference(const shape& s, const space::mode& m, problem& p) const {
   const mla_layout l = mla_layout_for(s);
   const bool fp8 = is_fp8(m), rope = has_rope(m);
-  const long long T = s.tokens, H = s.heads;
+  const long long T = s.tokens, H = heads_of(s);
   const float q_scale = fp8 ? p.at("q_scale_inv").data<float>()[0] : 1.0f;
   const float cache_scale = fp8 ? p.at("cache_scale_inv").data<float>()[0] : 1.0f;
 
@@ -232,7 +233,7 @@ class mla_workspace final : public tensor_workspace {
     m_params.qpe_head_stride = l.qpe_head_stride;
     m_params.kpe_row_stride = l.kpe_row_stride;
     m_params.tokens = static_cast<int>(s.tokens);
-    m_params.heads = static_cast<int>(s.heads);
+    m_params.heads = static_cast<int>(heads_of(s));
   }
   void** args() override { return m_args; }
 
@@ -245,6 +246,11 @@ class mla_workspace final : public tensor_workspace {
 
 std::unique_ptr<workspace> mla_decode_epilogue::make_workspace(const shape& s, const space::mode&, const problem& p) const {
   return std::make_unique<mla_workspace>(s, p);
+}
+
+const family& register_mla_decode_epilogue() {
+  static const mla_decode_epilogue k_family;
+  return k_family;
 }
 
 }  // namespace kk3::families

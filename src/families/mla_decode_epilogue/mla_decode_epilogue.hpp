@@ -14,10 +14,11 @@ class mla_decode_epilogue final : public family {
   std::string name() const override { return "mla_decode_epilogue"; }
   device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
-  shape model_shape(long long tokens, long long heads, long long blocks) const override;
+  /// heads (H, the key: a plan lists the head counts to sweep) and block_size (the KV-cache
+  /// block size: 64 in the model, other sizes in the verifier's edge shapes).
+  std::vector<dimension> dimensions() const override;
+  shape model_shape(long long tokens, const space::mode& m, const dims& given) const override;
   std::vector<shape> edge_shapes(const shape& model) const override;
-  std::vector<shape> sweep_shapes(const space::mode& m, const std::vector<long long>& heads) const override;
-  std::string shape_key() const override { return "heads"; }
   problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const override;
   void reference(const shape& s, const space::mode& m, problem& p) const override;
   using family::make_workspace;

@@ -1,0 +1,40 @@
+#include "families/family.hpp"
+
+namespace kk3::families {
+
+std::vector<dimension> family::key_dimensions() const {
+  std::vector<dimension> out;
+  for (const dimension& d : dimensions()) {
+    if (d.key) out.push_back(d);
+  }
+  return out;
+}
+
+planned_dims family::planned_of(const shape& s) const {
+  planned_dims out;
+  for (const dimension& d : dimensions()) {
+    if (d.planned) out.emplace_back(d.name, std::vector<long long>{s.at(d.name)});
+  }
+  return out;
+}
+
+std::vector<shape> family::sweep_shapes(const space::mode& m, const planned_dims& planned) const {
+  // Every combination of the planned values, the first dimension varying slowest.
+  std::vector<dims> combos{{}};
+  for (const auto& [name, values] : planned) {
+    std::vector<dims> next;
+    for (const dims& c : combos) {
+      for (long long v : values) {
+        dims d = c;
+        d.emplace_back(name, v);
+        next.push_back(std::move(d));
+      }
+    }
+    combos = std::move(next);
+  }
+  std::vector<shape> out;
+  for (const dims& given : combos) out.push_back(model_shape(1, m, given));
+  return out;
+}
+
+}  // namespace kk3::families
