@@ -1,4 +1,5 @@
 // `kk3tune emit`: the dispatch headers (kk3tune/dispatch/<family>.h) from sweep results.
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -39,6 +40,11 @@ int run_emit(const global_options& global, const emit_options& o) {
   const located_dir configs = find_config_dir(global.config_dir);
   std::vector<families::family_space> spaces;
   for (const families::family* f : families::select_families("", false)) {
+    // A test family gets a header only from a sweep of it (a product family always gets one).
+    const bool swept = std::any_of(sweeps.begin(), sweeps.end(), [&](const report::sweep_file& s) {
+      return std::any_of(s.dispatch.begin(), s.dispatch.end(), [&](const auto& d) { return d.family == f->name(); });
+    });
+    if (f->is_test() && !swept) continue;
     spaces.push_back(families::load_family_space(*f, configs.dir));
   }
   std::vector<std::string> notes;

@@ -16,6 +16,19 @@ struct list_options {
   bool variants = false;  ///< print every variant id
 };
 
+// " x heads (H, 16 in the model; a plan or --shape chooses it) x ...": the model dimensions
+// besides T, as the first mode's model shape has them.
+std::string dimensions_text(const families::family& f, const space::mode& m) {
+  const families::shape model = f.model_shape(1, m, {});
+  std::string out;
+  for (const families::dimension& d : f.dimensions()) {
+    const std::string how = d.planned ? "a plan or --shape chooses it" : d.key ? "the mode sets it" : "the verifier varies it";
+    out += " x " + d.name + " (" + d.label + ", " + std::to_string(model.at(d.name)) + " in the model" +
+           (d.key && !d.planned ? " mode " + m.name : "") + "; " + how + ")";
+  }
+  return out;
+}
+
 int run_list(const global_options& global, const list_options& options) {
   const auto config_dir = find_config_dir(global.config_dir).dir;
   const auto selected = families::select_families(options.family, options.all);
@@ -31,12 +44,13 @@ int run_list(const global_options& global, const list_options& options) {
     for (const auto& v : s.variants) {
       if (v.is_reference) reference = v.id;
     }
-    std::cout << s.config.family << (f->is_example() ? " (example)" : "") << ": " << s.config.description << "\n"
+    std::cout << s.config.family << (f->is_example() ? " (example)" : f->is_test() ? " (test family)" : "") << ": " << s.config.description << "\n"
               << "  config:    " << s.config.file.string() << "\n"
               << "  modes:     " << join(modes, ", ") << "\n"
               << "  variants:  " << s.variants.size() << " per mode, " << s.variants.size() * modes.size()
               << " in all\n"
               << "  reference: " << reference << "\n"
+              << "  shape:     T" << dimensions_text(*f, s.config.modes.front()) << "\n"
               << "  knobs:\n";
     for (const auto& k : s.config.knobs) {
       std::vector<std::string> values;

@@ -32,6 +32,9 @@ void set_dim(dims& d, const std::string& name, long long value);
 
 /// A problem size of a family.
 struct shape {
+  shape() = default;
+  explicit shape(long long t) : tokens(t) {}
+
   long long tokens = 1;  ///< T: tokens in the decode batch
   dims model;            ///< every model dimension of the family, by name
   bool strided = false;  ///< inputs laid out with padded token / head / row strides
