@@ -30,7 +30,7 @@ class family {
   /// True for the foundation's example kernel: compiled and timed like a family, but not
   /// listed by `list` and not swept.
   virtual bool is_example() const { return false; }
-  /// True for a family that exists to test kk3tune itself (expert_scale): listed and swept like
+  /// True for a family that exists to test kk3tune itself: listed and swept like
   /// any family, but in no default plan, and `emit` writes its header only from a sweep of it.
   virtual bool is_test() const { return false; }
   /// Launch geometry of a variant in a mode at a shape (dynamic shared memory included).
