@@ -53,3 +53,11 @@ def timed_results(path):
 def median(result):
     """The median time per call of one measurement, in microseconds."""
     return result["statistics"]["median_us"]
+
+
+def shape_of(d):
+    """A record's or table's model shape: "shape" (schema_version 2), or of schema_version 1's
+    "heads" and "blocks" the one its family is keyed on (mla_decode_epilogue: heads)."""
+    if "shape" in d:
+        return tuple(d["shape"].items())
+    return (("heads", d["heads"]),) if d["heads"] else (("blocks", d["blocks"]),)

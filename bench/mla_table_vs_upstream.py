@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import Kk3tune, median, results  # noqa: E402
+from bench_common import Kk3tune, median, results, shape_of  # noqa: E402
 
 sweep_file, out = sys.argv[1], sys.argv[2]
 mode = sys.argv[3] if len(sys.argv) > 3 else "bf16"
@@ -30,7 +30,7 @@ def upstream(t):
 
 with open(sweep_file) as f:
     sweep = json.load(f)
-entry = next(d for d in sweep["dispatch"] if d["family"] == "mla_decode_epilogue" and d["mode"] == mode and d["heads"] == heads)
+entry = next(d for d in sweep["dispatch"] if d["family"] == "mla_decode_epilogue" and d["mode"] == mode and shape_of(d) == (("heads", heads),))
 rows = []
 for r in entry["ranges"]:
     for t in r["tokens"]:

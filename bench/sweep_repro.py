@@ -18,7 +18,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import Kk3tune, results  # noqa: E402
+from bench_common import Kk3tune, results, shape_of  # noqa: E402
 
 
 def load(path):
@@ -27,12 +27,12 @@ def load(path):
     finals = {}
     for r in d["records"]:
         if r.get("statistics") and r["status"] != "dropped":
-            finals[(r["family"], r["mode"], r["heads"], r["blocks"], r["tokens"], r["variant"])] = r["statistics"]
+            finals[(r["family"], r["mode"], shape_of(r), r["tokens"], r["variant"])] = r["statistics"]
     winners = {}
     for e in d["dispatch"]:
         for rng in e["ranges"]:
             for t in rng["tokens"]:
-                winners[(e["family"], e["mode"], e["heads"], e["blocks"], t)] = rng["variant"]
+                winners[(e["family"], e["mode"], shape_of(e), t)] = rng["variant"]
     return d, finals, winners
 
 
@@ -58,10 +58,10 @@ if "--cache-dir" in args:
 kk3 = Kk3tune(h2h_dir) if h2h_dir else None
 
 
-def head_to_head(fam, mode, h, nb, t, wa, wb):
+def head_to_head(fam, mode, shape_dims, t, wa, wb):
     """Both winners timed side by side in one fresh run: (cell text, within noise)."""
-    path = f"{h2h_dir}/{fam}-{mode}-{'H' if h else 'NB'}{h or nb}-T{t}.json"
-    shape = ["--heads", h] if h else ["--blocks", nb]
+    path = f"{h2h_dir}/{fam}-{mode}-{'-'.join(f'{k}{v}' for k, v in shape_dims)}-T{t}.json"
+    shape = [a for k, v in shape_dims for a in ("--shape", f"{k}={v}")]
     cache = ["--cache-dir", cache_dir] if cache_dir else []
     kk3("time", "--family", fam, "--mode", mode, "-T", t, *shape, "--variant", f"{wa},{wb}", "--seed", 1, *cache, "--json", path)
     res = results(path)
@@ -83,11 +83,11 @@ for key in sorted(set(a_win) | set(b_win), key=str):
         same += 1
         continue
     flipped += 1
-    fam, mode, h, nb, t = key
+    fam, mode, shape_dims, t = key
     cells = []
     ok = True
     for doc_final in (a_final, b_final):
-        sa, sb = doc_final.get((fam, mode, h, nb, t, wa)), doc_final.get((fam, mode, h, nb, t, wb))
+        sa, sb = doc_final.get((fam, mode, shape_dims, t, wa)), doc_final.get((fam, mode, shape_dims, t, wb))
         if sa and sb:
             w = within_noise(sa, sb, min_gain)
             ok = ok and w
@@ -98,10 +98,10 @@ for key in sorted(set(a_win) | set(b_win), key=str):
             cells.append("not both in the final round")
     noise_ok += ok
     if kk3:
-        cell, w = head_to_head(fam, mode, h, nb, t, wa, wb)
+        cell, w = head_to_head(fam, mode, shape_dims, t, wa, wb)
         h2h_ok += w
         cells.append(cell)
-    shape = f"H={h}" if h else f"NB={nb}"
+    shape = " ".join(f"{k}={v}" for k, v in shape_dims)
     rows.append(f"| {fam} | {mode} | {shape} | {t} | {wa} | {wb} | " + " | ".join(cells) + " |")
 lines.append(f"{same} token counts with the same winner, {flipped} flipped, of which {noise_ok} between variants within noise "
              f"of each other in both sweeps (minimum gain {100 * min_gain:.0f}% and 2 standard errors).")

@@ -13,10 +13,18 @@ import json
 import sys
 
 
+def shape_of(d):
+    """A record's or table's model shape: "shape" (schema_version 2), or of schema_version 1's
+    "heads" and "blocks" the one its family is keyed on (mla_decode_epilogue: heads)."""
+    if "shape" in d:
+        return tuple(d["shape"].items())
+    return (("heads", d["heads"]),) if d["heads"] else (("blocks", d["blocks"]),)
+
+
 def winners(doc):
     out = {}
     for d in doc["dispatch"]:
-        key = (d["family"], d["mode"], d["heads"], d["blocks"])
+        key = (d["family"], d["mode"], shape_of(d))
         for r in d["ranges"]:
             for t in r["tokens"]:
                 out[key + (t,)] = r["variant"]
@@ -27,7 +35,7 @@ def medians(doc):
     out = {}
     for r in doc["records"]:
         if r["statistics"] and r["status"] != "dropped":
-            out[(r["family"], r["mode"], r["heads"], r["blocks"], r["tokens"], r["variant"])] = r["statistics"]["median_us"]
+            out[(r["family"], r["mode"], shape_of(r), r["tokens"], r["variant"])] = r["statistics"]["median_us"]
     return out
 
 

@@ -37,6 +37,7 @@ step emit emit "$out/whole.json" --out "$out/include"
 cat >"$out/use.cpp" <<'CPP'
 #include <kk3tune/dispatch/expert_scale.h>
 #include <cstdio>
+#include <initializer_list>
 namespace d = kk3tune::dispatch::expert_scale;
 int main() {
   static_assert(d::is_tuned(90), "the sm_90 tables come from the sweep");

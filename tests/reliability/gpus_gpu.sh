@@ -32,7 +32,7 @@ check() {  # FILE: every item once, from --gpus' workers, the faulting variant r
 import json, sys
 doc = json.load(open(sys.argv[1]))
 items = doc["plan"]["items"]
-key = lambda d: f'{d["family"]}/{d["mode"]}/H{d["heads"]}/NB{d["blocks"]}'
+key = lambda d: "/".join([d["family"], d["mode"]] + [f"{k}={v}" for k, v in d["shape"].items()])
 tables = [key(d) for d in doc["dispatch"]]
 if tables != items:
     sys.exit(f"tables {tables} are not the plan's items {items} in order")
