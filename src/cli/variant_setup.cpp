@@ -175,7 +175,7 @@ loaded_variant load_variant(const global_options& global, const variant_options&
 
 void add_workspaces(loaded_variant& v, unsigned count) {
   while (v.workspaces.size() < count) {
-    v.workspaces.push_back(v.space.impl->make_workspace(v.shape, *v.mode, v.seed + v.workspaces.size()));
+    v.workspaces.push_back(v.space.impl->random_workspace(v.shape, *v.mode, v.seed + v.workspaces.size()));
   }
 }
 

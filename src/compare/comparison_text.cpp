@@ -5,6 +5,8 @@
 #include <functional>
 #include <sstream>
 
+#include "core/text.hpp"
+
 namespace kk3::compare {
 namespace {
 
@@ -41,19 +43,7 @@ void print_aligned(std::ostream& out, const std::vector<row>& rows,
   }
 }
 
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string md_cell(const std::string& s) { return replace_chars(s, {{'|', "\\|"}, {'\n', " "}}); }
 
 void print_markdown_table(std::ostream& out, const row& header, const std::vector<row>& rows,
                           const std::vector<bool>& right) {

@@ -1,5 +1,7 @@
 #include "core/text.hpp"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <atomic>
@@ -117,6 +119,19 @@ std::optional<long long> parse_integer(const std::string& text) {
   }
   if (used == 0 || used != text.size()) return std::nullopt;
   return v;
+}
+
+std::string replace_chars(std::string_view text, std::initializer_list<std::pair<char, std::string_view>> replacements) {
+  std::string out;
+  for (char c : text) {
+    const auto* r = std::find_if(replacements.begin(), replacements.end(), [&](const auto& p) { return p.first == c; });
+    if (r == replacements.end()) {
+      out += c;
+    } else {
+      out += r->second;
+    }
+  }
+  return out;
 }
 
 }  // namespace kk3

@@ -1,9 +1,11 @@
 #pragma once
 // Small string and file helpers shared by every stage.
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kk3 {
@@ -18,6 +20,9 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 /// The whole of `text` as a decimal integer (an optional sign, then digits); nullopt for anything
 /// else, including a number beyond 64 bits.
 std::optional<long long> parse_integer(const std::string& text);
+
+/// `text` with each character that `replacements` lists replaced by its string.
+std::string replace_chars(std::string_view text, std::initializer_list<std::pair<char, std::string_view>> replacements);
 
 /// Reads a whole file; throws error(io) naming the file.
 std::string read_file(const std::filesystem::path& file);

@@ -69,7 +69,7 @@ class family {
   virtual std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, const problem& p) const = 0;
 
   /// A workspace with fresh random inputs (for timing).
-  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, unsigned long long seed) const {
+  std::unique_ptr<workspace> random_workspace(const shape& s, const space::mode& m, unsigned long long seed) const {
     return make_workspace(s, m, make_problem(s, m, seed));
   }
 };

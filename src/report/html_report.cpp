@@ -22,6 +22,29 @@ std::string fmt_pct(double fraction) {
   return format_sig(fraction * 100, 3) + "%";
 }
 
+std::vector<html_column> timing_columns(bool with_min, const std::string& ceiling_note) {
+  std::vector<html_column> c = {{"median µs", true, "median time per call"}, {"p10 µs", true, ""}, {"p90 µs", true, ""}};
+  if (with_min) c.push_back({"min µs", true, ""});
+  c.insert(c.end(), {{"noise", true, "relative standard error of the median"},
+                     {"samples", true, ""},
+                     {"TB/s", true, "achieved bandwidth: bytes moved / median"},
+                     {"% ceiling", true, ceiling_note}});
+  return c;
+}
+
+std::vector<html_cell> timing_cells(const result_record& r, bool with_min) {
+  const bool s = r.stats && r.stats->median_us > 0;
+  const result_stats st = s ? *r.stats : result_stats{};
+  auto us = [&](double v) { return number_cell(v, s ? fmt_us(v) : "–"); };
+  std::vector<html_cell> c = {us(st.median_us), us(st.p10_us), us(st.p90_us)};
+  if (with_min) c.push_back(us(st.min_us));
+  c.insert(c.end(), {number_cell(st.rel_stderr_median, s ? fmt_pct(st.rel_stderr_median) : "–"),
+                     number_cell(st.samples, s ? format_sig(st.samples, 6) : "–"),
+                     number_cell(r.achieved_tb_s, format_sig(r.achieved_tb_s, 3)),
+                     number_cell(r.fraction_of_ceiling, r.fraction_of_ceiling > 0 ? fmt_pct(r.fraction_of_ceiling) : "–")});
+  return c;
+}
+
 std::string record_title(const result_record& r) {
   std::string t = r.variant + "\nT=" + std::to_string(r.tokens);
   const std::string shape = families::shape_text(r.shape);

@@ -422,16 +422,10 @@ std::string dispatch_table(const panel& p, const panel_model& m) {
 }
 
 std::string records_table(const panel& p, const panel_model& m, std::size_t& shown) {
-  html_table t({{"T", true, "tokens per call"},
-                {"variant", false, ""},
-                {"median µs", true, "median time per call"},
-                {"p10 µs", true, ""},
-                {"p90 µs", true, ""},
-                {"noise", true, "relative standard error of the median"},
-                {"samples", true, ""},
-                {"TB/s", true, "achieved bandwidth: bytes moved / median"},
-                {"% ceiling", true, "share of the copy ceiling"},
-                {"status", false, "the record's status, and its finalist verification"}});
+  std::vector<html_column> columns = {{"T", true, "tokens per call"}, {"variant", false, ""}};
+  for (html_column& c : timing_columns(false, "share of the copy ceiling")) columns.push_back(std::move(c));
+  columns.push_back({"status", false, "the record's status, and its finalist verification"});
+  html_table t(std::move(columns));
   std::vector<const result_record*> rows;
   for (const result_record* r : p.records) {  // never-measured unlaunchable ones: unlaunchable_table
     if (r->status != "dropped" && (timed(r) || !unlaunchable(r))) rows.push_back(r);
@@ -454,19 +448,10 @@ std::string records_table(const panel& p, const panel_model& m, std::size_t& sho
                                                 : ", verification " + *r->verification_status;
     }
     if (!r->reason.empty() && r->status != "ok") status += ": " + r->reason;
-    const bool s = timed(r);
-    const result_stats st = s ? *r->stats : result_stats{};
-    t.add_row(
-        {number_cell(double(r->tokens), std::to_string(r->tokens)), variant_cell(r->variant, badge),
-         number_cell(st.median_us, s ? fmt_us(st.median_us) : "–"),
-         number_cell(st.p10_us, s ? fmt_us(st.p10_us) : "–"),
-         number_cell(st.p90_us, s ? fmt_us(st.p90_us) : "–"),
-         number_cell(st.rel_stderr_median, s ? fmt_pct(st.rel_stderr_median) : "–"),
-         number_cell(st.samples, s ? format_sig(st.samples, 6) : "–"),
-         number_cell(r->achieved_tb_s, format_sig(r->achieved_tb_s, 3)),
-         number_cell(r->fraction_of_ceiling,
-                     r->fraction_of_ceiling > 0 ? fmt_pct(r->fraction_of_ceiling) : "–"),
-         text_cell(status)},
+    std::vector<html_cell> cells = {number_cell(double(r->tokens), std::to_string(r->tokens)), variant_cell(r->variant, badge)};
+    for (html_cell& c : timing_cells(*r, false)) cells.push_back(std::move(c));
+    cells.push_back(text_cell(status));
+    t.add_row(std::move(cells),
         badge.rfind("winner", 0) == 0 ? "win"
         : unlaunchable(r)             ? "skip"
         : r->status != "ok"           ? "bad"

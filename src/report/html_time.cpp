@@ -75,18 +75,11 @@ std::string variants_table(const shape_group& g) {
     if (timed(r) && !fastest) fastest = r;
     if (timed(r) && r->reference && !reference) reference = r;
   }
-  html_table t({{"#", true, "rank by median"},
-                {"variant", false, ""},
-                {"median µs", true, "median time per call"},
-                {"p10 µs", true, ""},
-                {"p90 µs", true, ""},
-                {"min µs", true, ""},
-                {"noise", true, "relative standard error of the median"},
-                {"samples", true, ""},
-                {"TB/s", true, "achieved bandwidth: bytes moved / median"},
-                {"% ceiling", true, "share of the bandwidth ceiling (0 when none was given)"},
-                {"vs fastest", true, "median / fastest median"},
-                {"vs reference", true, "reference median / median"}});
+  std::vector<html_column> columns = {{"#", true, "rank by median"}, {"variant", false, ""}};
+  for (html_column& c : timing_columns(true, "share of the bandwidth ceiling (0 when none was given)")) columns.push_back(std::move(c));
+  columns.push_back({"vs fastest", true, "median / fastest median"});
+  columns.push_back({"vs reference", true, "reference median / median"});
+  html_table t(std::move(columns));
   std::size_t rank = 0;
   for (const result_record* r : g.records) {
     const bool s = timed(r);
@@ -96,18 +89,11 @@ std::string variants_table(const shape_group& g) {
     if (r == fastest) badge = badge.empty() ? "fastest" : "fastest · reference";
     const double vs_fast = s && fastest ? st.median_us / fastest->stats->median_us : 0;
     const double vs_ref = s && reference ? reference->stats->median_us / st.median_us : 0;
-    t.add_row({number_cell(double(rank), std::to_string(rank)), variant_cell(r->variant, badge),
-               number_cell(st.median_us, s ? fmt_us(st.median_us) : "–"),
-               number_cell(st.p10_us, s ? fmt_us(st.p10_us) : "–"),
-               number_cell(st.p90_us, s ? fmt_us(st.p90_us) : "–"),
-               number_cell(st.min_us, s ? fmt_us(st.min_us) : "–"),
-               number_cell(st.rel_stderr_median, s ? fmt_pct(st.rel_stderr_median) : "–"),
-               number_cell(st.samples, s ? format_sig(st.samples, 6) : "–"),
-               number_cell(r->achieved_tb_s, format_sig(r->achieved_tb_s, 3)),
-               number_cell(r->fraction_of_ceiling,
-                           r->fraction_of_ceiling > 0 ? fmt_pct(r->fraction_of_ceiling) : "–"),
-               vs_fast > 0 ? number_cell(vs_fast, format_sig(vs_fast, 4) + "×") : text_cell("–"),
-               vs_ref > 0 ? number_cell(vs_ref, format_sig(vs_ref, 4) + "×") : text_cell("–")},
+    std::vector<html_cell> cells = {number_cell(double(rank), std::to_string(rank)), variant_cell(r->variant, badge)};
+    for (html_cell& c : timing_cells(*r, true)) cells.push_back(std::move(c));
+    cells.push_back(vs_fast > 0 ? number_cell(vs_fast, format_sig(vs_fast, 4) + "×") : text_cell("–"));
+    cells.push_back(vs_ref > 0 ? number_cell(vs_ref, format_sig(vs_ref, 4) + "×") : text_cell("–"));
+    t.add_row(std::move(cells),
               r == fastest        ? "win"
               : r->status != "ok" ? "bad"
                                   : "");

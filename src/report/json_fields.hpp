@@ -142,6 +142,18 @@ class json_fields {
     }
     return out;
   }
+  /// What a record or a table says first: its family, mode and model shape.
+  struct entry_head {
+    std::string family, mode;
+    families::dims shape;
+  };
+  /// The head of the record or table `e` at `at` (which must be an object).
+  entry_head head(const json& e, const std::string& at) const {
+    if (!e.is_object()) fail(at, "expected an object");
+    entry_head h{string(e, at, "family"), string(e, at, "mode"), {}};
+    h.shape = shape(e, at, h.family);
+    return h;
+  }
   /// The model shape of a record or table of `family` at `at`: the object "shape" (schema 2),
   /// or the integers "heads" and "blocks" of schema 1, of which it keeps those `family` has as
   /// key dimensions (both nonzero ones for a family this kk3tune does not know).

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace kk3::report {
 namespace {
@@ -98,19 +99,7 @@ std::string plain_message(const std::string& what) {
 
 }  // namespace
 
-std::string json_pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string json_pointer_token(const std::string& key) { return replace_chars(key, {{'~', "~0"}, {'/', "~1"}}); }
 
 json parse_json_text(const std::filesystem::path& file, const std::string& bytes) {
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&

@@ -112,13 +112,13 @@ void read_time(const json_fields& r, const json& doc, result_document& out) {
 }
 
 result_record read_sweep_record(const json_fields& r, const json& e, const std::string& at) {
-  if (!e.is_object()) r.fail(at, "expected an object");
+  json_fields::entry_head head = r.head(e, at);
   result_record rec;
   rec.at = at;
-  rec.family = r.string(e, at, "family");
-  rec.mode = r.string(e, at, "mode");
+  rec.family = std::move(head.family);
+  rec.mode = std::move(head.mode);
+  rec.shape = std::move(head.shape);
   rec.tokens = r.integer(e, at, "tokens");
-  rec.shape = r.shape(e, at, rec.family);
   rec.variant = r.string(e, at, "variant");
   if (r.find(e, "knobs")) rec.knobs = r.knobs(e, at, "knobs");
   rec.reference = r.optional_boolean(e, at, "reference");

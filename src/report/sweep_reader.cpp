@@ -157,12 +157,8 @@ sweep_range read_range(const json_fields& f, const nlohmann::ordered_json& r,
 
 sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d,
                                    const std::string& at) {
-  if (!d.is_object()) f.fail(at, "expected an object");
-  sweep_dispatch out;
-  out.at = at;
-  out.family = f.string(d, at, "family");
-  out.mode = f.string(d, at, "mode");
-  out.shape = f.shape(d, at, out.family);
+  json_fields::entry_head head = f.head(d, at);
+  sweep_dispatch out{at, std::move(head.family), std::move(head.mode), std::move(head.shape), {}};
   const auto& ranges = f.array(d, at, "ranges");
   if (f.strict() && ranges.empty()) f.fail(at + "/ranges", "expected at least one range");
   for (std::size_t i = 0; i < ranges.size(); ++i) {

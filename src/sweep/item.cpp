@@ -82,7 +82,7 @@ journal_count measure_count(const gpu_session& g, const work_item& item, const s
   families::shape s = item.shape;
   s.tokens = t;
   watch::set_shape(item.key, t);
-  const auto ws = item.family->space.impl->make_workspace(s, *item.mode, g.seed + static_cast<unsigned long long>(t));
+  const auto ws = item.family->space.impl->random_workspace(s, *item.mode, g.seed + static_cast<unsigned long long>(t));
   std::set<std::string> protect = {item.family->reference->id};
   if (st.optimistic) protect.insert(*st.optimistic);
   std::set<std::string> pool;

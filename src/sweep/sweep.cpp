@@ -127,7 +127,7 @@ double measure_ceiling(const jit::jit_engine& engine, const device::device_info&
   const families::family_space space = families::load_family_space(copy, config_dir);
   const space::mode& m = space.config.modes.front();
   const families::shape s = copy.model_shape(16384, m, {});
-  const auto ws = copy.make_workspace(s, m, 1);
+  const auto ws = copy.random_workspace(s, m, 1);
   std::vector<const space::variant*> variants;
   for (const auto& v : space.variants) variants.push_back(&v);
   const std::vector<jit::loaded_kernel> kernels = jit::compile_and_load(engine, space.config, m, variants, info.arch, kernel_dir);

@@ -36,7 +36,7 @@ class timing_gpu : public test::hopper_jit_test {
     c.function = module->function(compiled.lowered_name);
     c.config = space.impl->geometry(v, space.config.modes[0], shape);
     for (unsigned i = 0; i < workspaces; ++i) {
-      owned.push_back(space.impl->make_workspace(shape, space.config.modes[0], 1000 + i));
+      owned.push_back(space.impl->random_workspace(shape, space.config.modes[0], 1000 + i));
       c.workspaces.push_back(owned.back().get());
     }
     c.bytes_moved = space.impl->bytes_moved(shape, space.config.modes[0]);

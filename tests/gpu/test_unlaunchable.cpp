@@ -72,7 +72,6 @@ class unlaunchable_example final : public families::family {
                  families::problem& p) const override {
     m_copy.reference(s, m, p);
   }
-  using family::make_workspace;
   std::unique_ptr<families::workspace> make_workspace(const families::shape& s,
                                                       const space::mode& m,
                                                       const families::problem& p) const override {

@@ -17,7 +17,6 @@ class attn_res final : public family {
   std::vector<shape> edge_shapes(const shape& model) const override;
   problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const override;
   void reference(const shape& s, const space::mode& m, problem& p) const override;
-  using family::make_workspace;
   std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, const problem& p) const override;
 
   static constexpr float k_eps = 1e-5f;      ///< eps of the logits' RMS

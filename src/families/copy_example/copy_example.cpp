@@ -37,25 +37,9 @@ problem copy_example::make_problem(const shape& s, const space::mode&, unsigned 
 
 void copy_example::reference(const shape&, const space::mode&, problem& p) const { p.at("dst").bytes = p.at("src").bytes; }
 
-namespace {
-
-/// src and dst of one copy, and the kernel's three arguments.
-class copy_workspace final : public tensor_workspace {
- public:
-  explicit copy_workspace(const problem& p)
-      : tensor_workspace(p), m_src(ptr("src")), m_dst(ptr("dst")), m_bytes(p.at("src").bytes.size()) {}
-  void** args() override { return m_args; }
-
- private:
-  CUdeviceptr m_src, m_dst;
-  unsigned long long m_bytes;
-  void* m_args[3] = {&m_src, &m_dst, &m_bytes};
-};
-
-}  // namespace
-
 std::unique_ptr<workspace> copy_example::make_workspace(const shape&, const space::mode&, const problem& p) const {
-  return std::make_unique<copy_workspace>(p);
+  const unsigned long long bytes = p.at("src").bytes.size();
+  return std::make_unique<argument_workspace>(p, std::vector<std::string>{"src", "dst"}, bytes);
 }
 
 const family& register_copy_example() {

@@ -15,7 +15,6 @@ class empty_example final : public family {
   std::vector<shape> edge_shapes(const shape&) const override { return {shape{1}}; }
   problem make_problem(const shape&, const space::mode&, unsigned long long) const override { return {}; }
   void reference(const shape&, const space::mode&, problem&) const override {}
-  using family::make_workspace;
   std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, const problem& p) const override;
 };
 

@@ -69,29 +69,9 @@ void expert_scale::reference(const shape& s, const space::mode&, problem& p) con
   }
 }
 
-namespace {
-
-class expert_scale_workspace final : public tensor_workspace {
- public:
-  expert_scale_workspace(const problem& p, const shape& s)
-      : tensor_workspace(p),
-        m_x(ptr("x")),
-        m_scale(ptr("scale")),
-        m_y(ptr("y")),
-        m_tokens(static_cast<int>(s.tokens)),
-        m_experts(static_cast<int>(experts_of(s))) {}
-  void** args() override { return m_args; }
-
- private:
-  CUdeviceptr m_x, m_scale, m_y;
-  int m_tokens, m_experts;
-  void* m_args[5] = {&m_x, &m_scale, &m_y, &m_tokens, &m_experts};
-};
-
-}  // namespace
-
 std::unique_ptr<workspace> expert_scale::make_workspace(const shape& s, const space::mode&, const problem& p) const {
-  return std::make_unique<expert_scale_workspace>(p, s);
+  return std::make_unique<argument_workspace>(p, std::vector<std::string>{"x", "scale", "y"}, static_cast<int>(s.tokens),
+                                              static_cast<int>(experts_of(s)));
 }
 
 const family& register_expert_scale() {
