@@ -65,7 +65,7 @@ def main(a_file, b_file):
             tie += 1
         else:
             bad += 1
-    print(f"{b_file} against {a_file}: {same + tie + bad} counts in {len({k[:4] for k in wa})} tables: "
+    print(f"{b_file} against {a_file}: {same + tie + bad} counts in {len({k[:3] for k in wa})} tables: "
           f"{same} same winner, {tie} within the tie band ({band:.0%}), {bad} beyond it")
     return 1 if bad else 0
 
