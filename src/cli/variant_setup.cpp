@@ -46,7 +46,8 @@ void add_shape_options(CLI::App* cmd, shape_options& o, bool lists) {
   shape->allow_extra_args(false);
   auto* heads = cmd->add_option("--heads", o.heads, "head count" + std::string(lists ? "s" : "") + " H: --shape heads=...");
   auto* blocks = cmd->add_option("--blocks", o.blocks,
-                                 "block count" + std::string(lists ? "s" : "") + " NB: --shape blocks=... (attn_res: picks the modes with that NB)");
+                                 "block count" + std::string(lists ? "s" : "") + " NB: --shape blocks=..." +
+                                     (lists ? " (attn_res: picks the modes with those NB)" : " (attn_res: the mode's NB)"));
   for (auto* opt : {heads, blocks}) {
     opt->check(CLI::NonNegativeNumber);
     if (lists) {
