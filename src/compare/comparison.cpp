@@ -212,6 +212,17 @@ std::unordered_map<std::string, std::size_t> index_by_key(const result_document&
   return index;
 }
 
+// The counter of one verdict.
+std::size_t& count_of(comparison_counts& k, verdict v) {
+  switch (v) {
+    case verdict::slower: return k.slower;
+    case verdict::faster: return k.faster;
+    case verdict::noisy: return k.noisy;
+    case verdict::same: break;
+  }
+  return k.same;
+}
+
 }  // namespace
 
 std::string record_id::shape() const {
@@ -329,20 +340,7 @@ comparison compare_documents(const result_document& base, const result_document&
       ++k.untimed;
       continue;
     }
-    switch (r.timing->result) {
-      case verdict::slower:
-        ++k.slower;
-        break;
-      case verdict::faster:
-        ++k.faster;
-        break;
-      case verdict::noisy:
-        ++k.noisy;
-        break;
-      case verdict::same:
-        ++k.same;
-        break;
-    }
+    ++count_of(k, r.timing->result);
   }
   k.verification_regressions = c.verification.size();
   k.only_in_base = c.only_in_base.size();

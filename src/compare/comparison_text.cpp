@@ -238,6 +238,23 @@ std::string test_text(const timing_comparison& t) {
          (t.test_note.empty() ? "" : " (" + t.test_note + ")");
 }
 
+// Each section that has something to say: a sentence (ended by `end`), or its table through
+// `table`; then the notes under `notes_heading`.
+template <class Table>
+void print_sections(std::ostream& out, const comparison& c, const listing_options& listing, const char* end,
+                    const char* notes_heading, Table table) {
+  for (const section& s : sections(c, listing)) {
+    if (!s.text.empty()) {
+      out << "\n" << s.text << end << "\n";
+    } else if (!s.rows.empty()) {
+      table(s);
+    }
+  }
+  if (c.notes.empty()) return;
+  out << notes_heading;
+  for (const auto& n : c.notes) out << "- " << n << "\n";
+}
+
 std::string format_table(const comparison& c, const listing_options& listing) {
   std::ostringstream out;
   out << "kk3tune compare\n";
@@ -248,22 +265,13 @@ std::string format_table(const comparison& c, const listing_options& listing) {
                   c.next.utc_time, records_text(c.next)}},
                 {});
   out << settings_text(c) << "\n";
-  for (const section& s : sections(c, listing)) {
-    if (!s.text.empty()) {
-      out << "\n" << s.text << "\n";
-      continue;
-    }
-    if (s.rows.empty()) continue;
+  print_sections(out, c, listing, "", "\nNotes\n", [&](const section& s) {
     out << "\n" << s.title << "\n";
     std::vector<row> rows{s.header};
     rows.insert(rows.end(), s.rows.begin(), s.rows.end());
     print_aligned(out, rows, s.right);
     if (s.left) out << more_text(s.left) << "\n";
-  }
-  if (!c.notes.empty()) {
-    out << "\nNotes\n";
-    for (const auto& n : c.notes) out << "- " << n << "\n";
-  }
+  });
   out << "\ncompare: " << c.summary_line() << "\n";
   return out.str();
 }
@@ -279,20 +287,11 @@ std::string format_markdown(const comparison& c, const listing_options& listing)
                          tool_text(c.next), c.next.utc_time, records_text(c.next)}},
                        {});
   out << "\n" << settings_text(c) << ".\n";
-  for (const section& s : sections(c, listing)) {
-    if (!s.text.empty()) {
-      out << "\n" << s.text << ".\n";
-      continue;
-    }
-    if (s.rows.empty()) continue;
+  print_sections(out, c, listing, ".", "\n### Notes\n\n", [&](const section& s) {
     out << "\n### " << s.title << "\n\n";
     print_markdown_table(out, s.header, s.rows, s.right);
     if (s.left) out << "\n" << more_text(s.left) << "\n";
-  }
-  if (!c.notes.empty()) {
-    out << "\n### Notes\n\n";
-    for (const auto& n : c.notes) out << "- " << n << "\n";
-  }
+  });
   return out.str();
 }
 
