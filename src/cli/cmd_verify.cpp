@@ -55,11 +55,7 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   // The dimensions given: those a flag may choose are verified at every combination; those the
   // mode sets (attn_res's NB) pick the modes that have one of the values given.
   families::planned_dims chosen, picking;
-  const std::vector<families::dimension> dims = fam.dimensions();
-  for (const auto& g : given_shapes(fam, o.shape, true)) {
-    const bool planned = std::find_if(dims.begin(), dims.end(), [&](const auto& d) { return d.name == g.first && d.planned; }) != dims.end();
-    (planned ? chosen : picking).push_back(g);
-  }
+  for (const auto& g : given_shapes(fam, o.shape, true)) (fam.find_dimension(g.first)->planned ? chosen : picking).push_back(g);
   auto mode_matches = [&](const space::mode& m) {
     const families::shape own = fam.model_shape(1, m, {});
     return std::all_of(picking.begin(), picking.end(), [&](const auto& p) {
@@ -81,9 +77,9 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
       if (!o.no_edge_shapes) {
         for (const families::shape& e : fam.edge_shapes(model)) most = std::max(most, e.tokens);
       }
-      const families::dims given = fam.key_of(model);
-      families::check_tokens(fam, *m, most, chosen.empty() ? families::dims{} : given, "--tokens",
-                             chosen.empty() ? "--tokens" : shape_flag(o.shape, chosen.front().first));
+      families::dims given;  // the values this model shape has of the dimensions given
+      for (const auto& c : chosen) given.emplace_back(c.first, model.at(c.first));
+      families::check_tokens(fam, *m, most, given, "--tokens", chosen.empty() ? "--tokens" : shape_flag(o.shape, chosen.front().first));
     }
   }
   jit::require_cuda_include_dir();

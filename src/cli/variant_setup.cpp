@@ -61,11 +61,10 @@ void add_shape_options(CLI::App* cmd, shape_options& o, bool lists) {
 families::planned_dims given_shapes(const families::family& f, const shape_options& o, bool lists) {
   families::planned_dims given;
   auto add = [&](const std::string& name, const std::vector<long long>& values, const std::string& flag) {
-    const std::vector<families::dimension> all = f.dimensions();
-    const auto d = std::find_if(all.begin(), all.end(), [&](const families::dimension& x) { return x.name == name; });
-    if (d == all.end()) {
+    const std::optional<families::dimension> d = f.find_dimension(name);
+    if (!d) {
       std::vector<std::string> names;
-      for (const families::dimension& x : all) names.push_back(x.name);
+      for (const families::dimension& x : f.dimensions()) names.push_back(x.name);
       throw error(error_kind::usage, flag + ": " + f.name() + " has no dimension " + name +
                                          (names.empty() ? " (it has none)" : " (it has " + join(names, ", ") + ")"));
     }

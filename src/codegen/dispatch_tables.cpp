@@ -66,13 +66,6 @@ family_facts facts_of(const families::family_space& space) {
   return ff;
 }
 
-const families::family* registered(const std::string& name) {
-  for (const families::family* f : families::all_families()) {
-    if (f->name() == name) return f;
-  }
-  return nullptr;
-}
-
 // Where a sweep disagrees with the current config (an empty `at`: it agrees).
 struct mismatch {
   std::string at;    ///< the JSON path in the sweep
@@ -151,7 +144,7 @@ void check_file(const report::sweep_file& s, const std::map<std::string, family_
   for (const report::sweep_family& fam : s.families) {
     listed.insert(fam.name);
     if (facts.count(fam.name)) continue;
-    const families::family* f = registered(fam.name);
+    const families::family* f = families::find_registered(fam.name);
     if (f && f->is_example()) continue;  // examples get no header
     std::vector<std::string> known;
     for (const auto& [name, ff] : facts) known.push_back(name);

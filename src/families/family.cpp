@@ -2,6 +2,19 @@
 
 namespace kk3::families {
 
+std::optional<dimension> family::find_dimension(const std::string& name) const {
+  for (dimension& d : dimensions()) {
+    if (d.name == name) return std::move(d);
+  }
+  return std::nullopt;
+}
+
+dims family::key_of(const shape& s) const {
+  dims out;
+  for (const dimension& k : key_dimensions()) out.emplace_back(k.name, s.at(k.name));
+  return out;
+}
+
 std::vector<dimension> family::key_dimensions() const {
   std::vector<dimension> out;
   for (const dimension& d : dimensions()) {

@@ -2,6 +2,7 @@
 // The interface through which a kernel family plugs into kk3tune. A family's folder under
 // src/families holds its implementation; it registers itself with one line in list.def.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,10 +43,12 @@ class family {
   /// beside the token count): mla_decode_epilogue's heads, attn_res's blocks; none for a family
   /// with one model shape.
   virtual std::vector<dimension> dimensions() const { return {}; }
+  /// The dimension called `name`, if the family has one.
+  std::optional<dimension> find_dimension(const std::string& name) const;
   /// The key dimensions among dimensions().
   std::vector<dimension> key_dimensions() const;
   /// The key dimensions of `s`: what results, tables and headers tell it apart by.
-  dims key_of(const shape& s) const { return families::key_of(s, dimensions()); }
+  dims key_of(const shape& s) const;
   /// The values of `s` for the dimensions a plan or a flag may choose, one each: what makes
   /// sweep_shapes give `s`'s model shape again.
   planned_dims planned_of(const shape& s) const;

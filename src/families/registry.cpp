@@ -20,12 +20,17 @@ const std::vector<const family*>& all_families() {
   return k_all;
 }
 
-const family& find_family(const std::string& name) {
-  std::vector<std::string> known;
+const family* find_registered(const std::string& name) {
   for (const family* f : all_families()) {
-    if (f->name() == name) return *f;
-    known.push_back(f->name());
+    if (f->name() == name) return f;
   }
+  return nullptr;
+}
+
+const family& find_family(const std::string& name) {
+  if (const family* f = find_registered(name)) return *f;
+  std::vector<std::string> known;
+  for (const family* f : all_families()) known.push_back(f->name());
   throw error(error_kind::usage, "unknown family '" + name + "' (known: " + join(known, ", ") + ")");
 }
 
@@ -93,15 +98,14 @@ std::string shape_suffix(const dims& d) {
 }
 
 std::string given_problem(const family& f, const std::string& name, long long value) {
-  const std::vector<dimension> all = f.dimensions();
-  const auto d = std::find_if(all.begin(), all.end(), [&](const dimension& x) { return x.name == name; });
-  if (d == all.end() || !d->planned) {
+  const std::optional<dimension> d = f.find_dimension(name);
+  if (!d || !d->planned) {
     std::vector<std::string> planned;
-    for (const dimension& x : all) {
+    for (const dimension& x : f.dimensions()) {
       if (x.planned) planned.push_back(x.name);
     }
     std::string why = f.name() + " takes no " + name;
-    if (d != all.end()) why += " from a plan or a flag (its mode sets it)";
+    if (d) why += " from a plan or a flag (its mode sets it)";
     return why + (planned.empty() ? std::string(" (it has no dimension to choose)") : " (it takes " + join(planned, ", ") + ")");
   }
   if (value < d->least) return name + " " + std::to_string(value) + " is below " + std::to_string(d->least);

@@ -12,6 +12,8 @@ namespace kk3::families {
 
 /// Every registered family (examples included), in registration order.
 const std::vector<const family*>& all_families();
+/// The family with this name, or nullptr.
+const family* find_registered(const std::string& name);
 /// The family with this name; throws error(usage) listing the known ones.
 const family& find_family(const std::string& name);
 

@@ -34,12 +34,4 @@ long long shape::at(const std::string& name) const {
   return it->second;
 }
 
-dims key_of(const shape& s, const std::vector<dimension>& all) {
-  dims out;
-  for (const dimension& k : all) {
-    if (k.key) out.emplace_back(k.name, s.at(k.name));
-  }
-  return out;
-}
-
 }  // namespace kk3::families

@@ -45,7 +45,4 @@ struct shape {
   void set(const std::string& name, long long value) { set_dim(model, name, value); }
 };
 
-/// The values of the key dimensions among `all` (a family's dimensions) in `s` in `s`: what tells its model shapes apart.
-dims key_of(const shape& s, const std::vector<dimension>& all);
-
 }  // namespace kk3::families

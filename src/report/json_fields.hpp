@@ -3,6 +3,7 @@
 // sweep_reader): every failure names the file and the JSON pointer.
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,17 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "families/shape.hpp"
+#include "families/registry.hpp"
 #include "report/json_parse.hpp"
 #include "report/sweep_reader.hpp"
 
 namespace kk3::report {
-
-/// The schema 1 shape fields ("heads", "blocks") a record of `family` holds in a file: those it
-/// has as key dimensions, or both for a family this kk3tune does not know.
-std::vector<std::string> legacy_shape_dims(const std::string& family);
-/// Whether `name` is a key dimension of the registered family `family`.
-bool is_key_dimension(const std::string& family, const std::string& name);
 
 /// Typed access to one file's JSON; every failure names the file and the JSON pointer.
 /// Lenient (the default) in one way only: an integer field holding a number with a fraction (a
@@ -166,9 +161,12 @@ class json_fields {
       }
       return out;
     }
-    for (const std::string& name : legacy_shape_dims(family)) {
+    const families::family* f = families::find_registered(family);
+    for (const char* name : {"heads", "blocks"}) {
+      const std::optional<families::dimension> d = f ? f->find_dimension(name) : std::nullopt;
+      if (f && !(d && d->key)) continue;  // a field of schema 1 the family does not have
       const long long v = integer(e, at, name);
-      if (v != 0 || is_key_dimension(family, name)) out.emplace_back(name, v);
+      if (f || v != 0) out.emplace_back(name, v);
     }
     return out;
   }

@@ -1,13 +1,10 @@
 #include "report/sweep_reader.hpp"
 
-#include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
-#include "families/registry.hpp"
 #include "report/json_fields.hpp"
 
 namespace kk3::report {
@@ -16,11 +13,6 @@ namespace {
 using json = nlohmann::ordered_json;
 
 using fields = json_fields;
-
-bool is_registered(const std::string& family) {
-  const auto& all = families::all_families();
-  return std::any_of(all.begin(), all.end(), [&](const families::family* f) { return f->name() == family; });
-}
 
 // plan.digest and plan.shard, where the file has them (written since sharding, issue 15).
 void read_sharding(const fields& f, const json& doc, sweep_file& s) {
@@ -108,25 +100,6 @@ result_file read_result_file(const std::filesystem::path& file) {
   const fields f(file, /*strict=*/true);
   out.sweep = read_sweep(f, doc, file, bytes);
   return out;
-}
-
-std::vector<std::string> legacy_shape_dims(const std::string& family) {
-  if (!is_registered(family)) return {"heads", "blocks"};
-  std::vector<std::string> out;
-  for (const std::string name : {"heads", "blocks"}) {
-    if (is_key_dimension(family, name)) out.push_back(name);
-  }
-  return out;
-}
-
-bool is_key_dimension(const std::string& family, const std::string& name) {
-  for (const families::family* f : families::all_families()) {
-    if (f->name() != family) continue;
-    for (const families::dimension& d : f->key_dimensions()) {
-      if (d.name == name) return true;
-    }
-  }
-  return false;
 }
 
 namespace {

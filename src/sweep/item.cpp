@@ -94,7 +94,7 @@ journal_count measure_count(const gpu_session& g, const work_item& item, const s
   const auto candidates = candidates_at(g, item, kernels, s, ws.get(), st, full_screen ? nullptr : &pool, unlaunchable);
   screened result;
   {
-    nvtx::range shape_range(item.mode->name + "-T" + std::to_string(t) + families::shape_suffix(item.family->space.impl->key_of(s)), t);
+    nvtx::range shape_range(item.mode->name + "-T" + std::to_string(t) + families::shape_suffix(item.key_shape), t);
     result = screen_and_measure(g.timer, candidates, protect, r.config);
   }
   journal_count count;
@@ -216,7 +216,7 @@ dispatch_entry select_table(const gpu_session& g, const work_item& item, item_st
       previous = c->winner;
     }
   }
-  return {item.family->space.config.family, item.mode->name, item.family->space.impl->key_of(item.shape), select::merge(choices)};
+  return {item.family->space.config.family, item.mode->name, item.key_shape, select::merge(choices)};
 }
 
 }  // namespace
@@ -230,7 +230,7 @@ record make_record(const work_item& item, const families::shape& s, const space:
   r.mode = item.mode->name;
   r.variant = v.id;
   r.tokens = s.tokens;
-  r.shape = item.family->space.impl->key_of(s);
+  r.shape = item.key_shape;
   r.knobs = v.knobs;
   r.reference = v.is_reference;
   return r;

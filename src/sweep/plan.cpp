@@ -1,7 +1,7 @@
 #include "sweep/plan.hpp"
 
 #include <algorithm>
-#include <climits>
+#include <optional>
 #include <numeric>
 #include <regex>
 
@@ -107,11 +107,13 @@ family_work load_family(const sweep_request& r, const family_plan& p) {
   choose_variants(r, w);
   for (std::size_t d = 0; d < p.shapes.size(); ++d) {
     const auto& [name, values] = p.shapes[d];
+    const std::optional<families::dimension> dim = w.space.impl->find_dimension(name);
     for (std::size_t i = 0; i < values.size(); ++i) {
       const std::string problem = families::given_problem(*w.space.impl, name, values[i]);
       if (problem.empty()) continue;
-      const bool unknown = families::given_problem(*w.space.impl, name, LLONG_MAX).size();  // no value would do
-      throw error(error_kind::config, r.config.file.string() + ": " + p.shapes_at[d] + (unknown ? "" : "/" + std::to_string(i)) + ": " + problem);
+      // A dimension a plan may not give is the whole list's fault; a value below the least, its own.
+      const std::string at = p.shapes_at[d] + (dim && dim->planned ? "/" + std::to_string(i) : "");
+      throw error(error_kind::config, r.config.file.string() + ": " + at + ": " + problem);
     }
   }
   return w;
@@ -128,7 +130,8 @@ void add_items(const sweep_request& r, const family_work& w, std::vector<work_it
       item.family = &w;
       item.mode = m;
       item.shape = s;
-      item.key = shape_key(w.space.config.family, m->name, f.key_of(s));
+      item.key_shape = f.key_of(s);
+      item.key = shape_key(w.space.config.family, m->name, item.key_shape);
       item.first_of_mode = first;
       first = false;
       item.compile_cost = item.first_of_mode ? static_cast<double>(w.variants.size()) : 0;

@@ -29,7 +29,8 @@ struct work_item {
   const family_work* family = nullptr;
   const space::mode* mode = nullptr;
   families::shape shape;               ///< the model shape at T = 1
-  std::string key;                     ///< shape_key(family, mode, heads, blocks)
+  families::dims key_shape;            ///< the family's key dimensions of `shape` (family::key_of)
+  std::string key;                     ///< shape_key(family, mode, key_shape)
   bool first_of_mode = false;          ///< the mode's compile records and compile counts belong here
   double compile_cost = 0;             ///< estimated work without a GPU: the mode's variants (first item)
   double measure_cost = 0;             ///< estimated work on a GPU (relative units)
