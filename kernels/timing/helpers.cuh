@@ -49,21 +49,50 @@ extern "C" __global__ void kk3_l2_flush(const uint4* __restrict__ buf, unsigned 
   if (acc.x == 0x9e3779b9u && acc.y == 0x7f4a7c15u && acc.z == 0xf39cc060u && acc.w == 0x5a5a5a5au) *sink = acc;
 }
 
-/// The chain mode's upstream producer: stands for the GEMM launched before the variant. Every
-/// CTA spins for `duration_ns`, then triggers its dependents (as the upstream kernel does, at
-/// its end); the dependent's griddepcontrol.wait still waits for the whole grid to finish.
-extern "C" __global__ void kk3_producer(unsigned long long duration_ns) {
+/// The chain mode's upstream producer: stands for the kernel launched before the variant (a
+/// persistent GEMM in the families' models). Launched with the grid, threads and dynamic shared
+/// memory of the model (the shared memory is only held, so that what fits beside it on an SM is
+/// what fits beside the real kernel). Every CTA runs for `duration_cycles` SM cycles and triggers
+/// its dependents once `trigger_cycles` have passed (at once for 0; never for ~0: the dependent
+/// then launches when this grid has ended); the dependent's griddepcontrol.wait still waits for
+/// the whole grid. It counts SM cycles, not %globaltimer, whose coarse updates would quantise
+/// the length of every chain and with it the latency a variant adds.
+extern "C" __global__ void kk3_producer(unsigned long long duration_cycles, unsigned long long trigger_cycles) {
   kk3_pdl_wait();
-  const unsigned long long start = kk3_globaltimer_ns();
-  while (kk3_globaltimer_ns() - start < duration_ns) {
+  if (trigger_cycles == 0) kk3_pdl_trigger();
+  const long long start = clock64();
+  bool triggered = trigger_cycles == 0;
+  for (long long now = start; static_cast<unsigned long long>(now - start) < duration_cycles; now = clock64()) {
+    if (!triggered && static_cast<unsigned long long>(now - start) >= trigger_cycles) {
+      kk3_pdl_trigger();
+      triggered = true;
+    }
   }
-  kk3_pdl_trigger();
+  if (!triggered && trigger_cycles != ~0ull) kk3_pdl_trigger();
 }
 
-/// The chain mode's downstream consumer: waits for the variant, then ends.
-extern "C" __global__ void kk3_consumer(unsigned int* sink) {
+/// A buffer the consumer reads: `bytes` at `src`.
+struct kk3_read_job {
+  unsigned long long src, bytes;
+};
+
+/// The chain mode's downstream consumer: waits for the variant, then reads what the model says
+/// it reads (the variant's outputs: `count` buffers), as the next kernel does, and ends. The
+/// store never happens in practice but keeps the loads alive.
+extern "C" __global__ void kk3_consumer(const kk3_read_job* jobs, int count, unsigned int* sink) {
   kk3_pdl_wait();
-  if (threadIdx.x == 0 && blockIdx.x == 0) *sink = 1u;
+  const unsigned long long first = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  unsigned int acc = 0;
+  for (int j = 0; j < count; ++j) {
+    const uint4* src = reinterpret_cast<const uint4*>(jobs[j].src);
+    const unsigned long long words = jobs[j].bytes / 16;  // device allocations are 256-byte aligned
+    for (unsigned long long i = first; i < words; i += stride) {
+      const uint4 v = src[i];
+      acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+  }
+  if (acc == 0x9e3779b9u && first == 0) *sink = acc;
   kk3_pdl_trigger();
 }
 
@@ -125,3 +154,6 @@ extern "C" __global__ void kk3_first_difference(const unsigned char* a, const un
     if (a[i] != b[i]) atomicMin(first, i);
   }
 }
+
+/// An empty kernel: what a launch itself costs (the result files' empty-kernel figure).
+extern "C" __global__ void kk3_empty() {}

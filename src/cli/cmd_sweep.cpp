@@ -30,6 +30,7 @@
 #include "merge/merge.hpp"
 #include "report/record_lines.hpp"
 #include "report/sweep_json.hpp"
+#include "sweep/baseline.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/supervisor.hpp"
@@ -57,6 +58,7 @@ struct sweep_options {
   std::string gpus;                  ///< --gpus all|LIST
   std::string gpu_worker;            ///< --gpu-worker I/N: worker I of --gpus' N (internal)
   std::filesystem::path claims;      ///< --claims DIR: the work items' claims (internal)
+  std::filesystem::path baseline;    ///< --baseline FILE: its choices are the incumbents
 };
 
 /// --inject-fault VARIANT=KIND -> variant id -> KK3_INJECT_FAULT value.
@@ -249,7 +251,30 @@ std::string shard_note(const sweep::sweep_result& r) {
   return ", shard " + r.shard.text() + ": " + std::to_string(r.shard_items.size()) + " of " + std::to_string(r.items.size()) + " work items";
 }
 
+/// With --baseline: how many token counts changed their variant against it, and each change's gain.
+void print_baseline_changes(std::ostream& out, const sweep::sweep_result& r) {
+  std::size_t counts = 0;
+  std::vector<std::string> lines;
+  for (const auto& d : r.dispatch) {
+    if (!d.has_baseline) continue;
+    for (const select::choice& c : d.choices) {
+      if (!c.baseline) continue;
+      ++counts;
+      if (c.winner == *c.baseline) continue;
+      const std::string where = d.family + "/" + d.mode + (d.shape.empty() ? "" : " " + families::shape_text(d.shape)) + " T=" + std::to_string(c.tokens);
+      lines.push_back(where + ": " + *c.baseline + " -> " + c.winner +
+                      (c.baseline_qualified ? " (" + cell("%.1f", 100 * c.gain) + "% faster, " + cell("%.1f", c.gain_sigmas) + " sigma)"
+                                            : " (the baseline's variant did not qualify here)"));
+    }
+  }
+  if (!counts) return;
+  out << "\nagainst the baseline: " << lines.size() << " of " << counts << " token counts changed their variant ("
+      << cell("%.1f", 100.0 * static_cast<double>(lines.size()) / static_cast<double>(counts)) << "%)\n";
+  for (const std::string& l : lines) out << "  " << l << "\n";
+}
+
 void print_summary(std::ostream& out, const sweep::sweep_result& r) {
+  for (const auto& f : r.families) out << "objective " << f.family << ": " << timing::describe(f.objective) << "\n";
   // The reference's and each variant's final-round median per family/mode/shape/tokens.
   std::map<std::string, double> median;
   std::map<std::string, std::string> reference_of;
@@ -281,6 +306,7 @@ void print_summary(std::ostream& out, const sweep::sweep_result& r) {
     }
   }
   table.print(out);
+  print_baseline_changes(out, r);
 }
 
 /// The request of a sweep from its flags, with the plan read and checked. Bad input is reported
@@ -303,6 +329,7 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   request.no_cache = o.cache.no_cache;
   request.argv = global.argv;
   request.inject = parse_injections(o.inject);
+  if (!o.baseline.empty()) request.baseline = std::make_shared<const sweep::baseline_tables>(sweep::load_baseline(o.baseline));
   if (!o.shard.empty()) request.shard = sweep::parse_shard(o.shard);
   if (!o.shard.empty() && !o.gpus.empty()) throw error(error_kind::usage, "--shard and --gpus: choose one (a shard runs on one GPU)");
   if (!request.tokens.empty()) {
@@ -446,6 +473,9 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   cmd->add_option("--arch", o->arch, "without a GPU: archs to compile for (default: sm_90a,sm_100a)");
   cmd->add_option("--min-gain", o->min_gain_percent, "percent a challenger must gain over the incumbent (default: the plan's, 2)")
       ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--baseline", o->baseline,
+                  "a committed sweep result: at each token count its choice is the incumbent, replaced only by a variant "
+                  "faster by the minimum gain beyond the noise, measured head to head in this run (stable tables)");
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and recorded)");
   cmd->add_option("--shard", o->shard,
                   "I/N: only shard I of N of the plan's work items (a work item is a family x mode x shape with all its token "

@@ -5,12 +5,15 @@
 #include <algorithm>
 
 #include "cli/commands.hpp"
+#include "cli/objective_options.hpp"
 #include "cli/table.hpp"
 #include "cli/variant_setup.hpp"
 #include "core/error.hpp"
 #include "core/nvtx.hpp"
+#include "core/paths.hpp"
 #include "core/text.hpp"
 #include "report/measurement_json.hpp"
+#include "timing/figures.hpp"
 #include "timing/timer.hpp"
 
 namespace kk3::cli {
@@ -25,7 +28,9 @@ struct time_options {
   double min_time_s = 0.01;
   double max_time_s = 0.4;
   double ceiling_tb_s = 0;
+  timing::objective objective;  ///< what was measured (set by run_time)
   std::string json;  ///< --json FILE, or "-" for stdout
+  objective_options chain;  ///< --producer-*, --consumer-*
 };
 
 double tb_per_s(const timing::measurement& m) { return m.stats.median > 0 ? m.bytes_moved / (m.stats.median * 1e-6) / 1e12 : 0; }
@@ -40,8 +45,8 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
   }
   const double clock = timing::summarize(clocks).median;
   const double tb_s = tb_per_s(m);
-  out << v.describe() << "  timing=" << timing::to_string(m.mode) << " pdl=" << (m.pdl ? "on" : "off") << " seed=" << v.seed
-      << "\n"
+  out << v.describe() << "  seed=" << v.seed << "\n"
+      << "  objective  " << timing::describe(o.objective) << "\n"
       << "  samples    " << s.samples << " kept (" << throttled << " throttled dropped), " << m.launches_per_sample
       << (m.mode == timing::timing_mode::chain ? " chains" : " launches") << " per sample, stopped: "
       << timing::to_string(m.stopped) << ", " << cell("%.3f", m.wall_s) << " s wall\n"
@@ -68,8 +73,8 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
 void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing::measurement> ms, const time_options& o,
                  const std::string& reference) {
   std::sort(ms.begin(), ms.end(), [](const auto& a, const auto& b) { return a.stats.median < b.stats.median; });
-  out << v.describe() << "  timing=" << timing::to_string(ms.front().mode) << " pdl=" << (ms.front().pdl ? "on" : "off")
-      << " seed=" << v.seed << ", interleaved, fastest first\n";
+  out << v.describe() << "  seed=" << v.seed << ", interleaved, fastest first\n"
+      << "objective: " << timing::describe(o.objective) << "\n";
   text_table table({"variant", "median_us", "p10_us", "p90_us", "noise_%", "samples", "TB/s"}, {false, true, true, true, true, true, true});
   for (const auto& m : ms) {
     table.add_row({m.label + (m.label == reference ? " (reference)" : ""), cell("%.3f", m.stats.median), cell("%.3f", m.stats.p10),
@@ -92,6 +97,10 @@ int run_time(const global_options& global, time_options o) {
   timing::timing_options to;
   to.mode = timing::parse_timing_mode(o.timing_mode);
   to.pdl = !o.no_pdl;
+  // The chain model is the family's unless flags change it; checked before any GPU work.
+  const timing::objective objective = objective_of(families::find_family(o.target.family), to.mode, to.pdl, o.chain);
+  to.chain = objective.chain;
+  o.objective = objective;
   to.stop.noise_target = o.noise_percent / 100;
   to.stop.min_samples = o.min_samples;
   to.stop.min_time_s = o.min_time_s;
@@ -129,9 +138,14 @@ int run_time(const global_options& global, time_options o) {
   }
 
   if (!o.json.empty()) {
+    // The machine's figures, so that `compare` can show whether two files came from alike machines.
+    report::run_context context = report::capture_context(v.info, global.argv);
+    context.copy_ceiling_tb_s = timing::measure_copy_ceiling(*v.engine, v.info, timer, v.kernel_dir, find_config_dir(global.config_dir).dir);
+    context.empty_kernel_us = timing::measure_empty_kernel(timer, helpers);
+    if (o.ceiling_tb_s <= 0) o.ceiling_tb_s = context.copy_ceiling_tb_s;
     report::measured_subject subject{v.space.config.family, v.mode->name, v.shape.tokens, v.space.impl->key_of(v.shape),
-                                     v.seed, o.ceiling_tb_s, reference};
-    const std::string doc = report::measurement_json(report::capture_context(v.info, global.argv), subject, result);
+                                     v.seed, o.ceiling_tb_s, reference, objective};
+    const std::string doc = report::measurement_json(context, subject, result);
     if (o.json == "-") std::cout << doc;
     else write_file_atomic(o.json, doc);
   }
@@ -155,6 +169,7 @@ void add_time_command(CLI::App& app, const global_options& global, int& exit_cod
   cmd->add_option("--min-time", o->min_time_s, "least sampling time, seconds (default 0.01)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-time", o->max_time_s, "most sampling time, seconds (default 0.4)")->check(CLI::PositiveNumber);
   cmd->add_option("--ceiling-tb-s", o->ceiling_tb_s, "bandwidth ceiling to report a fraction of, TB/s");
+  add_objective_options(cmd, o->chain);
   cmd->add_option("--json", o->json, "also write the result as JSON to FILE ('-': stdout, the table goes to stderr)");
   cmd->callback([&global, &exit_code, o] { exit_code = run_time(global, *o); });
 }

@@ -162,6 +162,7 @@ void provenance(std::string& out, const dispatch_model& m) {
       out += fill(
           R"(//   ${arch}${gpu} (${gpu_arch}), swept by kk3tune ${version} (git ${git})${nvrtc}
 //   ${indent}at ${time}; sweep ${kind} digest ${digest}
+//   ${indent}objective ${objective}
 )",
           {{"arch", padded(i == 0 ? a.name : "", width + 2)},
            {"indent", std::string(width + 2, ' ')},
@@ -172,7 +173,8 @@ void provenance(std::string& out, const dispatch_model& m) {
            {"nvrtc", src.nvrtc_version.empty() ? "" : ", NVRTC " + comment_text(src.nvrtc_version)},
            {"time", comment_text(src.utc_time)},
            {"kind", src.digest_kind},
-           {"digest", src.digest}});
+           {"digest", src.digest},
+           {"objective", comment_text(src.objective)}});
     }
   }
   const std::string knob_kinds = m.macro_knobs.empty()

@@ -298,10 +298,19 @@ std::vector<table_source> tables_for(const std::vector<report::sweep_file>& swee
   return out;
 }
 
+// What a sweep minimised for `family` (its families entry; a sweep before schema 3: graph mode).
+std::string objective_of(const report::sweep_file& s, const std::string& family) {
+  for (const report::sweep_family& f : s.families) {
+    if (f.name == family) return timing::describe(f.objective);
+  }
+  return timing::describe(timing::objective{});
+}
+
 // The sweeps the tables came from: one per plan for files with a plan digest (the shards of
 // a plan and the file merged from them name the same sweep: the first shard's context, as the
 // merged file has), one per file for the older ones (the digest of the file's bytes).
 std::vector<header_source> sources_of(const std::vector<table_source>& tables) {
+  const std::string family = tables.empty() ? std::string() : tables.front().table->family;
   std::map<std::string, const report::sweep_file*> first_of;  // by digest
   for (const table_source& t : tables) {
     const report::sweep_file& s = *t.file;
@@ -315,7 +324,7 @@ std::vector<header_source> sources_of(const std::vector<table_source>& tables) {
   for (const auto& [key, s] : first_of) {
     const bool plan = !s->plan_digest.empty();
     out.push_back({s->gpu_name, s->gpu_arch, s->tool_version, s->git_revision, s->nvrtc_version,
-                   s->utc_time, plan ? "plan" : "result", plan ? s->plan_digest : s->digest});
+                   s->utc_time, plan ? "plan" : "result", plan ? s->plan_digest : s->digest, objective_of(*s, family)});
   }
   std::sort(out.begin(), out.end(), [](const header_source& x, const header_source& y) {
     return std::tie(x.utc_time, x.digest) < std::tie(y.utc_time, y.digest);

@@ -1,6 +1,7 @@
 #include "compare/comparison.hpp"
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -38,6 +39,8 @@ file_summary summarize(const result_document& d) {
   s.utc_time = d.context.utc_time;
   s.records = d.records.size();
   s.timed = d.timed;
+  s.copy_ceiling_tb_s = d.context.copy_ceiling_tb_s;
+  s.empty_kernel_us = d.context.empty_kernel_us;
   for (const auto& r : d.records) s.timed_records += is_timed(r);
   return s;
 }
@@ -239,7 +242,7 @@ std::string comparison::summary_line() const {
   auto n = [](std::size_t v) { return std::to_string(v); };
   return n(k.matched) + " records in both (" + n(k.slower) + " slower, " + n(k.faster) +
          " faster, " + n(k.noisy) + " noisy, " + n(k.same) + " same, " + n(k.untimed) +
-         " not timed in both); " + n(k.verification_regressions) + " verification regression" +
+         " not timed in both, " + n(k.not_comparable) + " not comparable); " + n(k.verification_regressions) + " verification regression" +
          (k.verification_regressions == 1 ? "" : "s") + "; " + n(k.dispatch_entries_changed) +
          " dispatch table" + (k.dispatch_entries_changed == 1 ? "" : "s") + " changed; " +
          n(k.only_in_base) + " only in BASE, " + n(k.only_in_new) +
@@ -264,7 +267,8 @@ comparison compare_documents(const result_document& base, const result_document&
     c.notes.push_back("NEW repeats " + std::to_string(next_repeats) +
                       " record key(s); only the first of each is compared");
 
-  std::size_t other_timing_mode = 0, screened_vs_final = 0, screened_both = 0;
+  std::size_t screened_vs_final = 0, screened_both = 0;
+  std::set<std::string> objective_differences;
   for (const auto& [key, i] : base_index) {
     const result_record& b = base.records[i];
     const auto found = next_index.find(key);
@@ -273,15 +277,19 @@ comparison compare_documents(const result_document& base, const result_document&
       continue;
     }
     const result_record& n = next.records[found->second];
-    record_comparison rc{id_of(b), b.status, n.status, std::nullopt};
-    if (is_timed(b) && is_timed(n)) {
+    record_comparison rc{id_of(b), b.status, n.status, std::nullopt, {}};
+    const std::vector<std::string> other_objective = timing::differences(b.objective, n.objective);
+    if (is_timed(b) && is_timed(n) && !other_objective.empty()) {
+      // Times under different objectives (timing mode, PDL, chain model) measure different things.
+      rc.not_comparable = join(other_objective, ", ");
+      objective_differences.insert(rc.not_comparable);
+    } else if (is_timed(b) && is_timed(n)) {
       // A screening measurement (2 samples, short graphs: its median runs high) is not compared
       // with a final-round one: that would flag a variant as slower for how it was measured.
       if ((b.status == "dropped") != (n.status == "dropped")) {
         ++screened_vs_final;
       } else {
         rc.timing = compare_timing(b, n, options.timing);
-        if (b.timing_mode != n.timing_mode) ++other_timing_mode;
         // Two screening measurements can tell a clearly slower variant apart within one sweep,
         // but not one sweep from another: two default sweeps of one build, minutes apart on
         // the H200, differed by 5-21% on 46 screened records (results/h200/sweep-default-*).
@@ -305,9 +313,9 @@ comparison compare_documents(const result_document& base, const result_document&
     if (!base_index.count(key))
       c.only_in_new.push_back({id_of(next.records[i]), next.records[i].status});
   }
-  if (other_timing_mode) {
-    c.notes.push_back(std::to_string(other_timing_mode) +
-                      " matched record(s) were timed in another timing mode in BASE than in NEW");
+  for (const std::string& why : objective_differences) {
+    c.notes.push_back("timed under different objectives (BASE vs NEW: " + why +
+                      "): those records are not comparable and get no verdict; tables selected under them may differ for that reason alone");
   }
   if (screened_vs_final) {
     // Screening rounds time short graphs: their medians run higher than the final round's.
@@ -336,6 +344,10 @@ comparison compare_documents(const result_document& base, const result_document&
   comparison_counts& k = c.counts;
   k.matched = c.records.size();
   for (const auto& r : c.records) {
+    if (!r.not_comparable.empty()) {
+      ++k.not_comparable;
+      continue;
+    }
     if (!r.timing) {
       ++k.untimed;
       continue;

@@ -27,6 +27,7 @@ struct file_summary {
   std::string gpu_arch, tool_version, git_revision, utc_time;
   std::size_t records = 0, timed_records = 0;
   bool timed = true;  ///< false for a sweep run without a GPU
+  double copy_ceiling_tb_s = 0, empty_kernel_us = 0;  ///< the machine's figures (0: not in the file)
 };
 
 /// Which record: family, mode, shape and variant.
@@ -44,6 +45,7 @@ struct record_comparison {
   record_id id;
   std::string base_status, new_status;
   std::optional<timing_comparison> timing;  ///< nothing when it is not timed in both files
+  std::string not_comparable;  ///< timed in both under different objectives: how they differ
 };
 
 /// A record whose verification got worse: fine in BASE, failing in NEW.
@@ -74,6 +76,7 @@ struct dispatch_change {
 struct comparison_counts {
   std::size_t matched = 0, slower = 0, faster = 0, noisy = 0, same = 0;
   std::size_t untimed = 0;  ///< matched but not timed in both files
+  std::size_t not_comparable = 0;  ///< timed in both, under different objectives (SPEC 2): no verdict
   std::size_t verification_regressions = 0;
   std::size_t dispatch_entries_changed = 0;  ///< family x mode x shape tables that differ
   std::size_t only_in_base = 0, only_in_new = 0;

@@ -65,6 +65,9 @@ const row k_timing_header = {"family",  "mode",   "shape",  "variant",
 const std::vector<bool> k_timing_right = {false, false, false, false, true, true, true, false};
 
 row timing_row(const record_comparison& r) {
+  if (!r.not_comparable.empty()) {
+    return {r.id.family, r.id.mode, r.id.shape(), r.id.variant, "-", "-", "-", "not comparable: " + r.not_comparable};
+  }
   if (!r.timing) {
     return {r.id.family,  r.id.mode,
             r.id.shape(), r.id.variant,
@@ -99,7 +102,9 @@ std::vector<group> groups() {
       {"Faster", is(verdict::faster), false, false},
       {"Noisy (changed beyond the threshold, not significant)", is(verdict::noisy), false, false},
       {"Same", is(verdict::same), false, true},
-      {"Not timed in both", [](const record_comparison& r) { return !r.timing; }, false, true}};
+      {"Not comparable (timed under different objectives; not a regression)",
+       [](const record_comparison& r) { return !r.not_comparable.empty(); }, false, false},
+      {"Not timed in both", [](const record_comparison& r) { return !r.timing && r.not_comparable.empty(); }, false, true}};
 }
 
 std::string gpu_text(const file_summary& s) {
@@ -111,6 +116,13 @@ std::string tool_text(const file_summary& s) {
   std::string t = "kk3tune " + (s.tool_version.empty() ? std::string("?") : s.tool_version);
   if (!s.git_revision.empty()) t += " (git " + s.git_revision + ")";
   return t;
+}
+
+/// The machine's figures: copy ceiling and empty-kernel launch, so a different machine shows.
+std::string figures_text(const file_summary& s) {
+  const std::string ceiling = s.copy_ceiling_tb_s > 0 ? format("%.3f", s.copy_ceiling_tb_s) + " TB/s copy" : "copy ceiling ?";
+  const std::string empty = s.empty_kernel_us > 0 ? format("%.3f", s.empty_kernel_us) + " us empty kernel" : "empty kernel ?";
+  return ceiling + ", " + empty;
 }
 
 std::string records_text(const file_summary& s) {
@@ -260,9 +272,9 @@ std::string format_table(const comparison& c, const listing_options& listing) {
   out << "kk3tune compare\n";
   print_aligned(out,
                 {{"BASE", c.base.file, c.base.kind, gpu_text(c.base), tool_text(c.base),
-                  c.base.utc_time, records_text(c.base)},
+                  c.base.utc_time, records_text(c.base), figures_text(c.base)},
                  {"NEW", c.next.file, c.next.kind, gpu_text(c.next), tool_text(c.next),
-                  c.next.utc_time, records_text(c.next)}},
+                  c.next.utc_time, records_text(c.next), figures_text(c.next)}},
                 {});
   out << settings_text(c) << "\n";
   print_sections(out, c, listing, "", "\nNotes\n", [&](const section& s) {
@@ -280,11 +292,11 @@ std::string format_markdown(const comparison& c, const listing_options& listing)
   std::ostringstream out;
   out << "## kk3tune compare: " << (c.regression() ? "REGRESSION" : "no regression") << "\n\n";
   out << c.summary_line() << "\n\n";
-  print_markdown_table(out, {"", "file", "kind", "GPU", "tool", "time", "records"},
+  print_markdown_table(out, {"", "file", "kind", "GPU", "tool", "time", "records", "machine"},
                        {{"BASE", "`" + c.base.file + "`", c.base.kind, gpu_text(c.base),
-                         tool_text(c.base), c.base.utc_time, records_text(c.base)},
+                         tool_text(c.base), c.base.utc_time, records_text(c.base), figures_text(c.base)},
                         {"NEW", "`" + c.next.file + "`", c.next.kind, gpu_text(c.next),
-                         tool_text(c.next), c.next.utc_time, records_text(c.next)}},
+                         tool_text(c.next), c.next.utc_time, records_text(c.next), figures_text(c.next)}},
                        {});
   out << "\n" << settings_text(c) << ".\n";
   print_sections(out, c, listing, ".", "\n### Notes\n\n", [&](const section& s) {

@@ -1,5 +1,7 @@
 #include "core/text.hpp"
 
+#include <cstdio>
+
 #include <algorithm>
 
 #include <unistd.h>
@@ -132,6 +134,12 @@ std::string replace_chars(std::string_view text, std::initializer_list<std::pair
     }
   }
   return out;
+}
+
+std::string format_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
 }
 
 }  // namespace kk3

@@ -17,6 +17,9 @@ std::string trim(std::string_view text);
 /// Joins with a separator.
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
+/// A number as people write it: no trailing zeros, at most 6 significant digits ("5", "0.02", "227.5").
+std::string format_number(double x);
+
 /// The whole of `text` as a decimal integer (an optional sign, then digits); nullopt for anything
 /// else, including a number beyond 64 bits.
 std::optional<long long> parse_integer(const std::string& text);

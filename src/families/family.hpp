@@ -4,12 +4,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device/launch.hpp"
 #include "families/problem.hpp"
 #include "families/shape.hpp"
 #include "space/variant.hpp"
+#include "timing/objective.hpp"
 
 namespace kk3::families {
 
@@ -20,6 +22,12 @@ class workspace {
   virtual ~workspace() = default;
   /// The parameter array for cuLaunchKernelEx: pointers into this object, valid while it lives.
   virtual void** args() = 0;
+  /// The device buffers (address, bytes) the call writes: its outputs, and with `in_place` also
+  /// the tensors it updates in place. What chain mode's consumer reads after its wait.
+  virtual std::vector<std::pair<CUdeviceptr, std::size_t>> written(bool in_place) const {
+    (void)in_place;
+    return {};
+  }
 };
 
 /// One kernel family's host side.
@@ -34,6 +42,10 @@ class family {
   /// True for a family that exists to test kk3tune itself: listed and swept like
   /// any family, but in no default plan, and `emit` writes its header only from a sweep of it.
   virtual bool is_test() const { return false; }
+  /// What a sweep of the family minimises unless the plan says otherwise (SPEC 2, "Objective"):
+  /// graph mode by default; a PDL family models the kernels it runs between in the model (its
+  /// chain's producer and consumer), so its time is the latency it adds where it runs.
+  virtual timing::objective default_objective() const { return {}; }
   /// Launch geometry of a variant in a mode at a shape (dynamic shared memory included).
   virtual device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const = 0;
   /// Bytes a call reads and writes, each input read once and each output written once.

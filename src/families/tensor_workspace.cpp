@@ -7,6 +7,7 @@ namespace kk3::families {
 tensor_workspace::tensor_workspace(const problem& p) {
   for (const tensor& t : p.tensors) {
     m_names.push_back(t.name);
+    m_roles.push_back(t.use);
     m_buffers.emplace_back(t.bytes.size());
     m_buffers.back().upload(t.bytes.data(), t.bytes.size());
   }
@@ -17,6 +18,14 @@ const device::device_buffer& tensor_workspace::buffer(const std::string& name) c
     if (m_names[i] == name) return m_buffers[i];
   }
   throw error(error_kind::usage, "workspace has no tensor named " + name);
+}
+
+std::vector<std::pair<CUdeviceptr, std::size_t>> tensor_workspace::written(bool in_place) const {
+  std::vector<std::pair<CUdeviceptr, std::size_t>> out;
+  for (std::size_t i = 0; i < m_names.size(); ++i) {
+    if (m_roles[i] == role::output || (in_place && m_roles[i] == role::inout)) out.emplace_back(m_buffers[i].ptr(), m_buffers[i].bytes());
+  }
+  return out;
 }
 
 CUdeviceptr tensor_workspace::ptr(const std::string& name) const { return buffer(name).ptr(); }

@@ -29,9 +29,11 @@ class tensor_workspace : public workspace {
   void upload(const tensor& t) const;
   /// Fills one tensor's buffer with a byte, on stream `s`.
   void fill(const std::string& name, unsigned char value, CUstream s) const;
+  std::vector<std::pair<CUdeviceptr, std::size_t>> written(bool in_place) const override;
 
  private:
   std::vector<std::string> m_names;
+  std::vector<role> m_roles;
   std::vector<device::device_buffer> m_buffers;
 };
 

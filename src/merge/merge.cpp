@@ -36,7 +36,8 @@ void require_sharding_fields(const json_fields& f, const json& plan) {
     }
   }
   f.string(plan, "/plan", "digest");
-  f.string(plan, "/plan", "objective");
+  const json& objective = f.member(plan, "/plan", "objective");  // schema 3: family -> objective; 2: "graph"
+  if (!objective.is_object() && !objective.is_string()) f.fail("/plan/objective", "expected an object");
   f.strings(plan, "/plan", "items");
 }
 

@@ -20,7 +20,9 @@ json file_json(const compare::file_summary& s) {
           {"utc_time", s.utc_time},
           {"timed", s.timed},
           {"records", s.records},
-          {"timed_records", s.timed_records}};
+          {"timed_records", s.timed_records},
+          {"figures", {{"copy_ceiling_tb_s", s.copy_ceiling_tb_s > 0 ? json(s.copy_ceiling_tb_s) : json(nullptr)},
+                       {"empty_kernel_us", s.empty_kernel_us > 0 ? json(s.empty_kernel_us) : json(nullptr)}}}};
 }
 
 json id_json(const compare::record_id& id) {
@@ -31,6 +33,11 @@ json record_json(const compare::record_comparison& r) {
   json e = id_json(r.id);
   e["base_status"] = r.base_status;
   e["new_status"] = r.new_status;
+  if (!r.not_comparable.empty()) {
+    e["verdict"] = "not_comparable";
+    e["why"] = r.not_comparable;
+    return e;
+  }
   if (!r.timing) {
     e["verdict"] = "untimed";
     return e;
@@ -91,6 +98,7 @@ std::string comparison_json(const compare::comparison& c) {
                       {"noisy", k.noisy},
                       {"same", k.same},
                       {"untimed", k.untimed},
+                      {"not_comparable", k.not_comparable},
                       {"verification_regressions", k.verification_regressions},
                       {"dispatch_tables_changed", k.dispatch_entries_changed},
                       {"only_in_base", k.only_in_base},

@@ -15,6 +15,8 @@ struct run_context {
   std::string git_revision;       ///< the build's revision
   std::vector<std::string> argv;  ///< the command line
   std::string utc_time;           ///< ISO 8601, e.g. "2026-11-29T08:30:00Z"
+  double copy_ceiling_tb_s = 0;   ///< the machine's figures (timing/figures.hpp), 0 = not measured
+  double empty_kernel_us = 0;
 };
 
 /// Captures the context now (clocks read through NVML when present).

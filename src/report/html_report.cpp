@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 #include <fstream>
 #include <map>
 #include <set>
@@ -10,6 +11,7 @@
 
 #include "report/html_sections.hpp"
 #include "report/svg_plot.hpp"
+#include "timing/objective.hpp"
 
 namespace kk3::report {
 namespace html {
@@ -108,6 +110,13 @@ std::pair<std::string, std::string> plan_entry(std::string key, const ordered_js
   }
   std::replace(key.begin(), key.end(), '_', ' ');
   return {key, v.is_number() ? format_sig(v.get<double>(), 4) + unit : value_text(v)};
+}
+
+/// An objective as the result file holds it, in words (timing::describe).
+std::string objective_text(const ordered_json& v) {
+  return timing::describe(timing::objective_from_json(v, timing::objective{}, "", [&](const std::string& at, const std::string& what) {
+    throw std::runtime_error("objective" + at + ": " + what);
+  }));
 }
 
 std::string range_text(double lo, double hi) {
@@ -246,14 +255,20 @@ report_extras read_report_extras(const std::filesystem::path& file) {
         false);
     if (!doc.is_object()) return x;
     if (auto plan = doc.find("plan"); plan != doc.end() && plan->is_object()) {
-      for (const auto& [k, v] : plan->items()) x.plan.push_back(plan_entry(k, v));
+      for (const auto& [k, v] : plan->items()) {
+        if (k == "objective" && v.is_object()) {  // family -> objective: one line each, in words
+          for (const auto& [family, o] : v.items()) x.plan.emplace_back("objective (" + family + ")", objective_text(o));
+          continue;
+        }
+        x.plan.push_back(plan_entry(k, v));
+      }
     }
     if (auto subject = doc.find("subject"); subject != doc.end() && subject->is_object()) {
       if (auto seed = subject->find("seed"); seed != subject->end())
         x.subject.emplace_back("seed", value_text(*seed));
     }
     if (auto results = doc.find("results"); results != doc.end() && results->is_array()) {
-      std::set<std::string> modes, pdl;
+      std::set<std::string> modes, pdl, objectives;
       std::map<std::string, int> stopped;
       double lo = 1e300, hi = 0;
       for (const ordered_json& r : *results) {
@@ -263,6 +278,7 @@ report_extras read_report_extras(const std::filesystem::path& file) {
         if (t->contains("pdl"))
           pdl.insert((*t)["pdl"].is_boolean() && (*t)["pdl"].get<bool>() ? "on" : "off");
         if (t->contains("stopped")) ++stopped[value_text((*t)["stopped"])];
+        if (t->contains("objective")) objectives.insert(objective_text((*t)["objective"]));
         if (auto n = t->find("launches_per_sample"); n != t->end() && n->is_number()) {
           lo = std::min(lo, n->get<double>());
           hi = std::max(hi, n->get<double>());
@@ -273,6 +289,7 @@ report_extras read_report_extras(const std::filesystem::path& file) {
         for (const std::string& v : s) out += (out.empty() ? "" : ", ") + v;
         return out;
       };
+      if (!objectives.empty()) x.subject.emplace_back("objective", join(objectives));
       if (!modes.empty()) x.subject.emplace_back("timing mode", join(modes));
       if (!pdl.empty()) x.subject.emplace_back("PDL", join(pdl));
       if (hi > 0) x.subject.emplace_back("launches per sample", range_text(lo, hi));

@@ -181,4 +181,7 @@ class json_fields {
 /// is there.
 sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d, const std::string& at);
 
+/// An objective (timing/objective.hpp) as a result file holds it, errors naming the file and `at`.
+timing::objective read_objective(const json_fields& f, const nlohmann::ordered_json& j, const std::string& at);
+
 }  // namespace kk3::report

@@ -27,12 +27,16 @@ json context_json(const run_context& c) {
     gpu["sm_clock_mhz"] = c.gpu.clocks->sm_mhz;
     gpu["memory_clock_mhz"] = c.gpu.clocks->memory_mhz;
   }
-  return {{"gpu", gpu},
-          {"nvrtc_version", c.nvrtc_version},
-          {"tool_version", c.tool_version},
-          {"git_revision", c.git_revision},
-          {"argv", c.argv},
-          {"utc_time", c.utc_time}};
+  json out = {{"gpu", gpu},
+              {"nvrtc_version", c.nvrtc_version},
+              {"tool_version", c.tool_version},
+              {"git_revision", c.git_revision},
+              {"argv", c.argv},
+              {"utc_time", c.utc_time}};
+  if (c.copy_ceiling_tb_s > 0 || c.empty_kernel_us > 0) {
+    out["figures"] = {{"copy_ceiling_tb_s", c.copy_ceiling_tb_s}, {"empty_kernel_us", c.empty_kernel_us}};
+  }
+  return out;
 }
 
 json statistics_json(const timing::sample_stats& st) {
@@ -53,6 +57,7 @@ std::string measurement_json(const run_context& context, const measured_subject&
         {"timing",
          {{"mode", timing::to_string(m.mode)},
           {"pdl", m.pdl},
+          {"objective", timing::to_json(s.objective)},
           {"launches_per_sample", m.launches_per_sample},
           {"rotated_workspaces", m.rotated_workspaces},
           {"event_overhead_us", m.event_overhead_us},

@@ -29,6 +29,7 @@ struct measured_subject {
   unsigned long long seed = 0;
   double copy_ceiling_tb_s = 0;  ///< the bandwidth ceiling the fraction is taken of
   std::string reference;         ///< the family's reference variant (its entry says "reference": true)
+  timing::objective objective;   ///< what the times stand for (each entry's timing.objective)
 };
 
 /// The JSON document (pretty-printed, 2-space indent): the context, the subject, and one

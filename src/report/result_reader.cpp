@@ -1,6 +1,7 @@
 #include "report/result_reader.hpp"
 
 #include <cmath>
+#include <map>
 #include <optional>
 
 #include "core/error.hpp"
@@ -35,6 +36,11 @@ result_context read_context(const json_fields& r, const json& doc) {
   c.git_revision = r.optional_string(context, at, "git_revision");
   c.utc_time = r.optional_string(context, at, "utc_time");
   if (r.find(context, "argv")) c.argv = r.strings(context, at, "argv");
+  if (const json* f = r.find(context, "figures")) {
+    if (!f->is_object()) r.fail(at + "/figures", "expected an object");
+    c.copy_ceiling_tb_s = r.optional_number(*f, at + "/figures", "copy_ceiling_tb_s");
+    c.empty_kernel_us = r.optional_number(*f, at + "/figures", "empty_kernel_us");
+  }
   return c;
 }
 
@@ -86,6 +92,12 @@ void read_time(const json_fields& r, const json& doc, result_document& out) {
     if (const json* t = r.find(e, "timing")) {
       if (!t->is_object()) r.fail(at + "/timing", "expected an object");
       rec.timing_mode = r.optional_string(*t, at + "/timing", "mode");
+      if (const json* o = r.find(*t, "objective")) {
+        rec.objective = read_objective(r, *o, at + "/timing/objective");
+      } else {  // before schema 3: the mode and PDL say it
+        if (!rec.timing_mode.empty()) rec.objective.mode = timing::parse_timing_mode(rec.timing_mode);
+        if (r.find(*t, "pdl")) rec.objective.pdl = r.optional_boolean(*t, at + "/timing", "pdl");
+      }
     }
     r.member(e, at, "statistics");  // a time result is always timed
     r.member(e, at, "samples_us");
@@ -138,11 +150,19 @@ void read_sweep(const json_fields& r, const json& doc, result_document& out) {
   if (const json* plan = r.find(doc, "plan")) {
     if (!plan->is_object()) r.fail("/plan", "expected an object");
     if (r.find(*plan, "timed")) out.timed = r.optional_boolean(*plan, "/plan", "timed");
+    if (out.context.copy_ceiling_tb_s == 0) out.context.copy_ceiling_tb_s = r.optional_number(*plan, "/plan", "copy_ceiling_tb_s");
+  }
+  std::map<std::string, timing::objective> objectives;  // by family; before schema 3: graph
+  if (const json* families = r.find(doc, "families"); families && families->is_object()) {
+    for (const auto& [name, f] : families->items()) {
+      if (const json* o = f.is_object() ? r.find(f, "objective") : nullptr) objectives[name] = read_objective(r, *o, "/families/" + name + "/objective");
+    }
   }
   const json& records = r.array(doc, "", "records");
   out.records.reserve(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     out.records.push_back(read_sweep_record(r, records[i], "/records/" + std::to_string(i)));
+    if (const auto o = objectives.find(out.records.back().family); o != objectives.end()) out.records.back().objective = o->second;
   }
   // An untimed sweep (no GPU) has no dispatch tables (an empty list, or none in older files).
   if (r.find(doc, "dispatch")) {

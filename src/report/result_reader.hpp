@@ -20,6 +20,7 @@ struct result_context {
   double sm_clock_mhz = 0, memory_clock_mhz = 0;
   std::string nvrtc_version, tool_version, git_revision, utc_time;
   std::vector<std::string> argv;
+  double copy_ceiling_tb_s = 0, empty_kernel_us = 0;  ///< the machine's figures (0: not in the file)
 };
 
 /// Timing statistics of a record, microseconds.
@@ -46,6 +47,10 @@ struct result_record {
   std::vector<double> samples_us;
   double bytes_moved = 0, achieved_tb_s = 0, fraction_of_ceiling = 0;
   std::string timing_mode;  ///< time files: "graph", "isolated", "cold" or "chain"; sweeps: empty
+  /// What the time stands for: a time entry's timing.objective (before schema 3: its mode and
+  /// PDL), a sweep family's objective (before schema 3: graph). Only times under one objective
+  /// are comparable.
+  timing::objective objective;
 
   /// "family/mode/T64-H16/variant": what compare matches records by.
   std::string key() const;

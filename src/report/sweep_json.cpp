@@ -13,6 +13,22 @@ namespace {
 
 json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
 
+/// A table's part of sweep --baseline: how many counts the baseline held, and every count whose
+/// variant changed, with the gain over the baseline's variant measured in this run.
+json baseline_json(const sweep::dispatch_entry& d) {
+  json changes = json::array();
+  std::size_t counts = 0;
+  for (const select::choice& c : d.choices) {
+    if (!c.baseline) continue;
+    ++counts;
+    if (c.winner == *c.baseline) continue;
+    // Against a baseline variant that no longer qualifies here, the gain is over the next incumbent.
+    changes.push_back({{"tokens", c.tokens}, {"from", *c.baseline}, {"to", c.winner}, {"from_qualified", c.baseline_qualified},
+                       {"gain", c.gain}, {"gain_sigmas", c.gain_sigmas}});
+  }
+  return {{"counts", counts}, {"changes", changes}};
+}
+
 }  // namespace
 
 std::string sweep_json(const sweep::sweep_result& r) {
@@ -26,18 +42,22 @@ std::string sweep_json(const sweep::sweep_result& r) {
                       {"argv", r.argv},
                       {"utc_time", utc_now_iso8601()}};
   }
+  json objectives = json::object();  // family -> objective: what merge and compare check
+  for (const auto& f : r.families) objectives[f.family] = timing::to_json(f.objective);
   doc["plan"] = {{"config", r.config.file.string()},
                  {"tokens", r.config.tokens},
                  {"archs", r.archs},
                  {"min_gain", r.config.selection.min_gain},
                  {"noise_sigmas", r.config.selection.noise_sigmas},
+                 {"noise_floor", r.config.selection.noise_floor},
                  {"timed", r.timed},
                  {"copy_ceiling_tb_s", r.ceiling_tb_s},
                  {"compiles", r.compiles},
                  {"compile_failures", r.compile_failures},
                  {"wall_s", r.wall_s},
                  {"digest", r.plan_digest},
-                 {"objective", r.objective},
+                 {"objective", objectives},
+                 {"baseline", r.baseline ? json{{"file", r.baseline->first}, {"digest", r.baseline->second}} : json(nullptr)},
                  {"items", r.items},
                  {"shard", r.shard.whole() ? json(nullptr)
                                            : json{{"index", r.shard.index}, {"count", r.shard.count}, {"items", r.shard_items}}}};
@@ -54,7 +74,8 @@ std::string sweep_json(const sweep::sweep_result& r) {
                           {"source", f.source},
                           {"shape_keys", f.shape_keys},
                           {"reference", {{"variant", f.reference}, {"knobs", knobs_json(f.reference_knobs)}}},
-                          {"modes", modes}};
+                          {"modes", modes},
+                          {"objective", objectives[f.family]}};
   }
   doc["families"] = families;
 
@@ -79,7 +100,9 @@ std::string sweep_json(const sweep::sweep_result& r) {
                         {"incumbent_kept", range.incumbent_kept},
                         {"tokens", range.tokens}});
     }
-    dispatch.push_back({{"family", d.family}, {"mode", d.mode}, {"shape", shape_json(d.shape)}, {"ranges", ranges}});
+    json entry = {{"family", d.family}, {"mode", d.mode}, {"shape", shape_json(d.shape)}, {"ranges", ranges}};
+    if (d.has_baseline) entry["baseline"] = baseline_json(d);
+    dispatch.push_back(std::move(entry));
   }
   doc["dispatch"] = dispatch;
   doc["records"] = std::move(records);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "families/shape.hpp"
+#include "timing/objective.hpp"
 
 namespace kk3::report {
 
@@ -38,6 +39,7 @@ struct sweep_family {
   std::vector<std::string> knobs;  ///< the knob names in the config's order
   std::vector<std::string> shape_keys;  ///< the names of its key dimensions (["heads"])
   std::string shape_keys_field;         ///< where the file gives them: "shape_keys" (schema 2) or "shape_key"
+  timing::objective objective;          ///< what its selection minimised (schema 3; before: graph)
 };
 
 /// A sweep result file, as read back.

@@ -6,38 +6,60 @@
 
 namespace kk3::select {
 
+double standard_error(const timed_variant& t, const selection_rule& rule) {
+  return std::max(t.rel_stderr, rule.noise_floor) * t.median_us;
+}
+
 bool clearly_faster(const timed_variant& challenger, const timed_variant& incumbent, const selection_rule& rule) {
   const double gain = incumbent.median_us - challenger.median_us;
-  const double se = std::hypot(challenger.rel_stderr * challenger.median_us, incumbent.rel_stderr * incumbent.median_us);
+  const double se = std::hypot(standard_error(challenger, rule), standard_error(incumbent, rule));
   return gain > rule.min_gain * incumbent.median_us && gain > rule.noise_sigmas * se;
 }
 
-std::optional<choice> choose(long long tokens, const std::vector<timed_variant>& timed, const std::string& reference,
-                             const std::optional<std::string>& previous, const selection_rule& rule) {
+std::optional<choice> choose(long long tokens, const std::vector<timed_variant>& timed, const incumbency& who, const selection_rule& rule) {
   std::vector<const timed_variant*> ok;
   for (const auto& t : timed) {
     if (t.qualified) ok.push_back(&t);
   }
   if (ok.empty()) return std::nullopt;
-  // Fastest first; equal medians by name, so the choice never depends on the input order.
+  // Fastest first; equal medians by knob order, so the choice never depends on the input order.
   std::sort(ok.begin(), ok.end(), [](const timed_variant* a, const timed_variant* b) {
-    return a->median_us != b->median_us ? a->median_us < b->median_us : a->variant < b->variant;
+    return a->median_us != b->median_us ? a->median_us < b->median_us : a->order != b->order ? a->order < b->order : a->variant < b->variant;
   });
-  auto find = [&](const std::string& id) -> const timed_variant* {
+  auto find = [&](const std::optional<std::string>& id) -> const timed_variant* {
     for (const timed_variant* t : ok) {
-      if (t->variant == id) return t;
+      if (id && t->variant == *id) return t;
     }
     return nullptr;
   };
-  const timed_variant* incumbent = previous ? find(*previous) : nullptr;
-  if (!incumbent) incumbent = find(reference);
+  const timed_variant* incumbent = find(who.baseline);
+  if (!incumbent) incumbent = find(who.previous);
+  if (!incumbent) incumbent = find(who.reference);
+  const timed_variant* fastest = ok.front();
 
   choice c;
   c.tokens = tokens;
-  const timed_variant* winner = ok.front();
-  if (incumbent && winner != incumbent && !clearly_faster(*winner, *incumbent, rule)) {
-    winner = incumbent;
-    c.incumbent_kept = true;
+  c.baseline = who.baseline;
+  c.baseline_qualified = find(who.baseline) != nullptr;
+  const timed_variant* winner = incumbent;
+  if (!incumbent || clearly_faster(*fastest, *incumbent, rule)) {
+    // The tie band: not clearly slower than the fastest, and (with an incumbent) clearly faster than it.
+    std::vector<const timed_variant*> band;
+    for (const timed_variant* t : ok) {
+      if (!clearly_faster(*fastest, *t, rule) && (!incumbent || clearly_faster(*t, *incumbent, rule))) band.push_back(t);
+    }
+    std::stable_sort(band.begin(), band.end(), [](const timed_variant* a, const timed_variant* b) { return a->order < b->order; });
+    winner = band.front();
+    for (const timed_variant* t : band) {
+      if (who.previous && t->variant == *who.previous) winner = t;
+    }
+    if (incumbent) {
+      c.gain = incumbent->median_us / winner->median_us - 1;
+      const double se = std::hypot(standard_error(*winner, rule), standard_error(*incumbent, rule));
+      c.gain_sigmas = se > 0 ? (incumbent->median_us - winner->median_us) / se : 0;
+    }
+  } else {
+    c.incumbent_kept = incumbent != fastest;
   }
   c.winner = winner->variant;
   for (const timed_variant* t : ok) {

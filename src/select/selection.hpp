@@ -15,16 +15,31 @@ struct timed_variant {
   double median_us = 0;
   double rel_stderr = 0;  ///< relative standard error of the median (0.004 = 0.4%)
   bool qualified = false; ///< verified and hazard-free; only these can win
+  std::size_t order = 0;  ///< the variant's place in the family's knob order (the last tie-break)
 };
 
 /// What selection needs besides the times.
 struct selection_rule {
   double min_gain = 0.02;  ///< a challenger must be at least this much faster (fraction)
   double noise_sigmas = 2; ///< ... and faster by more than this many combined standard errors
+  /// The least relative standard error a median is taken to have: what one run's samples cannot
+  /// show, the spread of a variant's median from one run (machine, process) to the next
+  /// (bench/run_to_run_noise.py measures it from two sweeps). 0: the samples' own.
+  double noise_floor = 0;
 };
+
+/// The standard error of a timed variant's median under `rule`, microseconds.
+double standard_error(const timed_variant& t, const selection_rule& rule);
 
 /// Whether `challenger` is faster than `incumbent` beyond the noise and the minimum gain.
 bool clearly_faster(const timed_variant& challenger, const timed_variant& incumbent, const selection_rule& rule);
+
+/// Who holds a count before it is measured, and who is preferred among equals.
+struct incumbency {
+  std::optional<std::string> baseline;  ///< the baseline sweep's choice at this count (sweep --baseline)
+  std::optional<std::string> previous;  ///< the choice at the neighbouring (previous) count
+  std::string reference;                ///< the family's reference variant
+};
 
 /// The choice at one token count.
 struct choice {
@@ -33,13 +48,19 @@ struct choice {
   std::optional<std::string> runner_up;  ///< the best other qualified variant
   double margin = 0;                     ///< runner-up median / winner median - 1 (0 without one)
   bool incumbent_kept = false;           ///< the incumbent won on the tie band, not on time alone
+  std::optional<std::string> baseline;   ///< the baseline's choice here, when there is a baseline
+  bool baseline_qualified = false;       ///< ... and it was measured and qualified here (the incumbent)
+  /// When the winner replaced a qualified incumbent: incumbent median / winner median - 1, and
+  /// that gain in combined standard errors of the two medians.
+  double gain = 0, gain_sigmas = 0;
 };
 
-/// Chooses at one token count. The incumbent is `previous` if given and qualified here, else
-/// `reference`; the fastest qualified challenger replaces it only if clearly_faster. Returns
-/// nothing when no variant is qualified.
-std::optional<choice> choose(long long tokens, const std::vector<timed_variant>& timed, const std::string& reference,
-                             const std::optional<std::string>& previous, const selection_rule& rule);
+/// Chooses at one token count (SPEC 2, "Selection"). The incumbent is the first qualified of
+/// baseline, previous and reference. It keeps the count unless the fastest qualified variant is
+/// clearly_faster; then the winner is, among the variants clearly faster than the incumbent and
+/// not clearly slower than the fastest (the tie band), the first of: previous, then knob order,
+/// so that noise among equals never decides. Returns nothing when no variant is qualified.
+std::optional<choice> choose(long long tokens, const std::vector<timed_variant>& timed, const incumbency& who, const selection_rule& rule);
 
 /// A run of adjacent token counts with the same winner.
 struct range {

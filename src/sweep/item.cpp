@@ -46,6 +46,17 @@ record unmeasured_record(const work_item& item, const families::shape& s, const 
   return r;
 }
 
+/// The baseline's choice at count `t` of the item, when sweep --baseline has one.
+std::optional<std::string> baseline_at(const sweep_request& r, const work_item& item, long long t) {
+  return r.baseline ? r.baseline->at(item.key, t) : std::nullopt;
+}
+
+/// A variant's place in the family's knob order (selection's last tie-break).
+std::size_t order_of(const work_item& item, const std::string& id) {
+  const auto& vs = item.family->variants;
+  return static_cast<std::size_t>(std::find_if(vs.begin(), vs.end(), [&](const space::variant* v) { return v->id == id; }) - vs.begin());
+}
+
 const space::variant& variant_by_id(const work_item& item, const std::string& id) {
   for (const space::variant* v : item.family->variants) {
     if (v->id == id) return *v;
@@ -85,6 +96,7 @@ journal_count measure_count(const gpu_session& g, const work_item& item, const s
   const auto ws = item.family->space.impl->random_workspace(s, *item.mode, g.seed + static_cast<unsigned long long>(t));
   std::set<std::string> protect = {item.family->reference->id};
   if (st.optimistic) protect.insert(*st.optimistic);
+  if (const auto b = baseline_at(r, item, t)) protect.insert(*b);  // the incumbent is measured head to head
   std::set<std::string> pool;
   if (!full_screen) {
     for (std::size_t i = 0; i < st.carried.size() && i < r.config.screen.carry; ++i) pool.insert(st.carried[i]);
@@ -95,7 +107,7 @@ journal_count measure_count(const gpu_session& g, const work_item& item, const s
   screened result;
   {
     nvtx::range shape_range(item.mode->name + "-T" + std::to_string(t) + families::shape_suffix(item.key_shape), t);
-    result = screen_and_measure(g.timer, candidates, protect, r.config);
+    result = screen_and_measure(g.timer, candidates, protect, r.config, item.family->objective);
   }
   journal_count count;
   count.tokens = t;
@@ -127,14 +139,14 @@ std::string take_count(const gpu_session& g, const work_item& item, journal_coun
   std::size_t timed_count = 0;
   for (record& rec : count.records) {
     if (rec.status == "unverified") {
-      timed.push_back({rec.variant, rec.stats->median, rec.stats->rel_stderr_median, true});
+      timed.push_back({rec.variant, rec.stats->median, rec.stats->rel_stderr_median, true, order_of(item, rec.variant)});
       st.final_records[rec.variant].push_back(out.records.size());
     }
     timed_count += rec.stats.has_value();
     out.records.push_back(std::move(rec));
   }
-  const std::string& reference = item.family->reference->id;
-  if (const auto c = select::choose(count.tokens, timed, reference, st.optimistic, g.request.config.selection)) st.optimistic = c->winner;
+  const select::incumbency who{baseline_at(g.request, item, count.tokens), st.optimistic, item.family->reference->id};
+  if (const auto c = select::choose(count.tokens, timed, who, g.request.config.selection)) st.optimistic = c->winner;
   st.finals_by_count.emplace_back(count.tokens, timed);
   return item.key + " T=" + std::to_string(count.tokens) + ": " + std::to_string(timed_count) + " timed, " + std::to_string(timed.size()) +
          " finalists";
@@ -211,12 +223,15 @@ dispatch_entry select_table(const gpu_session& g, const work_item& item, item_st
   std::optional<std::string> previous;
   for (auto& [t, timed] : st.finals_by_count) {
     for (auto& tv : timed) tv.qualified = verified.count(tv.variant) && verified.at(tv.variant).status == "ok";
-    if (const auto c = select::choose(t, timed, item.family->reference->id, previous, g.request.config.selection)) {
+    const select::incumbency who{baseline_at(g.request, item, t), previous, item.family->reference->id};
+    if (const auto c = select::choose(t, timed, who, g.request.config.selection)) {
       choices.push_back(*c);
       previous = c->winner;
     }
   }
-  return {item.family->space.config.family, item.mode->name, item.key_shape, select::merge(choices)};
+  dispatch_entry d{item.family->space.config.family, item.mode->name, item.key_shape, select::merge(choices), choices, false};
+  d.has_baseline = g.request.baseline && g.request.baseline->has(item.key);
+  return d;
 }
 
 }  // namespace

@@ -105,6 +105,13 @@ family_work load_family(const sweep_request& r, const family_plan& p) {
   w.space = load_space(r, p);
   choose_modes(r, w);
   choose_variants(r, w);
+  w.objective = w.space.impl->default_objective();
+  if (p.objective) {
+    w.objective = timing::objective_from_json(*p.objective, w.objective, "/families/" + p.family + "/objective",
+                                              [&](const std::string& at, const std::string& what) {
+                                                throw error(error_kind::config, r.config.file.string() + ": " + at + ": " + what);
+                                              });
+  }
   for (std::size_t d = 0; d < p.shapes.size(); ++d) {
     const auto& [name, values] = p.shapes[d];
     const std::optional<families::dimension> dim = w.space.impl->find_dimension(name);
@@ -168,6 +175,7 @@ std::string plan_digest(const sweep_request& r, bool timed, const std::vector<st
   for (long long t : r.tokens) h.add(std::to_string(t));
   h.add(std::to_string(r.config.selection.min_gain));
   for (const auto& [id, kind] : r.inject) h.add(id).add(std::to_string(kind));
+  if (r.baseline) h.add("baseline " + r.baseline->digest);  // selection starts from its choices
   return h.hex();
 }
 

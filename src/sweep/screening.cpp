@@ -8,10 +8,14 @@
 namespace kk3::sweep {
 
 screened screen_and_measure(const timing::timer& timer, const std::vector<timing::candidate>& all, const std::set<std::string>& protect,
-                            const sweep_config& cfg) {
+                            const sweep_config& cfg, const timing::objective& objective) {
   screened out;
   std::vector<timing::candidate> alive = all;
-  timing::timing_options quick;
+  timing::timing_options base;
+  base.mode = objective.mode;
+  base.pdl = objective.pdl;
+  base.chain = objective.chain;
+  timing::timing_options quick = base;
   quick.stop.min_samples = cfg.screen.samples;
   quick.stop.max_samples = cfg.screen.samples;
   quick.stop.min_time_s = 0;
@@ -53,7 +57,7 @@ screened screen_and_measure(const timing::timer& timer, const std::vector<timing
     if (next.size() >= alive.size()) break;  // nothing clearly slower: measure them all finally
     alive = std::move(next);
   }
-  timing::timing_options full;
+  timing::timing_options full = base;
   full.stop.noise_target = cfg.timing.noise_percent / 100;
   full.stop.min_samples = cfg.timing.min_samples;
   full.stop.max_time_s = cfg.timing.max_time_s;

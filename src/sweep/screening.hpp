@@ -20,8 +20,9 @@ struct screened {
 };
 
 /// Successive halving of `all` (the ones in `protect` always survive a round), then the final
-/// round; every candidate's last measurement lands in `last`, with the rounds it took part in.
+/// round, every round timed under `objective`; every candidate's last measurement lands in
+/// `last`, with the rounds it took part in.
 screened screen_and_measure(const timing::timer& timer, const std::vector<timing::candidate>& all, const std::set<std::string>& protect,
-                            const sweep_config& cfg);
+                            const sweep_config& cfg, const timing::objective& objective);
 
 }  // namespace kk3::sweep

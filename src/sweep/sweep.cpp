@@ -22,6 +22,7 @@
 #include "sweep/item.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
+#include "timing/figures.hpp"
 #include "timing/helper_kernels.hpp"
 #include "timing/timer.hpp"
 #include "verify/verifier.hpp"
@@ -41,6 +42,7 @@ family_summary summarize_family(const family_work& w) {
   s.reference = w.reference->id;
   s.reference_knobs = w.reference->knobs;
   for (const space::mode* m : w.modes) s.modes.emplace_back(m->name, m->defines);
+  s.objective = w.objective;
   return s;
 }
 
@@ -55,6 +57,7 @@ void describe_plan(const sweep_plan& plan, const sweep_request& r, bool timed, c
   out.plan_digest = plan_digest(r, timed, timed ? std::vector<std::string>{} : archs);
   out.shard = r.shard;
   out.shard_items = shard_items(plan, r.shard, timed);
+  if (r.baseline) out.baseline = std::make_pair(r.baseline->file.string(), r.baseline->digest);
 }
 
 /// A variant's compile requests for one mode, with the test-only fault compiled in where
@@ -117,30 +120,6 @@ void compile_item(const sweep_request& r, const jit::jit_engine& engine, const w
   std::vector<record> records = compile_records(item, per_arch, true, out);
   if (r.log) r.log->add_unit(unit, records, out.compiles - compiles, out.compile_failures - failures);
   out.records.insert(out.records.end(), records.begin(), records.end());
-}
-
-/// Measures the copy ceiling of this GPU the way the benchmarks do: the best copy_example
-/// variant at T = 16384 (each byte read once and written once).
-double measure_ceiling(const jit::jit_engine& engine, const device::device_info& info, const timing::timer& timer,
-                       const std::filesystem::path& kernel_dir, const std::filesystem::path& config_dir) {
-  const families::family& copy = families::find_family("copy_example");
-  const families::family_space space = families::load_family_space(copy, config_dir);
-  const space::mode& m = space.config.modes.front();
-  const families::shape s = copy.model_shape(16384, m, {});
-  const auto ws = copy.random_workspace(s, m, 1);
-  std::vector<const space::variant*> variants;
-  for (const auto& v : space.variants) variants.push_back(&v);
-  const std::vector<jit::loaded_kernel> kernels = jit::compile_and_load(engine, space.config, m, variants, info.arch, kernel_dir);
-  std::vector<timing::candidate> candidates;
-  for (const jit::loaded_kernel& k : kernels) {
-    if (k.ok()) candidates.push_back(timing::make_candidate(copy, *k.variant, m, s, k.function, {ws.get()}));
-  }
-  if (candidates.empty()) return 0;
-  timing::timing_options o;
-  o.stop.max_time_s = 0.05;
-  double best = 0;
-  for (const auto& r : timer.measure(candidates, o)) best = std::max(best, r.bytes_moved / (r.stats.median * 1e-6) / 1e12);
-  return best;
 }
 
 /// The shard's items grouped by mode (items of a mode are adjacent in plan order): each group is
@@ -303,9 +282,11 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
   if (request.log && request.log->state().ceiling_tb_s) {
     out.ceiling_tb_s = *request.log->state().ceiling_tb_s;  // the first run's, for every record alike
   } else {
-    out.ceiling_tb_s = measure_ceiling(*engine, info, timer, request.kernel_dir, request.config_dir);
+    out.ceiling_tb_s = timing::measure_copy_ceiling(*engine, info, timer, request.kernel_dir, request.config_dir);
     if (request.log) request.log->add_ceiling(out.ceiling_tb_s);
   }
+  out.context->copy_ceiling_tb_s = out.ceiling_tb_s;
+  out.context->empty_kernel_us = timing::measure_empty_kernel(timer, helpers);
   const std::size_t counts = request.tokens.empty() ? request.config.tokens.size() : request.tokens.size();
   const std::size_t total = (request.claims_dir.empty() ? out.shard_items.size() : plan.items.size()) * counts;
   std::size_t done = 0;

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
+#include <tuple>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,6 +16,7 @@
 #include "report/context.hpp"
 #include "select/selection.hpp"
 #include "sweep/sweep_config.hpp"
+#include "timing/objective.hpp"
 #include "timing/statistics.hpp"
 
 namespace kk3::sweep {
@@ -54,6 +57,19 @@ struct dispatch_entry {
   std::string family, mode;
   families::dims shape;               ///< the family's key dimensions
   std::vector<select::range> ranges;
+  std::vector<select::choice> choices;  ///< per token count (the ranges merge them)
+  bool has_baseline = false;            ///< sweep --baseline had a table for it
+};
+
+/// sweep --baseline FILE: a committed sweep's dispatch tables, whose choices are the incumbents.
+struct baseline_tables {
+  std::filesystem::path file;
+  std::string digest;  ///< of the file's bytes
+  /// Item key (shape_key) -> its ranges: first and last measured token count, variant.
+  std::map<std::string, std::vector<std::tuple<long long, long long, std::string>>> tables;
+  /// The baseline's choice at `tokens` in the table of item `key`, if it has one.
+  std::optional<std::string> at(const std::string& key, long long tokens) const;
+  bool has(const std::string& key) const { return tables.count(key) > 0; }
 };
 
 /// What a family looked like to the sweep (for the result file and codegen).
@@ -64,6 +80,7 @@ struct family_summary {
   std::string reference;
   std::vector<std::pair<std::string, long long>> reference_knobs;
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> modes;
+  timing::objective objective;          ///< what its selection minimised (SPEC 2, "Objective")
 };
 
 /// Shard I of N of a plan's work items (sweep/plan.hpp); 1/1 is the whole plan.
@@ -88,10 +105,10 @@ struct sweep_result {
   std::size_t compiles = 0, compile_failures = 0;
   double wall_s = 0;
   std::string plan_digest;                      ///< sweep/plan.hpp plan_digest
-  std::string objective = "graph";              ///< what was minimised: graph-mode time per call
   std::vector<std::string> items;               ///< every work item of the plan, in order
   shard_spec shard;                             ///< which part of the plan this is
   std::vector<std::size_t> shard_items;         ///< the items done (all when the shard is whole)
+  std::optional<std::pair<std::string, std::string>> baseline;  ///< --baseline: its file and digest
 };
 
 /// Progress of a sweep: called after each unit of work with a line describing it.
@@ -119,6 +136,8 @@ struct sweep_request {
   /// Test-only fault injection (--inject-fault): variant id -> KK3_INJECT_FAULT value
   /// (kernels/common/fault_injection.cuh), compiled into that variant in every mode.
   std::map<std::string, int> inject;
+  /// --baseline: the incumbent at each count (null: none).
+  std::shared_ptr<const baseline_tables> baseline;
   /// --shard I/N: only these items of the plan.
   shard_spec shard;
   /// --gpus: this process is worker `worker` (0-based) of `workers`, each on its own GPU, pulling

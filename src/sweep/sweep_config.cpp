@@ -73,12 +73,6 @@ class reader {
   }
 
  private:
-  static std::string format_number(double x) {
-    std::string s = std::to_string(x);
-    s.erase(s.find_last_not_of('0') + 1);
-    if (!s.empty() && s.back() == '.') s.pop_back();
-    return s;
-  }
   std::filesystem::path m_file;
 };
 
@@ -123,9 +117,10 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
   if (!doc.is_object()) r.fail("", "expected an object");
   sweep_config c;
   c.file = file;
+  c.selection.noise_floor = k_default_noise_floor;
   if (doc.contains("family")) {  // a family config: sweep that family alone
     if (!doc["family"].is_string()) r.fail("/family", "expected a string");
-    c.families.push_back({doc["family"].get<std::string>(), {}, {}, {}, {}});
+    c.families.push_back({doc["family"].get<std::string>(), {}, {}, {}, {}, std::nullopt});
     c.tokens = default_tokens();
     c.verify_tokens = {65};
     c.is_family_config = true;
@@ -138,12 +133,13 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
   if (fams.empty()) r.fail("/families", "expected at least one family");
   for (const auto& [name, plan] : fams.items()) {
     const std::string p = "/families/" + name;
-    r.only_keys(plan, p, {"modes", "shapes", "heads", "variants"});
+    r.only_keys(plan, p, {"modes", "shapes", "heads", "variants", "objective"});
     family_plan f;
     f.family = name;
     if (plan.contains("modes") && !(plan["modes"].is_string() && plan["modes"] == "all")) f.modes = r.string_list(plan["modes"], p + "/modes");
     read_shapes(r, plan, p, f);
     if (plan.contains("variants")) f.variants = r.string_list(plan["variants"], p + "/variants");
+    if (plan.contains("objective")) f.objective = plan["objective"];
     c.families.push_back(std::move(f));
   }
   c.tokens = doc.contains("tokens") ? r.positive_list(doc["tokens"], "/tokens") : default_tokens();
@@ -152,9 +148,10 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
   }
   if (doc.contains("selection")) {
     const json& s = doc["selection"];
-    r.only_keys(s, "/selection", {"min_gain", "noise_sigmas"});
+    r.only_keys(s, "/selection", {"min_gain", "noise_sigmas", "noise_floor"});
     c.selection.min_gain = r.number(s, "min_gain", "/selection", 0, 1, c.selection.min_gain);
     c.selection.noise_sigmas = r.number(s, "noise_sigmas", "/selection", 0, 10, c.selection.noise_sigmas);
+    c.selection.noise_floor = r.number(s, "noise_floor", "/selection", 0, 0.5, c.selection.noise_floor);
   }
   if (doc.contains("screening")) {
     const json& s = doc["screening"];

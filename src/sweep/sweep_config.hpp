@@ -2,8 +2,11 @@
 // The sweep's plan file (configs/default.json): which families, modes, model shapes and token
 // counts a sweep covers, and the settings of screening, timing, verification and selection.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "families/shape.hpp"
 #include "select/selection.hpp"
@@ -18,6 +21,9 @@ struct family_plan {
                                         ///< choose ("shapes": {"heads": [16]}); absent = the model's
   std::vector<std::string> variants;    ///< only these ids ("reference" allowed); empty = all
   std::vector<std::string> shapes_at;   ///< the JSON pointer of each of `shapes`, for messages
+  /// "objective": a timing mode or an object overriding the family's objective (its
+  /// default_objective: chain with its neighbours for the PDL families); read by make_plan.
+  std::optional<nlohmann::ordered_json> objective;
 };
 
 /// How candidates are screened before the final round (successive halving).
@@ -37,6 +43,11 @@ struct final_timing {
   std::size_t min_samples = 10;
   double max_time_s = 0.2;
 };
+
+/// A plan's selection.noise_floor unless it gives one: the run-to-run spread of a variant's
+/// final-round median measured on the H200 between two default sweeps on two machines
+/// (results/h200/objective-2026-12-01: 1.4% for mla_decode_epilogue at T <= 64, the largest).
+inline constexpr double k_default_noise_floor = 0.015;
 
 /// The whole plan.
 struct sweep_config {

@@ -29,6 +29,7 @@ helper_kernels::helper_kernels(const jit::jit_engine& engine, const std::string&
       m_consumer(m_module.function("kk3_consumer")),
       m_self_timed(m_module.function("kk3_self_timed")),
       m_producer_delayed(m_module.function("kk3_delayed_producer")),
-      m_first_difference(m_module.function("kk3_first_difference")) {}
+      m_first_difference(m_module.function("kk3_first_difference")),
+      m_empty(m_module.function("kk3_empty")) {}
 
 }  // namespace kk3::timing

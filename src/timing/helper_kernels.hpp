@@ -21,10 +21,11 @@ class helper_kernels {
   CUfunction self_timed() const { return m_self_timed; }  ///< spins and reports its own duration
   CUfunction delayed_producer() const { return m_producer_delayed; }  ///< the PDL hazard check's upstream
   CUfunction first_difference() const { return m_first_difference; }  ///< where two buffers first differ
+  CUfunction empty() const { return m_empty; }  ///< does nothing: the cost of a launch
 
  private:
   device::module m_module;
-  CUfunction m_gate, m_clock, m_flush, m_producer, m_consumer, m_self_timed, m_producer_delayed, m_first_difference;
+  CUfunction m_gate, m_clock, m_flush, m_producer, m_consumer, m_self_timed, m_producer_delayed, m_first_difference, m_empty;
 };
 
 }  // namespace kk3::timing

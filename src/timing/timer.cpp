@@ -14,23 +14,6 @@
 
 namespace kk3::timing {
 
-const char* to_string(timing_mode m) {
-  switch (m) {
-    case timing_mode::graph: return "graph";
-    case timing_mode::isolated: return "isolated";
-    case timing_mode::cold: return "cold";
-    case timing_mode::chain: return "chain";
-  }
-  return "unknown";
-}
-
-timing_mode parse_timing_mode(const std::string& name) {
-  for (timing_mode m : {timing_mode::graph, timing_mode::isolated, timing_mode::cold, timing_mode::chain}) {
-    if (name == to_string(m)) return m;
-  }
-  throw error(error_kind::usage, "--mode: unknown timing mode '" + name + "' (graph, isolated, cold, chain)");
-}
-
 namespace {
 
 using clock_type = std::chrono::steady_clock;
@@ -165,18 +148,46 @@ class gated_sampler final : public sampler {
 };
 
 /// A graph of M chains producer -> variant -> consumer (all with PDL), against a graph of M
-/// chains producer -> consumer; the difference per chain is the latency the variant adds.
+/// chains producer -> consumer; the difference per chain is the latency the variant adds. The
+/// neighbours are the options' chain model: the producer's grid, threads and shared memory decide
+/// what of the variant fits beside it, its trigger when the variant may launch; the consumer reads
+/// the variant's outputs after its wait.
 class chain_sampler final : public sampler {
  public:
   chain_sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info)
-      : sampler(c, o, h, info), m_sink(16) {}
+      : sampler(c, o, h, info), m_sink(16) {
+    const producer_model& p = o.chain.producer;
+    const consumer_model& q = o.chain.consumer;
+    m_producer.grid.x = static_cast<unsigned>(info.sm_count) * p.ctas_per_sm;
+    m_producer.block.x = p.threads;
+    m_producer.shared_bytes = shared_bytes(p.smem_bytes);
+    m_producer.pdl = true;
+    m_consumer.grid.x = static_cast<unsigned>(info.sm_count) * q.ctas_per_sm;
+    m_consumer.block.x = q.threads;
+    m_consumer.shared_bytes = shared_bytes(q.smem_bytes);
+    m_consumer.pdl = true;
+    check_fits(h.producer(), m_producer, p.ctas_per_sm, "producer");
+    check_fits(h.consumer(), m_consumer, q.ctas_per_sm, "consumer");
+    std::vector<unsigned long long> jobs;
+    if (q.reads != consumer_reads::none) {
+      for (const auto& [ptr, bytes] : c.workspaces.front()->written(q.reads == consumer_reads::written)) {
+        jobs.push_back(ptr);
+        jobs.push_back(bytes);
+      }
+    }
+    m_read_count = static_cast<int>(jobs.size() / 2);
+    m_jobs = device::device_buffer(std::max<std::size_t>(16, jobs.size() * sizeof(unsigned long long)));
+    if (!jobs.empty()) m_jobs.upload(jobs.data(), jobs.size() * sizeof(unsigned long long));
+  }
 
   void prepare() override {
-    warm_up_and_estimate();
-    m_launches = std::max(1u, m_o.chain_length);
+    const double estimate_us = std::max(warm_up_and_estimate(), 0.5);
+    const double least = std::max(1u, m_o.graph_min_launches);
+    const double per_chain = estimate_us + m_o.chain.producer.duration_us;
+    m_launches = static_cast<unsigned>(std::clamp(std::ceil(m_o.graph_target_us / per_chain), least, std::max(least, double(m_o.chain_max))));
     m_base = capture(false);
     m_chain = capture(true);
-    for (int i = 0; i < 2; ++i) {
+    for (unsigned i = 0; i < std::max(1u, m_o.warm_replays); ++i) {
       time_graph_us(m_base);
       time_graph_us(m_chain);
     }
@@ -189,28 +200,46 @@ class chain_sampler final : public sampler {
   }
 
  private:
+  unsigned shared_bytes(long long model) const {
+    return static_cast<unsigned>(model < 0 ? m_info.shared_per_block_optin_bytes : model);
+  }
+
+  /// The model's CTAs per SM must fit on an SM at once, or it would run in waves and stand for
+  /// another kernel than the one described.
+  void check_fits(CUfunction fn, const device::launch_config& c, unsigned per_sm, const char* which) const {
+    device::opt_in(fn, c);
+    int fitting = 0;
+    KK3_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &fitting, fn, static_cast<int>(c.block.volume()), c.shared_bytes);
+    if (fitting < static_cast<int>(per_sm)) {
+      throw error(error_kind::usage, std::string("chain model: the ") + which + "'s " + std::to_string(per_sm) + " CTA(s) per SM of " +
+                                         std::to_string(c.block.volume()) + " threads and " + std::to_string(c.shared_bytes) +
+                                         " bytes of shared memory do not fit on one SM of " + m_info.name + " (" +
+                                         std::to_string(fitting) + " fit)");
+    }
+  }
+
   device::graph_exec capture(bool with_variant) {
-    unsigned long long producer_ns = static_cast<unsigned long long>(m_o.chain_producer_us * 1e3);
-    CUdeviceptr sink = m_sink.ptr();
-    void* producer_args[] = {&producer_ns};
-    void* consumer_args[] = {&sink};
-    device::launch_config producer;
-    producer.grid.x = static_cast<unsigned>(m_info.sm_count);
-    producer.block.x = 128;
-    producer.pdl = true;
-    device::launch_config consumer;
-    consumer.block.x = 32;
-    consumer.pdl = true;
+    const producer_model& p = m_o.chain.producer;
+    // The producer counts SM cycles: microseconds at the GPU's maximum SM clock.
+    const double cycles_per_us = std::max(1, m_info.max_sm_clock_mhz);
+    unsigned long long producer_cycles = static_cast<unsigned long long>(p.duration_us * cycles_per_us);
+    unsigned long long trigger_cycles = p.trigger < 0 ? ~0ull : static_cast<unsigned long long>(p.trigger * p.duration_us * cycles_per_us);
+    CUdeviceptr jobs = m_jobs.ptr(), sink = m_sink.ptr();
+    int count = m_read_count;
+    void* producer_args[] = {&producer_cycles, &trigger_cycles};
+    void* consumer_args[] = {&jobs, &count, &sink};
     device::begin_capture(m_stream.get());
     for (unsigned i = 0; i < m_launches; ++i) {
-      device::launch(m_h.producer(), m_stream.get(), producer, producer_args);
+      device::launch(m_h.producer(), m_stream.get(), m_producer, producer_args);
       if (with_variant) launch_variant(0, m_o.pdl);
-      device::launch(m_h.consumer(), m_stream.get(), consumer, consumer_args);
+      device::launch(m_h.consumer(), m_stream.get(), m_consumer, consumer_args);
     }
     return device::graph_exec::end_capture(m_stream.get());
   }
 
-  device::device_buffer m_sink;
+  device::launch_config m_producer, m_consumer;
+  device::device_buffer m_jobs, m_sink;
+  int m_read_count = 0;
   device::graph_exec m_base, m_chain;
 };
 

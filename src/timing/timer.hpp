@@ -8,20 +8,10 @@
 #include "device/launch.hpp"
 #include "families/family.hpp"
 #include "timing/helper_kernels.hpp"
+#include "timing/objective.hpp"
 #include "timing/statistics.hpp"
 
 namespace kk3::timing {
-
-/// How a sample is taken.
-enum class timing_mode {
-  graph,     ///< N launches captured in one CUDA graph; per-launch = replay time / N (as served)
-  isolated,  ///< one launch between an event pair, queued behind a gate so host latency stays out
-  cold,      ///< isolated, with L2 flushed before each sample and inputs rotated
-  chain,     ///< PDL chain producer -> variant -> consumer; reports the latency the variant adds
-};
-const char* to_string(timing_mode m);
-/// Parses "graph", "isolated", "cold" or "chain"; throws error(usage).
-timing_mode parse_timing_mode(const std::string& name);
 
 /// Settings of the measurement engine.
 struct timing_options {
@@ -34,8 +24,9 @@ struct timing_options {
   unsigned warm_launches = 3;       ///< launches before the estimate (module load, caches)
   unsigned estimate_launches = 5;   ///< launches timed for the per-launch estimate
   unsigned warm_replays = 2;        ///< graph mode: replays before the first sample (upload)
-  double chain_producer_us = 5;     ///< chain mode: how long the upstream producer runs
-  unsigned chain_length = 10;       ///< chain mode: chains per graph
+  chain_model chain;                ///< chain mode: the neighbours
+  unsigned chain_max = 50;          ///< chain mode: at most this many chains per graph (as many as
+                                    ///< fill graph_target_us, at least graph_min_launches)
   unsigned long long probe_cycles = 40000;  ///< SM cycles the clock probe counts
 };
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "core/error.hpp"
 #include "device/device_info.hpp"
 #include "families/registry.hpp"
 #include "jit/plan.hpp"
@@ -152,10 +153,41 @@ TEST_F(timing_gpu, chain_mode_reports_the_latency_the_variant_adds) {
   const auto m = t.measure({make_candidate(2048, 1)}, o).front();
   EXPECT_NE(m.stopped, stop_reason::running);
   EXPECT_GE(m.stats.samples, o.stop.min_samples);
-  EXPECT_GT(m.chain_base_us, o.chain_producer_us);  // the producer alone runs 5 us
+  EXPECT_GT(m.chain_base_us, o.chain.producer.duration_us);  // the producer alone runs 5 us
   EXPECT_GT(m.chain_total_us, m.chain_base_us);
   EXPECT_GT(m.stats.median, 1.0);  // a 59 MB copy adds microseconds
   EXPECT_NEAR(m.stats.median, m.chain_total_us - m.chain_base_us, 0.2 * m.stats.median);
+}
+
+TEST_F(timing_gpu, a_producer_that_holds_every_sm_hides_nothing_of_the_variant) {
+  // A 20 us kernel that never waits: beside a small producer that triggers its dependents at once
+  // it runs under the producer's 5 us; a persistent producer (one CTA per SM holding all shared
+  // memory, triggering at its end) leaves no room for it until the producer has ended. The chain
+  // model decides what a variant's early work is worth (docs/objective.md).
+  timer t(info, *helpers);
+  spin_workspace w(20000);
+  candidate c;
+  c.label = "spin20";
+  c.function = helpers->self_timed();
+  c.config.block.x = 32;
+  c.workspaces = {&w};
+  timing_options o;
+  o.mode = timing_mode::chain;
+  o.chain.producer = {"persistent GEMM", 5, 1, 384, -1, 1};
+  const auto held = t.measure({c}, o).front();
+  o.chain.producer = {"small kernel", 5, 1, 128, 0, 0};
+  const auto beside = t.measure({c}, o).front();
+  EXPECT_GT(held.stats.median, 19.5) << "the whole 20 us is added";
+  EXPECT_NEAR(held.stats.median - beside.stats.median, 5.0, 1.5)
+      << "held " << held.stats.median << " us, beside " << beside.stats.median << " us";
+  // A model that cannot be resident at once is refused, naming what does not fit.
+  o.chain.producer = {"too big", 5, 2, 384, -1, 1};
+  try {
+    t.measure({c}, o);
+    FAIL() << "two CTAs of all shared memory per SM were accepted";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("chain model: the producer's 2 CTA(s) per SM"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(timing_gpu, candidates_are_interleaved_and_each_converges) {
@@ -172,7 +204,7 @@ TEST_F(timing_gpu, time_command_writes_json_and_exits_0) {
   const auto json = (dir.path() / "t.json").string();
   const auto r = test::run_kk3tune({"time", "--family", "copy_example", "--tokens", "64", "--mode", "isolated", "--json", json});
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("timing=isolated"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("objective  isolated (PDL)"), std::string::npos) << r.output;
   EXPECT_TRUE(std::filesystem::exists(json));
   const auto p = test::run_kk3tune({"profile", "--family", "copy_example", "--tokens", "64", "-n", "5"});
   EXPECT_EQ(p.exit_code, 0) << p.output;

@@ -148,6 +148,26 @@ TEST(bad_input, unknown_families_and_modes) {
   }
 }
 
+// An objective (docs/objective.md) that is not one: in the plan, a chain model flag, a baseline.
+TEST(bad_input, objectives_and_baselines) {
+  config_copy c;
+  c.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}",
+         "\"attn_res\": {\"modes\": \"all\", \"objective\": {\"producer\": {\"trigger\": \"later\"}}}");
+  expect_run(sweep_args(c), 2,
+             {c.file("default.json").string() +
+              ": /families/attn_res/objective/producer/trigger: expected \"start\", \"end\", \"never\" or a fraction from 0 to 1"});
+  config_copy m;
+  m.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"fastest\"}");
+  expect_run(sweep_args(m), 2, {"/families/attn_res/objective: unknown timing mode \"fastest\""});
+  expect_run({"time", "--family", "attn_res", "--timing", "chain", "--consumer-reads", "all"}, 2,
+             {"--consumer-reads: expected \"outputs\", \"written\" or \"none\""});
+  expect_run({"time", "--family", "attn_res", "--producer-us", "3"}, 2, {"--producer-us models the chain: it needs --timing chain"});
+  config_copy b;
+  expect_run(sweep_args(b, {"--baseline", (b.scratch() / "none.json").string()}), 2, {"--baseline: ", "none.json"});
+  const std::string time_file = (fs::path(KK3_FIXTURE_DIR) / "compare" / "time-base.json").string();
+  expect_run(sweep_args(b, {"--baseline", time_file}), 2, {"--baseline " + time_file + ": kind \"time\", not a sweep"});
+}
+
 // 5. Token counts: below 1, or beyond what a family's buffers take (families/limits.hpp).
 TEST(bad_input, token_counts_below_one_or_beyond_the_buffers) {
   config_copy z;

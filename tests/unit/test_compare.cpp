@@ -296,6 +296,66 @@ TEST(compare, a_screening_measurement_is_not_compared_with_a_final_one) {
   EXPECT_NE(c.notes.back().find("not like for like"), std::string::npos);
 }
 
+TEST(compare, times_under_another_objective_are_not_comparable) {
+  // The cases: a graph-mode file against an isolated one (+108% "REGRESSION" before),
+  // PDL on against off, and two chain models: listed as not comparable, never a regression.
+  for (const char* name : {"time-base.json", "sweep-base.json"}) {
+    const result_document base = fixture(name);
+    auto with = [&](const std::function<void(timing::objective&)>& change) {
+      result_document next = base;
+      for (auto& r : next.records) {
+        change(r.objective);
+        if (r.stats) r.stats->median_us *= 2.08;
+        for (double& x : r.samples_us) x *= 2.08;
+      }
+      return compare_documents(base, next, {});
+    };
+    for (const auto& [change, why] : std::vector<std::pair<std::function<void(timing::objective&)>, std::string>>{
+             {[](timing::objective& o) { o.mode = timing::timing_mode::isolated; }, "timing graph vs isolated"},
+             {[](timing::objective& o) { o.pdl = false; }, "PDL on vs off"}}) {
+      const comparison c = with(change);
+      EXPECT_FALSE(c.regression()) << name << ": " << why;
+      EXPECT_EQ(c.counts.slower, 0u) << name;
+      EXPECT_EQ(c.counts.not_comparable, c.base.timed_records) << name << ": " << why;
+      const auto it = std::find_if(c.records.begin(), c.records.end(), [](const auto& r) { return !r.not_comparable.empty(); });
+      ASSERT_NE(it, c.records.end());
+      EXPECT_EQ(it->not_comparable, why);
+      EXPECT_TRUE(contains(format_table(c, {}), "Not comparable")) << format_table(c, {});
+      EXPECT_TRUE(contains(c.summary_line(), "not comparable"));
+    }
+  }
+  // Two chain models differ in what the producer is.
+  result_document base = fixture("time-base.json"), next = base;
+  for (auto& r : base.records) r.objective.mode = timing::timing_mode::chain;
+  for (auto& r : next.records) {
+    r.objective.mode = timing::timing_mode::chain;
+    r.objective.chain.producer.duration_us = 8;
+  }
+  const comparison c = compare_documents(base, next, {});
+  ASSERT_FALSE(c.records.empty());
+  EXPECT_EQ(c.records.front().not_comparable, "producer duration_us 5 vs 8");
+  // The same chain model, described differently, is comparable.
+  for (auto& r : next.records) {
+    r.objective.chain.producer.duration_us = 5;
+    r.objective.chain.producer.stands_for = "another description";
+  }
+  EXPECT_EQ(compare_documents(base, next, {}).counts.not_comparable, 0u);
+}
+
+TEST(compare, both_files_machine_figures_are_shown) {
+  result_document base = fixture("time-base.json"), next = base;
+  base.context.copy_ceiling_tb_s = 4.229;
+  base.context.empty_kernel_us = 0.541;
+  next.context.copy_ceiling_tb_s = 3.1;
+  const comparison c = compare_documents(base, next, {});
+  const std::string text = format_table(c, {});
+  EXPECT_TRUE(contains(text, "4.229 TB/s copy, 0.541 us empty kernel")) << text;
+  EXPECT_TRUE(contains(text, "3.100 TB/s copy, empty kernel ?")) << text;
+  const auto j = nlohmann::json::parse(report::comparison_json(c));
+  EXPECT_EQ(j["base"]["figures"]["copy_ceiling_tb_s"], 4.229);
+  EXPECT_TRUE(j["new"]["figures"]["empty_kernel_us"].is_null());
+}
+
 TEST(compare, thresholds_and_the_worst_first) {
   result_document base = fixture("time-base.json");
   result_document next = base;
@@ -341,7 +401,7 @@ TEST(compare, formats_show_the_regression_first) {
   EXPECT_TRUE(contains(table, "Verification regressions (1)")) << table;
   EXPECT_TRUE(contains(
       table,
-      "compare: 8 records in both (0 slower, 0 faster, 0 noisy, 8 same, 0 not timed in both); "
+      "compare: 8 records in both (0 slower, 0 faster, 0 noisy, 8 same, 0 not timed in both, 0 not comparable); "
       "1 verification regression; 0 dispatch tables changed; 0 only in BASE, 0 only in NEW: "
       "REGRESSION"))
       << table;
@@ -426,7 +486,7 @@ TEST(compare_cli, exit_codes_and_key_lines) {
       {"sweep-base.json", "sweep-verify.json", {}, 1, "Verification regressions (1)"},
       {"time-base.json", "time-truncated.json", {}, 2, "time-truncated.json: /results/0/"},
       {"time-truncated.json", "time-base.json", {}, 2, "the file ends early (truncated?)"},
-      {"time-base.json", "time-v3.json", {}, 2, "schema_version 3 is not supported"},
+      {"time-base.json", "time-v4.json", {}, 2, "schema_version 4 is not supported"},
       {"time-base.json",
        "time-other-gpu.json",
        {},

@@ -318,8 +318,8 @@ TEST(emit, a_bad_sweep_exits_2_naming_the_file_and_the_json_path) {
     std::string from, to, message;
   };
   const std::vector<bad_case> cases = {
-      {R"("schema_version": 1)", R"("schema_version": 3)",
-       "/schema_version: schema_version 3 is not supported"},
+      {R"("schema_version": 1)", R"("schema_version": 4)",
+       "/schema_version: schema_version 4 is not supported"},
       {k_fixture_time, R"("utc": "x")", "/context/utc_time: missing"},
       {R"("arch": "sm_90a")", R"("arch": "sm_80")",
        "/context/gpu/arch: \"sm_80\" has no dispatch tables"},

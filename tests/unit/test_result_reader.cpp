@@ -298,8 +298,8 @@ TEST_F(result_reader_errors, a_syntax_error_names_the_pointer_and_byte) {
 
 TEST_F(result_reader_errors, another_schema_version_is_named) {
   const std::string what =
-      usage_error(edited("v3.json", "\"schema_version\": 1", "\"schema_version\": 3"));
-  EXPECT_NE(what.find("v3.json: /schema_version: schema_version 3 is not supported"),
+      usage_error(edited("v4.json", "\"schema_version\": 1", "\"schema_version\": 4"));
+  EXPECT_NE(what.find("v4.json: /schema_version: schema_version 4 is not supported"),
             std::string::npos)
       << what;
 }

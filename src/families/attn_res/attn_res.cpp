@@ -39,6 +39,20 @@ ar_layout layout_for(const shape& s, const ar_mode& m) {
 
 }  // namespace
 
+// attn_res runs between the sublayer's last GEMM (attention o_proj or the MLP's down_proj), which
+// produces delta, and the next sublayer's first GEMM, which reads the normalised hidden state
+// (out) (docs/objective.md). Both are persistent Hopper GEMMs: one CTA per SM holding all its
+// shared memory, so nothing of attn_res runs beside the producer.
+timing::objective attn_res::default_objective() const {
+  timing::objective o;
+  o.mode = timing::timing_mode::chain;
+  o.chain.producer = {"sublayer's output GEMM producing delta (persistent: 1 CTA/SM, 3 warpgroups, all shared memory; triggers when done)",
+                      5, 1, 384, -1, 1};
+  o.chain.consumer = {"next sublayer's input GEMM (persistent: 1 CTA/SM, all shared memory; reads out)", 1, 384, -1,
+                      timing::consumer_reads::outputs};
+  return o;
+}
+
 device::launch_config attn_res::geometry(const space::variant& v, const space::mode& mode, const shape& s) const {
   // The kernel's own arithmetic (kernels/attn_res.cuh): CTA r of the cluster takes slices
   // [r K / B, (r + 1) K / B), the busiest ceil(K / B); a warp takes GPW of them.

@@ -9,6 +9,7 @@ namespace kk3::families {
 class attn_res final : public family {
  public:
   std::string name() const override { return "attn_res"; }
+  timing::objective default_objective() const override;
   device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
   /// blocks (NB, the key): set by the mode (its define NB), so a plan does not choose it.

@@ -35,6 +35,20 @@ mla_layout mla_layout_for(const shape& s) {
   return l;
 }
 
+// In a decode step the epilogue runs between the q up-projection GEMM, which writes ql_nope and
+// q_pe, and the MLA attention kernel, which reads mqa_q and the KV cache (docs/objective.md).
+// On Hopper both are persistent kernels of one CTA per SM with the most shared memory a CTA may
+// have: while the GEMM runs, none of the epilogue's CTAs fits beside it, so a variant's work
+// before its griddepcontrol.wait cannot hide under the GEMM, as it would under a small producer.
+timing::objective mla_decode_epilogue::default_objective() const {
+  timing::objective o;
+  o.mode = timing::timing_mode::chain;
+  o.chain.producer = {"q up-projection GEMM (persistent: 1 CTA/SM, 3 warpgroups, all shared memory; triggers when done)", 5, 1, 384, -1, 1};
+  o.chain.consumer = {"MLA decode attention (1 CTA/SM, all shared memory; reads q and the KV cache)", 1, 256, -1,
+                      timing::consumer_reads::written};
+  return o;
+}
+
 device::launch_config mla_decode_epilogue::geometry(const space::variant& v, const space::mode&, const shape& s) const {
   const long long rows = s.tokens * (heads_of(s) + 1);
   const long long rows_per_warp = v.value("ROWS_PER_WARP");

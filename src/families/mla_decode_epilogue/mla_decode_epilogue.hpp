@@ -12,6 +12,7 @@ class mla_decode_epilogue final : public family {
   static constexpr long long k_default_heads = 16;
 
   std::string name() const override { return "mla_decode_epilogue"; }
+  timing::objective default_objective() const override;
   device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
   /// heads (H, the key: a plan lists the head counts to sweep) and block_size (the KV-cache

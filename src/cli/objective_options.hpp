@@ -1,0 +1,27 @@
+#pragma once
+// The flags that set the objective's chain model (`time --timing chain`), over the family's
+// default model (families::family::default_objective, docs/objective.md).
+#include <string>
+
+#include "cli/commands.hpp"
+#include "families/family.hpp"
+#include "timing/objective.hpp"
+
+namespace kk3::cli {
+
+/// --producer-us, --producer-ctas-per-sm, --producer-threads, --producer-smem, --producer-trigger,
+/// --consumer-ctas-per-sm, --consumer-threads, --consumer-smem, --consumer-reads: as given (empty
+/// when not).
+struct objective_options {
+  std::string producer_us, producer_ctas_per_sm, producer_threads, producer_smem, producer_trigger;
+  std::string consumer_ctas_per_sm, consumer_threads, consumer_smem, consumer_reads;
+};
+
+/// Adds the flags to a subcommand.
+void add_objective_options(CLI::App* cmd, objective_options& o);
+
+/// `f`'s default objective with timing `mode`, PDL `pdl` and the flags' values over its chain
+/// model. Throws error(usage) naming the flag for a bad value, or a flag given without chain mode.
+timing::objective objective_of(const families::family& f, timing::timing_mode mode, bool pdl, const objective_options& o);
+
+}  // namespace kk3::cli
