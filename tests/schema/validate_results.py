@@ -136,9 +136,11 @@ def main():
         "mla-bench-2026-11-29/bf16/graph-bf16-H16-T64.json.gz",
         "measure-engine-2026-11-29/repeat1-T8.json",
         "isolated-overhead-2026-11-29/cold-T64.json",
-        "attn_res-323-2026-11-29/bench/copy.json")]
+        "attn_res-323-2026-11-29/bench/copy.json",
+        "objective-2026-12-01/call8-sweep-3-baseline-floor.json",
+        "objective-2026-12-01/call4-time-bf16-T1.json.gz")]
     committed += [p for p in sorted(glob.glob(os.path.join(source, "tests", "fixtures", "compare", "*.json")))
-                  if not p.endswith(("-v3.json", "-truncated.json"))]
+                  if not p.endswith(("-v4.json", "-truncated.json"))]
     for path in committed:
         if not os.path.exists(path):
             failures.append(f"{os.path.relpath(path, source)}: missing")
@@ -150,8 +152,8 @@ def main():
         sweep = json.load(f)
     with open(os.path.join(source, "tests", "fixtures", "compare", "time-base.json")) as f:
         time = json.load(f)
-    bad = copy.deepcopy(time); bad["schema_version"] = 3
-    must_reject("schema_version 3", bad)
+    bad = copy.deepcopy(time); bad["schema_version"] = 4
+    must_reject("schema_version 4", bad)
     bad = copy.deepcopy(time); bad["subject"]["shape"] = {"heads": 16}
     must_reject("a subject with both a shape and heads and blocks", bad)
     bad = copy.deepcopy(time); del bad["subject"]["heads"]

@@ -6,8 +6,9 @@
 // `kk3tune emit RESULTS.json... --out DIR` instead.
 //
 // Tables:
-//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 93bc8646aca3-dirty), NVRTC 13.0
-//           at 2026-12-01T00:11:23Z; sweep result digest 08dbe0e53f7e22033705046ecc904fb6
+//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 1735b34bb529-dirty), NVRTC 13.0
+//           at 2026-12-01T11:35:55Z; sweep plan digest 24d8dfbfac9e6fb2b4c5c675aa6e289e
+//           objective chain: producer 5 us x 1 CTA/SM (384 threads, max smem, triggers at end) -> variant (PDL) -> consumer 1 CTA/SM (384 threads, max smem) reads outputs
 //   sm_100  no sweep result: every select() returns the reference variant
 //
 // Kernel: source attn_res.cuh (installed as <kk3tune/kernels/attn_res.cuh>)
@@ -198,7 +199,6 @@ inline constexpr knobs all_variants[] = {
     {1, 2, 0, 1, 1, 0, 0, 96},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96
     {1, 2, 0, 1, 1, 0, 1, 0},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
     {1, 2, 0, 1, 1, 0, 1, 64},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    {1, 2, 0, 1, 1, 0, 1, 96},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
     {1, 2, 1, 1, 1, 0, 1, 0},  // b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
     {1, 4, 0, 1, 1, 0, 0, 64},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64
     {1, 4, 0, 1, 1, 0, 0, 96},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
@@ -206,16 +206,16 @@ inline constexpr knobs all_variants[] = {
     {1, 4, 0, 1, 1, 0, 1, 64},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
     {1, 4, 0, 1, 1, 0, 1, 96},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
     {1, 4, 1, 1, 1, 0, 0, 0},  // b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0
-    {1, 4, 1, 1, 1, 0, 1, 0},  // b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
     {2, 1, 0, 1, 1, 0, 1, 0},  // b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
     {2, 1, 0, 1, 1, 0, 1, 96},  // b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96
     {2, 1, 1, 1, 1, 0, 1, 0},  // b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    {2, 2, 0, 1, 1, 0, 0, 96},  // b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96
     {2, 2, 0, 1, 1, 0, 1, 64},  // b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
     {2, 2, 0, 1, 1, 0, 1, 96},  // b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    {4, 1, 0, 1, 1, 0, 1, 0},  // b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
     {4, 1, 1, 1, 1, 0, 1, 0},  // b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
     {7, 1, 0, 1, 1, 0, 1, 0},  // b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
     {7, 1, 1, 1, 1, 0, 1, 0},  // b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    {14, 1, 1, 1, 1, 0, 1, 0},  // b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
 };
 
 /// The kk3tune variant id of a tuple of all_variants; "" for any other tuple.
@@ -226,24 +226,23 @@ constexpr const char* variant_id(const knobs& k) noexcept {
   if (k == all_variants[3]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96";
   if (k == all_variants[4]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0";
   if (k == all_variants[5]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64";
-  if (k == all_variants[6]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96";
-  if (k == all_variants[7]) return "b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[8]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64";
-  if (k == all_variants[9]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96";
-  if (k == all_variants[10]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[11]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64";
-  if (k == all_variants[12]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96";
-  if (k == all_variants[13]) return "b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0";
-  if (k == all_variants[14]) return "b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[15]) return "b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[16]) return "b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96";
-  if (k == all_variants[17]) return "b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[18]) return "b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64";
-  if (k == all_variants[19]) return "b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96";
+  if (k == all_variants[6]) return "b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[7]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64";
+  if (k == all_variants[8]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96";
+  if (k == all_variants[9]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[10]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64";
+  if (k == all_variants[11]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96";
+  if (k == all_variants[12]) return "b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0";
+  if (k == all_variants[13]) return "b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[14]) return "b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96";
+  if (k == all_variants[15]) return "b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[16]) return "b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96";
+  if (k == all_variants[17]) return "b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64";
+  if (k == all_variants[18]) return "b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96";
+  if (k == all_variants[19]) return "b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0";
   if (k == all_variants[20]) return "b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
   if (k == all_variants[21]) return "b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0";
   if (k == all_variants[22]) return "b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[23]) return "b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
   return "";
 }
 
@@ -277,59 +276,59 @@ bool with_variant(const knobs& k, F&& f) {
     return true;
   }
   if (k == all_variants[6]) {
-    f(variant<1, 2, 0, 1, 1, 0, 1, 96>{});
-    return true;
-  }
-  if (k == all_variants[7]) {
     f(variant<1, 2, 1, 1, 1, 0, 1, 0>{});
     return true;
   }
-  if (k == all_variants[8]) {
+  if (k == all_variants[7]) {
     f(variant<1, 4, 0, 1, 1, 0, 0, 64>{});
     return true;
   }
-  if (k == all_variants[9]) {
+  if (k == all_variants[8]) {
     f(variant<1, 4, 0, 1, 1, 0, 0, 96>{});
     return true;
   }
-  if (k == all_variants[10]) {
+  if (k == all_variants[9]) {
     f(variant<1, 4, 0, 1, 1, 0, 1, 0>{});
     return true;
   }
-  if (k == all_variants[11]) {
+  if (k == all_variants[10]) {
     f(variant<1, 4, 0, 1, 1, 0, 1, 64>{});
     return true;
   }
-  if (k == all_variants[12]) {
+  if (k == all_variants[11]) {
     f(variant<1, 4, 0, 1, 1, 0, 1, 96>{});
     return true;
   }
-  if (k == all_variants[13]) {
+  if (k == all_variants[12]) {
     f(variant<1, 4, 1, 1, 1, 0, 0, 0>{});
     return true;
   }
-  if (k == all_variants[14]) {
-    f(variant<1, 4, 1, 1, 1, 0, 1, 0>{});
-    return true;
-  }
-  if (k == all_variants[15]) {
+  if (k == all_variants[13]) {
     f(variant<2, 1, 0, 1, 1, 0, 1, 0>{});
     return true;
   }
-  if (k == all_variants[16]) {
+  if (k == all_variants[14]) {
     f(variant<2, 1, 0, 1, 1, 0, 1, 96>{});
     return true;
   }
-  if (k == all_variants[17]) {
+  if (k == all_variants[15]) {
     f(variant<2, 1, 1, 1, 1, 0, 1, 0>{});
     return true;
   }
-  if (k == all_variants[18]) {
+  if (k == all_variants[16]) {
+    f(variant<2, 2, 0, 1, 1, 0, 0, 96>{});
+    return true;
+  }
+  if (k == all_variants[17]) {
     f(variant<2, 2, 0, 1, 1, 0, 1, 64>{});
     return true;
   }
-  if (k == all_variants[19]) {
+  if (k == all_variants[18]) {
     f(variant<2, 2, 0, 1, 1, 0, 1, 96>{});
+    return true;
+  }
+  if (k == all_variants[19]) {
+    f(variant<4, 1, 0, 1, 1, 0, 1, 0>{});
     return true;
   }
   if (k == all_variants[20]) {
@@ -342,10 +341,6 @@ bool with_variant(const knobs& k, F&& f) {
   }
   if (k == all_variants[22]) {
     f(variant<7, 1, 1, 1, 1, 0, 1, 0>{});
-    return true;
-  }
-  if (k == all_variants[23]) {
-    f(variant<14, 1, 1, 1, 1, 0, 1, 0>{});
     return true;
   }
   return false;
@@ -368,655 +363,571 @@ constexpr knobs pick(const range (&table)[N], long long num_tokens) noexcept {
   return table[N - 1].k;
 }
 
-// sm_90: NVIDIA H200, sweep result digest 08dbe0e53f7e22033705046ecc904fb6
+// sm_90: NVIDIA H200, sweep plan digest 24d8dfbfac9e6fb2b4c5c675aa6e289e
 
 // sm_90, mode write_nb0, blocks 0
 inline constexpr range sm_90_write_nb0_blocks0[] = {
-    // T 1..48: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 0.3%
-    {48, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.9%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 1..64: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread1-trigger1-regs0, faster by 1.4%
+    {64, {4, 1, 0, 1, 1, 0, 1, 0}},
+    // T 65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.1%
+    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
     // T 96..256: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.2%
+    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger0-regs0, slower by 1.8%
     {256, {1, 2, 1, 1, 1, 0, 1, 0}},
     // T 384..1024: b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 9.3%
+    //   runner-up b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 1.0%
     {1024, {1, 4, 1, 1, 1, 0, 0, 0}},
-    // T 2048..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.7%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 0}},
+    // T 2048..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.6%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
 };
 
 // sm_90, mode write_nb1, blocks 1
 inline constexpr range sm_90_write_nb1_blocks1[] = {
-    // T 1..2: b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.2%
-    {2, {14, 1, 1, 1, 1, 0, 1, 0}},
-    // T 4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.3%
-    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 8..16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
-    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 32..48: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
-    {48, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 1..16: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.4%
+    {16, {4, 1, 0, 1, 1, 0, 1, 0}},
+    // T 32..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.0%
+    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
     // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.7%
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.8%
     {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..192: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
-    {192, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.2%
+    // T 96..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, faster by 0.0%
     {256, {1, 2, 0, 1, 1, 0, 0, 0}},
-    // T 384: b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 0.2%
-    {384, {1, 4, 1, 1, 1, 0, 1, 0}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.5%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.3%
+    {384, {1, 4, 0, 1, 1, 0, 0, 0}},
+    // T 512..1024: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.9%
+    {1024, {1, 4, 0, 1, 1, 0, 1, 64}},
+    // T 2048..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.4%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 96}},
 };
 
 // sm_90, mode write_nb2, blocks 2
 inline constexpr range sm_90_write_nb2_blocks2[] = {
-    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.1%
-    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.2%
-    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.8%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.0%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.3%
-    {65, {2, 1, 0, 1, 1, 0, 1, 96}},
-    // T 96: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.9%
-    {96, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.1%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 192: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 4.1%
-    {192, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 3.7%
+    // T 1..65: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.7%
+    {65, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 96..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.1%
     {256, {1, 2, 0, 1, 1, 0, 0, 64}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.4%
-    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 1.3%
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 1.8%
+    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 512..1024: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 2.7%
+    {1024, {1, 2, 0, 1, 1, 0, 1, 64}},
+    // T 2048..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 0.4%
     {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
 };
 
 // sm_90, mode write_nb3, blocks 3
 inline constexpr range sm_90_write_nb3_blocks3[] = {
-    // T 1..4: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 0.8%
-    {4, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.3%
-    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 16..48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.5%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.3%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
+    // T 1..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.5%
+    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.5%
+    {65, {2, 1, 0, 1, 1, 0, 1, 96}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
     {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, faster by 0.1%
-    {256, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.7%
-    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
-    // T 512: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 1.3%
-    {512, {1, 4, 0, 1, 1, 0, 1, 64}},
-    // T 1024..2048: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 3.3%
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 2.3%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 1.2%
+    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 1.3%
+    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 512..2048: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, faster by 0.8%
     {2048, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.2%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.2%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 96}},
 };
 
 // sm_90, mode write_nb4, blocks 4
 inline constexpr range sm_90_write_nb4_blocks4[] = {
-    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.1%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.4%
+    // T 1..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.7%
+    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 3.4%
     {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.8%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 192..256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 1.8%
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.9%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 2.6%
+    {192, {2, 2, 0, 1, 1, 0, 1, 64}},
+    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 0.7%
     {256, {1, 4, 0, 1, 1, 0, 1, 0}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.6%
-    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
-    // T 512..2048: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 1.1%
-    {2048, {1, 4, 0, 1, 1, 0, 1, 0}},
-    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.9%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 1.6%
+    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 512..2048: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.5%
+    {2048, {1, 4, 0, 1, 1, 0, 0, 0}},
+    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 96}},
 };
 
 // sm_90, mode write_nb5, blocks 5
 inline constexpr range sm_90_write_nb5_blocks5[] = {
-    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.1%
-    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.4%
-    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.0%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 5.2%
+    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.0%
+    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.7%
     {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.6%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 192..256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 0.9%
-    {256, {1, 4, 0, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.4%
+    {128, {1, 2, 0, 1, 1, 0, 0, 96}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 4.0%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.4%
+    {256, {1, 4, 0, 1, 1, 0, 0, 0}},
     // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 2.3%
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.4%
     {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 2.5%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 0}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.4%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 0}},
 };
 
 // sm_90, mode write_nb6, blocks 6
 inline constexpr range sm_90_write_nb6_blocks6[] = {
-    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.1%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.3%
+    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
     // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.1%
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.8%
     {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.7%
+    // T 64: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 3.8%
+    {64, {2, 1, 0, 1, 1, 0, 1, 0}},
+    // T 65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 4.2%
     {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
-    {128, {1, 2, 0, 1, 1, 0, 1, 96}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.1%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
     // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.2%
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 4.4%
     {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.0%
-    {8192, {1, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, faster by 0.1%
+    {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
 };
 
 // sm_90, mode write_nb7, blocks 7
 inline constexpr range sm_90_write_nb7_blocks7[] = {
-    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.6%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48..64: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 2.4%
-    {64, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.4%
+    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.6%
+    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
     {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.0%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.6%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
     // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 3.2%
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 3.7%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.5%
+    {8192, {1, 2, 0, 1, 1, 0, 0, 0}},
+};
+
+// sm_90, mode post_nb1, blocks 1
+inline constexpr range sm_90_post_nb1_blocks1[] = {
+    // T 1..16: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread1-trigger1-regs0, slower by 1.1%
+    {16, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 32..48: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.9%
+    {48, {4, 1, 0, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 3.2%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..256: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger0-regs0, slower by 1.1%
+    {256, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 384: b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0
+    //   runner-up b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.1%
+    {384, {1, 4, 1, 1, 1, 0, 0, 0}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.7%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 0}},
+};
+
+// sm_90, mode post_nb2, blocks 2
+inline constexpr range sm_90_post_nb2_blocks2[] = {
+    // T 1: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 3.1%
+    {1, {4, 1, 0, 1, 1, 0, 1, 0}},
+    // T 2..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 0.1%
+    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
+    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
+    // T 96: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 1.6%
+    {96, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
+    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 192..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, faster by 0.9%
+    {256, {1, 2, 0, 1, 1, 0, 0, 96}},
+    // T 384..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.5%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 64}},
+};
+
+// sm_90, mode post_nb3, blocks 3
+inline constexpr range sm_90_post_nb3_blocks3[] = {
+    // T 1..2: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 2.3%
+    {2, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 4..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.7%
+    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 16..48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 0.7%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
+    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.4%
+    {128, {1, 2, 0, 1, 1, 0, 0, 64}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 1.2%
+    {192, {2, 2, 0, 1, 1, 0, 1, 64}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.6%
+    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
+    // T 384..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.4%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 64}},
+};
+
+// sm_90, mode post_nb4, blocks 4
+inline constexpr range sm_90_post_nb4_blocks4[] = {
+    // T 1: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.4%
+    {1, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 2: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 2.0%
+    {2, {4, 1, 0, 1, 1, 0, 1, 0}},
+    // T 4..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.2%
+    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 5.1%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 1.5%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 1.8%
+    {192, {2, 2, 0, 1, 1, 0, 1, 64}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 1.1%
+    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
+    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 512..1024: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.7%
+    {1024, {1, 4, 0, 1, 1, 0, 0, 64}},
+    // T 2048..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.1%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
+};
+
+// sm_90, mode post_nb5, blocks 5
+inline constexpr range sm_90_post_nb5_blocks5[] = {
+    // T 1..2: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 2.0%
+    {2, {4, 1, 0, 1, 1, 0, 1, 0}},
+    // T 4..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.0%
+    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 5.9%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.5%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 2.4%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 2.2%
+    {256, {1, 4, 0, 1, 1, 0, 1, 0}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 3.0%
+    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 512: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.6%
+    {512, {1, 4, 0, 1, 1, 0, 0, 0}},
+    // T 1024..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.1%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 96}},
+};
+
+// sm_90, mode post_nb6, blocks 6
+inline constexpr range sm_90_post_nb6_blocks6[] = {
+    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.2%
+    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 4.6%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 2.7%
+    {64, {2, 1, 0, 1, 1, 0, 1, 0}},
+    // T 65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 2.0%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 1.6%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 3.0%
+    {192, {2, 2, 0, 1, 1, 0, 1, 64}},
+    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.0%
+    {256, {1, 4, 0, 1, 1, 0, 0, 0}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 4.7%
+    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.6%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 0}},
+};
+
+// sm_90, mode post_nb7, blocks 7
+inline constexpr range sm_90_post_nb7_blocks7[] = {
+    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.5%
+    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 6.6%
+    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.2%
+    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.6%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 5.2%
+    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 256..1024: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, faster by 0.3%
+    {1024, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 2048..8192 and above: b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.3%
+    {8192, {2, 2, 0, 1, 1, 0, 0, 96}},
+};
+
+// sm_90, mode post_nb8, blocks 8
+inline constexpr range sm_90_post_nb8_blocks8[] = {
+    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.8%
+    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger0-regs0, slower by 6.2%
+    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 2.1%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 3.6%
     {192, {2, 2, 0, 1, 1, 0, 1, 96}},
     // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
     //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
     {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
 };
 
-// sm_90, mode post_nb1, blocks 1
-inline constexpr range sm_90_post_nb1_blocks1[] = {
-    // T 1..4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread1-trigger1-regs0, slower by 1.8%
-    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 8..16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.8%
-    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 32..48: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.8%
-    {48, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.8%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..256: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger0-regs0, slower by 9.4%
-    {256, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 384: b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0, slower by 7.5%
-    {384, {1, 4, 1, 1, 1, 0, 1, 0}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 1.1%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 0}},
-};
-
-// sm_90, mode post_nb2, blocks 2
-inline constexpr range sm_90_post_nb2_blocks2[] = {
-    // T 1: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.6%
-    {1, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 2..32: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.1%
-    {32, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
-    {48, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.3%
-    {65, {2, 1, 0, 1, 1, 0, 1, 96}},
-    // T 96..256: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 6.3%
-    {256, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 384: b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.7%
-    {384, {1, 4, 1, 1, 1, 0, 1, 0}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.3%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
-};
-
-// sm_90, mode post_nb3, blocks 3
-inline constexpr range sm_90_post_nb3_blocks3[] = {
-    // T 1..4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.0%
-    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 8..16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.3%
-    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.7%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.5%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.6%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.0%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 192..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 2.7%
-    {256, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 4.5%
-    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 3.5%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
-};
-
-// sm_90, mode post_nb4, blocks 4
-inline constexpr range sm_90_post_nb4_blocks4[] = {
-    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.5%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.8%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 6.2%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 0.4%
-    {256, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 8.1%
-    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
-    // T 512..2048: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 2.0%
-    {2048, {1, 4, 0, 1, 1, 0, 1, 64}},
-    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.4%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
-};
-
-// sm_90, mode post_nb5, blocks 5
-inline constexpr range sm_90_post_nb5_blocks5[] = {
-    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.6%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.3%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.6%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.7%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.6%
-    {256, {1, 4, 0, 1, 1, 0, 1, 0}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 5.6%
-    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
-    // T 512: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.6%
-    {512, {1, 4, 0, 1, 1, 0, 1, 0}},
-    // T 1024..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.9%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
-};
-
-// sm_90, mode post_nb6, blocks 6
-inline constexpr range sm_90_post_nb6_blocks6[] = {
-    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.4%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.1%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 1.4%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.0%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 2.5%
-    {256, {1, 4, 0, 1, 1, 0, 1, 0}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 5.1%
-    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 2.7%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 0}},
-};
-
-// sm_90, mode post_nb7, blocks 7
-inline constexpr range sm_90_post_nb7_blocks7[] = {
-    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.4%
-    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.9%
-    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.3%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.3%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.2%
-    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.3%
-    {96, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
-    {128, {1, 2, 0, 1, 1, 0, 1, 96}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 4.1%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.1%
-    {256, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 384..512: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.0%
-    {512, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 1024..8192 and above: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.7%
-    {8192, {2, 2, 0, 1, 1, 0, 1, 96}},
-};
-
-// sm_90, mode post_nb8, blocks 8
-inline constexpr range sm_90_post_nb8_blocks8[] = {
-    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.8%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 7.2%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 5.3%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 3.8%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.0%
-    {8192, {1, 2, 0, 1, 1, 0, 1, 96}},
-};
-
 // sm_90, mode common_nb1, blocks 1
 inline constexpr range sm_90_common_nb1_blocks1[] = {
-    // T 1..4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread1-trigger1-regs0, slower by 1.6%
-    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 8..16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
-    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 32..48: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.3%
+    // T 1..48: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.9%
     {48, {7, 1, 1, 1, 1, 0, 1, 0}},
     // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.8%
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 1.6%
     {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
-    {96, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 4.5%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 192: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
-    {192, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 0.2%
+    // T 96..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.9%
     {256, {1, 2, 0, 1, 1, 0, 0, 96}},
-    // T 384: b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.0%
-    {384, {1, 4, 1, 1, 1, 0, 1, 0}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.2%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, faster by 0.3%
+    {384, {1, 4, 0, 1, 1, 0, 0, 0}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.5%
+    {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
 };
 
 // sm_90, mode common_nb2, blocks 2
 inline constexpr range sm_90_common_nb2_blocks2[] = {
-    // T 1..4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b14-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.5%
-    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 8..48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 4.2%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.1%
-    {65, {2, 1, 0, 1, 1, 0, 1, 96}},
-    // T 96: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
-    {96, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.1%
-    {128, {1, 2, 0, 1, 1, 0, 1, 96}},
-    // T 192: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 3.8%
-    {192, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 2.9%
+    // T 1..64: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 0.3%
+    {64, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
+    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 1.0%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 192..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.0%
     {256, {1, 2, 0, 1, 1, 0, 0, 64}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 2.2%
     {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 3.4%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.2%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 64}},
 };
 
 // sm_90, mode common_nb3, blocks 3
 inline constexpr range sm_90_common_nb3_blocks3[] = {
-    // T 1..4: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.3%
-    {4, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 8..48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.7%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
+    // T 1..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.4%
+    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.3%
     {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.0%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 2.2%
-    {192, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 2.5%
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.8%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 192..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.5%
     {256, {1, 2, 0, 1, 1, 0, 0, 64}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.2%
-    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 1.7%
+    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.2%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 64}},
 };
 
 // sm_90, mode common_nb4, blocks 4
 inline constexpr range sm_90_common_nb4_blocks4[] = {
-    // T 1: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
-    {1, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 2..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.7%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.8%
+    // T 1..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.0%
+    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 4.2%
     {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.9%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, faster by 1.8%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
     // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.1%
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 2.5%
     {192, {2, 2, 0, 1, 1, 0, 1, 96}},
     // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 1.2%
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.8%
     {256, {1, 2, 0, 1, 1, 0, 0, 64}},
-    // T 384..512: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.8%
-    {512, {1, 4, 0, 1, 1, 0, 0, 64}},
-    // T 1024..2048: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.5%
-    {2048, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.0%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 96}},
+    // T 384..2048: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.6%
+    {2048, {1, 4, 0, 1, 1, 0, 0, 64}},
+    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.1%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 96}},
 };
 
 // sm_90, mode common_nb5, blocks 5
 inline constexpr range sm_90_common_nb5_blocks5[] = {
-    // T 1..32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.1%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.7%
+    // T 1..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.8%
+    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.7%
     {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.7%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 1.4%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.4%
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.7%
+    {128, {1, 2, 0, 1, 1, 0, 0, 96}},
+    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.7%
+    {192, {2, 2, 0, 1, 1, 0, 1, 64}},
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.6%
     {256, {1, 2, 0, 1, 1, 0, 0, 64}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.9%
-    {384, {1, 4, 0, 1, 1, 0, 1, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 1.1%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 0}},
+    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 3.2%
+    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.2%
+    {8192, {1, 4, 0, 1, 1, 0, 0, 0}},
 };
 
 // sm_90, mode common_nb6, blocks 6
 inline constexpr range sm_90_common_nb6_blocks6[] = {
-    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.5%
-    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.2%
-    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.6%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.6%
+    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
     // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.6%
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.5%
     {48, {4, 1, 1, 1, 1, 0, 1, 0}},
     // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.1%
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.7%
     {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 1.6%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.2%
+    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
     // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.3%
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 5.1%
     {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 1.4%
+    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96, faster by 1.6%
     {256, {1, 2, 0, 1, 1, 0, 0, 64}},
     // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 4.1%
+    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 2.1%
     {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512..1024: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.4%
-    {1024, {2, 2, 0, 1, 1, 0, 1, 64}},
-    // T 2048..8192 and above: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 1.3%
-    {8192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 512: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 1.6%
+    {512, {1, 2, 0, 1, 1, 0, 0, 96}},
+    // T 1024..8192 and above: b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.4%
+    {8192, {2, 2, 0, 1, 1, 0, 0, 96}},
 };
 
 // sm_90, mode common_nb7, blocks 7
 inline constexpr range sm_90_common_nb7_blocks7[] = {
-    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.5%
-    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.7%
-    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.9%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 7.9%
+    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
     // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 6.1%
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 5.2%
     {48, {4, 1, 1, 1, 1, 0, 1, 0}},
     // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.3%
     {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.3%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.2%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
     // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.4%
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 4.7%
     {192, {2, 2, 0, 1, 1, 0, 1, 96}},
     // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
     //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
@@ -1025,49 +936,46 @@ inline constexpr range sm_90_common_nb7_blocks7[] = {
 
 // sm_90, mode common_nb8, blocks 8
 inline constexpr range sm_90_common_nb8_blocks8[] = {
-    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.0%
-    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.4%
-    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 32..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 8.0%
+    // T 1..16: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.3%
+    {16, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.3%
+    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
+    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger0-regs0, slower by 5.8%
     {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.1%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.8%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
     // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.9%
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 3.5%
     {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
-    {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.5%
+    {8192, {1, 2, 0, 1, 1, 0, 0, 0}},
 };
 
 // sm_90, mode final_nb8, blocks 8
 inline constexpr range sm_90_final_nb8_blocks8[] = {
-    // T 1..8: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.6%
-    {8, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 16: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.1%
-    {16, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 2.2%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.1%
+    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.7%
+    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
+    // T 48: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
+    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 0.1%
+    {48, {2, 1, 0, 1, 1, 0, 1, 0}},
+    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.7%
     {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
-    {128, {1, 2, 1, 1, 1, 0, 1, 0}},
+    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.7%
+    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
     // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 4.2%
+    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.9%
     {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.0%
-    {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
+    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, faster by 0.1%
+    {8192, {1, 2, 0, 1, 1, 0, 0, 0}},
 };
 
 constexpr knobs select_sm_90(mode m, int blocks, long long num_tokens) noexcept {

@@ -6,8 +6,9 @@
 // `kk3tune emit RESULTS.json... --out DIR` instead.
 //
 // Tables:
-//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 93bc8646aca3-dirty), NVRTC 13.0
-//           at 2026-12-01T00:11:23Z; sweep result digest 08dbe0e53f7e22033705046ecc904fb6
+//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 1735b34bb529-dirty), NVRTC 13.0
+//           at 2026-12-01T11:35:55Z; sweep plan digest 24d8dfbfac9e6fb2b4c5c675aa6e289e
+//           objective chain: producer 5 us x 1 CTA/SM (384 threads, max smem, triggers at end) -> variant (PDL) -> consumer 1 CTA/SM (256 threads, max smem) reads written
 //   sm_100  no sweep result: every select() returns the reference variant
 //
 // Kernel: source mla_decode_epilogue.cuh (installed as <kk3tune/kernels/mla_decode_epilogue.cuh>)
@@ -127,29 +128,33 @@ struct variant {
 /// Every knob tuple select() can return, the reference first: the instantiations a build needs.
 inline constexpr knobs all_variants[] = {
     {1, 1, 0, 1, 1, 0, 128},  // split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128
-    {1, 3, 1, 1, 1, 1, 128},  // split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {1, 3, 0, 1, 1, 1, 128},  // split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {1, 3, 0, 1, 1, 1, 256},  // split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    {1, 3, 0, 0, 1, 0, 256},  // split1-unroll3-early_reads0-cache_wait0-rows_per_warp1-trigger_early0-threads256
+    {1, 3, 1, 1, 1, 0, 128},  // split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads128
     {1, 3, 1, 1, 1, 1, 256},  // split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    {1, 3, 1, 0, 1, 1, 128},  // split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128
-    {1, 3, 1, 0, 1, 1, 256},  // split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
-    {2, 3, 1, 0, 1, 1, 256},  // split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
+    {2, 3, 0, 1, 1, 1, 256},  // split2-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    {3, 1, 0, 1, 1, 1, 128},  // split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {3, 1, 0, 1, 1, 1, 256},  // split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
     {3, 1, 1, 1, 1, 1, 128},  // split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {3, 1, 1, 1, 1, 1, 256},  // split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    {3, 1, 1, 0, 1, 1, 256},  // split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
-    {4, 1, 1, 1, 1, 1, 128},  // split4-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {4, 1, 0, 1, 1, 1, 128},  // split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {4, 1, 0, 1, 1, 1, 256},  // split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
 };
 
 /// The kk3tune variant id of a tuple of all_variants; "" for any other tuple.
 constexpr const char* variant_id(const knobs& k) noexcept {
   if (k == all_variants[0]) return "split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128";
-  if (k == all_variants[1]) return "split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128";
-  if (k == all_variants[2]) return "split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256";
-  if (k == all_variants[3]) return "split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128";
-  if (k == all_variants[4]) return "split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256";
-  if (k == all_variants[5]) return "split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256";
-  if (k == all_variants[6]) return "split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128";
-  if (k == all_variants[7]) return "split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256";
-  if (k == all_variants[8]) return "split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256";
-  if (k == all_variants[9]) return "split4-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128";
+  if (k == all_variants[1]) return "split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128";
+  if (k == all_variants[2]) return "split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
+  if (k == all_variants[3]) return "split1-unroll3-early_reads0-cache_wait0-rows_per_warp1-trigger_early0-threads256";
+  if (k == all_variants[4]) return "split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads128";
+  if (k == all_variants[5]) return "split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256";
+  if (k == all_variants[6]) return "split2-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
+  if (k == all_variants[7]) return "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128";
+  if (k == all_variants[8]) return "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
+  if (k == all_variants[9]) return "split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128";
+  if (k == all_variants[10]) return "split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128";
+  if (k == all_variants[11]) return "split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
   return "";
 }
 
@@ -163,39 +168,47 @@ bool with_variant(const knobs& k, F&& f) {
     return true;
   }
   if (k == all_variants[1]) {
-    f(variant<1, 3, 1, 1, 1, 1, 128>{});
+    f(variant<1, 3, 0, 1, 1, 1, 128>{});
     return true;
   }
   if (k == all_variants[2]) {
-    f(variant<1, 3, 1, 1, 1, 1, 256>{});
+    f(variant<1, 3, 0, 1, 1, 1, 256>{});
     return true;
   }
   if (k == all_variants[3]) {
-    f(variant<1, 3, 1, 0, 1, 1, 128>{});
+    f(variant<1, 3, 0, 0, 1, 0, 256>{});
     return true;
   }
   if (k == all_variants[4]) {
-    f(variant<1, 3, 1, 0, 1, 1, 256>{});
+    f(variant<1, 3, 1, 1, 1, 0, 128>{});
     return true;
   }
   if (k == all_variants[5]) {
-    f(variant<2, 3, 1, 0, 1, 1, 256>{});
+    f(variant<1, 3, 1, 1, 1, 1, 256>{});
     return true;
   }
   if (k == all_variants[6]) {
-    f(variant<3, 1, 1, 1, 1, 1, 128>{});
+    f(variant<2, 3, 0, 1, 1, 1, 256>{});
     return true;
   }
   if (k == all_variants[7]) {
-    f(variant<3, 1, 1, 1, 1, 1, 256>{});
+    f(variant<3, 1, 0, 1, 1, 1, 128>{});
     return true;
   }
   if (k == all_variants[8]) {
-    f(variant<3, 1, 1, 0, 1, 1, 256>{});
+    f(variant<3, 1, 0, 1, 1, 1, 256>{});
     return true;
   }
   if (k == all_variants[9]) {
-    f(variant<4, 1, 1, 1, 1, 1, 128>{});
+    f(variant<3, 1, 1, 1, 1, 1, 128>{});
+    return true;
+  }
+  if (k == all_variants[10]) {
+    f(variant<4, 1, 0, 1, 1, 1, 128>{});
+    return true;
+  }
+  if (k == all_variants[11]) {
+    f(variant<4, 1, 0, 1, 1, 1, 256>{});
     return true;
   }
   return false;
@@ -218,103 +231,103 @@ constexpr knobs pick(const range (&table)[N], long long num_tokens) noexcept {
   return table[N - 1].k;
 }
 
-// sm_90: NVIDIA H200, sweep result digest 08dbe0e53f7e22033705046ecc904fb6
+// sm_90: NVIDIA H200, sweep plan digest 24d8dfbfac9e6fb2b4c5c675aa6e289e
 
 // sm_90, mode bf16, heads 16
 inline constexpr range sm_90_bf16_heads16[] = {
-    // T 1..65: split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 0.5%
-    {65, {3, 1, 1, 0, 1, 1, 256}},
-    // T 96..128: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split2-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 0.0%
-    {128, {1, 3, 1, 1, 1, 1, 128}},
-    // T 192: split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split2-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 3.6%
-    {192, {2, 3, 1, 0, 1, 1, 256}},
-    // T 256: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 8.2%
-    {256, {1, 3, 1, 0, 1, 1, 256}},
-    // T 384: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 0.4%
-    {384, {1, 3, 1, 1, 1, 1, 128}},
-    // T 512..8192 and above: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 1.0%
-    {8192, {1, 3, 1, 0, 1, 1, 256}},
+    // T 1..16: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split4-unroll1-early_reads0-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 0.4%
+    {16, {4, 1, 0, 1, 1, 1, 128}},
+    // T 32: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split4-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 3.2%
+    {32, {3, 1, 0, 1, 1, 1, 128}},
+    // T 48: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.9%
+    {48, {3, 1, 0, 1, 1, 1, 256}},
+    // T 64: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 2.4%
+    {64, {3, 1, 0, 1, 1, 1, 128}},
+    // T 65..256: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 0.3%
+    {256, {1, 3, 0, 1, 1, 1, 256}},
+    // T 384..8192 and above: split1-unroll3-early_reads0-cache_wait0-rows_per_warp1-trigger_early0-threads256 (incumbent kept)
+    //   runner-up split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128, faster by 1.6%
+    {8192, {1, 3, 0, 0, 1, 0, 256}},
 };
 
 // sm_90, mode bf16_rope, heads 16
 inline constexpr range sm_90_bf16_rope_heads16[] = {
-    // T 1..4: split4-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 0.5%
-    {4, {4, 1, 1, 1, 1, 1, 128}},
-    // T 8: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.6%
-    {8, {3, 1, 1, 1, 1, 1, 128}},
-    // T 16..65: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 1.4%
-    {65, {3, 1, 1, 1, 1, 1, 256}},
-    // T 96: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 5.6%
-    {96, {1, 3, 1, 1, 1, 1, 128}},
-    // T 128: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 2.8%
-    {128, {1, 3, 1, 0, 1, 1, 128}},
-    // T 192: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split2-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 0.7%
-    {192, {1, 3, 1, 1, 1, 1, 128}},
-    // T 256: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 13.8%
-    {256, {1, 3, 1, 0, 1, 1, 256}},
-    // T 384: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 0.7%
-    {384, {1, 3, 1, 0, 1, 1, 128}},
-    // T 512..8192 and above: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 1.3%
-    {8192, {1, 3, 1, 0, 1, 1, 256}},
+    // T 1: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 0.0%
+    {1, {3, 1, 0, 1, 1, 1, 128}},
+    // T 2..8: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
+    //   runner-up split4-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 0.2%
+    {8, {3, 1, 0, 1, 1, 1, 256}},
+    // T 16..48: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 1.4%
+    {48, {3, 1, 0, 1, 1, 1, 128}},
+    // T 64: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 2.5%
+    {64, {1, 3, 0, 1, 1, 1, 256}},
+    // T 65..8192 and above: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 0.7%
+    {8192, {1, 3, 0, 1, 1, 1, 128}},
 };
 
 // sm_90, mode fp8, heads 16
 inline constexpr range sm_90_fp8_heads16[] = {
-    // T 1..48: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 1.0%
-    {48, {3, 1, 1, 1, 1, 1, 256}},
-    // T 64..65: split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 6.8%
-    {65, {3, 1, 1, 0, 1, 1, 256}},
-    // T 96..128: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, faster by 0.0%
-    {128, {1, 3, 1, 1, 1, 1, 128}},
-    // T 192: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 2.2%
-    {192, {1, 3, 1, 1, 1, 1, 256}},
-    // T 256..384: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 1.3%
-    {384, {1, 3, 1, 0, 1, 1, 256}},
-    // T 512..2048: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 1.0%
-    {2048, {1, 3, 1, 1, 1, 1, 256}},
-    // T 4096..8192 and above: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 0.2%
-    {8192, {1, 3, 1, 1, 1, 1, 128}},
+    // T 1..4: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 5.4%
+    {4, {4, 1, 0, 1, 1, 1, 128}},
+    // T 8: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 3.3%
+    {8, {3, 1, 0, 1, 1, 1, 128}},
+    // T 16..48: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
+    //   runner-up split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.2%
+    {48, {3, 1, 0, 1, 1, 1, 256}},
+    // T 64: split2-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.3%
+    {64, {2, 3, 0, 1, 1, 1, 256}},
+    // T 65: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 2.4%
+    {65, {3, 1, 1, 1, 1, 1, 128}},
+    // T 96..384: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 1.7%
+    {384, {1, 3, 0, 1, 1, 1, 128}},
+    // T 512: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, faster by 1.0%
+    {512, {1, 3, 1, 1, 1, 1, 256}},
+    // T 1024: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 2.0%
+    {1024, {1, 3, 0, 1, 1, 1, 256}},
+    // T 2048: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 0.5%
+    {2048, {1, 3, 0, 1, 1, 1, 128}},
+    // T 4096..8192 and above: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads128 (incumbent kept)
+    //   runner-up split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128, faster by 1.2%
+    {8192, {1, 3, 1, 1, 1, 0, 128}},
 };
 
 // sm_90, mode fp8_rope, heads 16
 inline constexpr range sm_90_fp8_rope_heads16[] = {
-    // T 1..65: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 0.1%
-    {65, {3, 1, 1, 1, 1, 1, 256}},
-    // T 96..128: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 1.1%
-    {128, {1, 3, 1, 1, 1, 1, 128}},
-    // T 192: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128
-    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 2.5%
-    {192, {1, 3, 1, 0, 1, 1, 128}},
-    // T 256..1024: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 1.3%
-    {1024, {1, 3, 1, 0, 1, 1, 256}},
-    // T 2048..8192 and above: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 0.2%
-    {8192, {1, 3, 1, 1, 1, 1, 128}},
+    // T 1: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 0.1%
+    {1, {3, 1, 1, 1, 1, 1, 128}},
+    // T 2..8: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 2.5%
+    {8, {4, 1, 0, 1, 1, 1, 128}},
+    // T 16..32: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
+    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 0.1%
+    {32, {4, 1, 0, 1, 1, 1, 256}},
+    // T 48: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.2%
+    {48, {1, 3, 0, 1, 1, 1, 128}},
+    // T 64..65: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 2.2%
+    {65, {1, 3, 0, 1, 1, 1, 256}},
+    // T 96..8192 and above: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.6%
+    {8192, {1, 3, 0, 1, 1, 1, 128}},
 };
 
 constexpr knobs select_sm_90(mode m, int heads, long long num_tokens) noexcept {
