@@ -81,7 +81,7 @@ TEST(bad_input, unknown_keys_name_file_and_path) {
              {"config error: " + c.file("copy_example.json").string() + ": /constraint: unknown key"});
 
   config_copy p;
-  p.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}", "\"attn_res\": {\"modes\": \"all\", \"head\": [16]}");
+  p.edit("default.json", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"chain\"}", "\"attn_res\": {\"modes\": \"all\", \"head\": [16]}");
   expect_run(sweep_args(p), 2, {p.file("default.json").string() + ": /families/attn_res/head: unknown key"});
   config_copy q;
   q.edit("default.json", "\"max_time_s\"", "\"max_time\"");
@@ -99,16 +99,16 @@ TEST(bad_input, empty_spaces_name_file_and_path) {
              {c.file("copy_example.json").string() + ": /knobs/UNROLL: expected a non-empty array"});
 
   config_copy f;
-  f.edit("default.json", "\"mla_decode_epilogue\": {\"modes\": \"all\", \"shapes\": {\"heads\": [16]}},\n    \"attn_res\": {\"modes\": \"all\"}", "");
+  f.edit("default.json", "\"mla_decode_epilogue\": {\"modes\": \"all\", \"shapes\": {\"heads\": [16]}, \"objective\": \"chain\"},\n    \"attn_res\": {\"modes\": \"all\", \"objective\": \"chain\"}", "");
   expect_run(sweep_args(f), 2, {f.file("default.json").string() + ": /families: expected at least one family"});
   config_copy m;
-  m.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}", "\"attn_res\": {\"modes\": []}");
+  m.edit("default.json", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"chain\"}", "\"attn_res\": {\"modes\": []}");
   expect_run(sweep_args(m), 2, {m.file("default.json").string() + ": /families/attn_res/modes: expected a non-empty array"});
   config_copy t;
   t.edit("default.json", "[1, 2, 4, 8, 16, 32, 48, 64, 65, 96, 128, 192, 256, 384, 512, 1024, 2048, 4096, 8192]", "[]");
   expect_run(sweep_args(t), 2, {t.file("default.json").string() + ": /tokens: expected a non-empty array"});
   config_copy d;
-  d.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}",
+  d.edit("default.json", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"chain\"}",
          "\"attn_res\": {\"modes\": [\"common_nb1\", \"common_nb1\"]}");
   expect_run(sweep_args(d), 2,
              {d.file("default.json").string() + ": /families/attn_res/modes/1: duplicate value \"common_nb1\""});
@@ -129,10 +129,10 @@ TEST(bad_input, constraints_that_leave_no_variant) {
 // 4. Unknown families and modes, in the plan and in the flags of sweep, time and verify.
 TEST(bad_input, unknown_families_and_modes) {
   config_copy c;
-  c.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}", "\"attn_res\": {\"modes\": \"all\"}, \"attn\": {}");
+  c.edit("default.json", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"chain\"}", "\"attn_res\": {\"modes\": \"all\"}, \"attn\": {}");
   expect_run(sweep_args(c), 2, {c.file("default.json").string() + ": /families/attn: unknown family 'attn' (known: "});
   config_copy m;
-  m.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}",
+  m.edit("default.json", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"chain\"}",
          "\"attn_res\": {\"modes\": [\"common_nb1\", \"common_nb9\"]}");
   expect_run(sweep_args(m), 2,
              {m.file("default.json").string() +
@@ -151,13 +151,13 @@ TEST(bad_input, unknown_families_and_modes) {
 // An objective (docs/objective.md) that is not one: in the plan, a chain model flag, a baseline.
 TEST(bad_input, objectives_and_baselines) {
   config_copy c;
-  c.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}",
+  c.edit("default.json", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"chain\"}",
          "\"attn_res\": {\"modes\": \"all\", \"objective\": {\"producer\": {\"trigger\": \"later\"}}}");
   expect_run(sweep_args(c), 2,
              {c.file("default.json").string() +
               ": /families/attn_res/objective/producer/trigger: expected \"start\", \"end\", \"never\" or a fraction from 0 to 1"});
   config_copy m;
-  m.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"fastest\"}");
+  m.edit("default.json", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"chain\"}", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"fastest\"}");
   expect_run(sweep_args(m), 2, {"/families/attn_res/objective: unknown timing mode \"fastest\""});
   expect_run({"time", "--family", "attn_res", "--timing", "chain", "--consumer-reads", "all"}, 2,
              {"--consumer-reads: expected \"outputs\", \"written\" or \"none\""});
@@ -206,7 +206,7 @@ TEST(bad_input, shape_dimensions_are_the_familys_own) {
   expect_run(sweep_args(unknown), 2,
              {unknown.file("default.json").string() + ": /families/mla_decode_epilogue/shapes/experts: mla_decode_epilogue takes no experts (it takes heads)"});
   config_copy fixed;
-  fixed.edit("default.json", "\"attn_res\": {\"modes\": \"all\"}", "\"attn_res\": {\"modes\": \"all\", \"shapes\": {\"blocks\": [4]}}");
+  fixed.edit("default.json", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"chain\"}", "\"attn_res\": {\"modes\": \"all\", \"shapes\": {\"blocks\": [4]}}");
   expect_run(sweep_args(fixed), 2,
              {fixed.file("default.json").string() + ": /families/attn_res/shapes/blocks: attn_res takes no blocks from a plan or a flag (its mode sets it)"});
   config_copy twice;
