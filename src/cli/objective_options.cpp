@@ -1,5 +1,6 @@
 #include "cli/objective_options.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <utility>
 #include <vector>
@@ -10,53 +11,43 @@
 namespace kk3::cli {
 namespace {
 
+/// One flag: its name (without the dashes), the member of the objective's JSON it sets, and its help.
 struct flag {
-  const char* name;       ///< without the dashes
+  const char* name;
   const char* neighbour;  ///< "producer" or "consumer"
-  const char* key;        ///< in the objective's JSON
+  const char* key;
+  const char* help;
 };
 
 const std::vector<flag>& flags() {
   static const std::vector<flag> all = {
-      {"producer-us", "producer", "duration_us"},       {"producer-ctas-per-sm", "producer", "ctas_per_sm"},
-      {"producer-threads", "producer", "threads"},      {"producer-smem", "producer", "smem_bytes"},
-      {"producer-trigger", "producer", "trigger"},      {"consumer-ctas-per-sm", "consumer", "ctas_per_sm"},
-      {"consumer-threads", "consumer", "threads"},      {"consumer-smem", "consumer", "smem_bytes"},
-      {"consumer-reads", "consumer", "reads"}};
+      {"producer-us", "producer", "duration_us", "how long the producer runs, us (default: the family's model, docs/objective.md)"},
+      {"producer-ctas-per-sm", "producer", "ctas_per_sm", "the producer's CTAs per SM"},
+      {"producer-threads", "producer", "threads", "the producer's threads per CTA"},
+      {"producer-smem", "producer", "smem_bytes", "the producer's dynamic shared memory per CTA, bytes, or max"},
+      {"producer-trigger", "producer", "trigger", "when the producer triggers its dependents: start, end, never, or a fraction of its duration"},
+      {"consumer-ctas-per-sm", "consumer", "ctas_per_sm", "the consumer's CTAs per SM"},
+      {"consumer-threads", "consumer", "threads", "the consumer's threads per CTA"},
+      {"consumer-smem", "consumer", "smem_bytes", "the consumer's dynamic shared memory per CTA, bytes, or max"},
+      {"consumer-reads", "consumer", "reads", "what the consumer reads after its wait: outputs, written (outputs and in-place tensors) or none"}};
   return all;
-}
-
-std::string& field(objective_options& o, std::size_t i) {
-  std::string* fields[] = {&o.producer_us,          &o.producer_ctas_per_sm, &o.producer_threads,
-                           &o.producer_smem,        &o.producer_trigger,     &o.consumer_ctas_per_sm,
-                           &o.consumer_threads,     &o.consumer_smem,        &o.consumer_reads};
-  return *fields[i];
 }
 
 }  // namespace
 
 void add_objective_options(CLI::App* cmd, objective_options& o) {
-  const char* help[] = {"chain: how long the producer runs, us (default: the family's model, docs/objective.md)",
-                        "chain: the producer's CTAs per SM",
-                        "chain: the producer's threads per CTA",
-                        "chain: the producer's dynamic shared memory per CTA, bytes, or max",
-                        "chain: when the producer triggers its dependents: start, end, never, or a fraction of its duration",
-                        "chain: the consumer's CTAs per SM",
-                        "chain: the consumer's threads per CTA",
-                        "chain: the consumer's dynamic shared memory per CTA, bytes, or max",
-                        "chain: what the consumer reads after its wait: outputs, written (outputs and in-place tensors) or none"};
-  for (std::size_t i = 0; i < flags().size(); ++i) {
-    cmd->add_option(std::string("--") + flags()[i].name, field(o, i), help[i])->group("Chain model");
+  for (const flag& f : flags()) {
+    // std::map keeps its elements in place: each option writes into its own string.
+    cmd->add_option(std::string("--") + f.name, o.values[f.name], std::string("chain: ") + f.help)->group("Chain model");
   }
 }
 
-timing::objective objective_of(const families::family& f, timing::timing_mode mode, bool pdl, const objective_options& given) {
-  objective_options o = given;
+timing::objective objective_of(const families::family& f, timing::timing_mode mode, bool pdl, const objective_options& o) {
   timing::ordered_json j = {{"timing", timing::to_string(mode)}, {"pdl", pdl}};
-  for (std::size_t i = 0; i < flags().size(); ++i) {
-    const std::string& value = field(o, i);
-    if (value.empty()) continue;
-    const flag& fl = flags()[i];
+  for (const flag& fl : flags()) {
+    const auto given = o.values.find(fl.name);
+    if (given == o.values.end() || given->second.empty()) continue;
+    const std::string& value = given->second;
     if (mode != timing::timing_mode::chain) {
       throw error(error_kind::usage, std::string("--") + fl.name + " models the chain: it needs --timing chain");
     }
@@ -65,7 +56,8 @@ timing::objective objective_of(const families::family& f, timing::timing_mode mo
     char* end = nullptr;
     const double x = std::strtod(value.c_str(), &end);
     if (end != value.c_str() && *end == '\0') {
-      v = x == static_cast<double>(static_cast<long long>(x)) ? timing::ordered_json(static_cast<long long>(x)) : timing::ordered_json(x);
+      const bool whole = std::fabs(x) < 1e15 && x == std::floor(x);
+      v = whole ? timing::ordered_json(static_cast<long long>(x)) : timing::ordered_json(x);
     }
     j[fl.neighbour][fl.key] = v;
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The flags that set the objective's chain model (`time --timing chain`), over the family's
 // default model (families::family::default_objective, docs/objective.md).
+#include <map>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -10,11 +11,10 @@
 namespace kk3::cli {
 
 /// --producer-us, --producer-ctas-per-sm, --producer-threads, --producer-smem, --producer-trigger,
-/// --consumer-ctas-per-sm, --consumer-threads, --consumer-smem, --consumer-reads: as given (empty
-/// when not).
+/// --consumer-ctas-per-sm, --consumer-threads, --consumer-smem, --consumer-reads: the values
+/// given, by flag name without the dashes ("producer-us").
 struct objective_options {
-  std::string producer_us, producer_ctas_per_sm, producer_threads, producer_smem, producer_trigger;
-  std::string consumer_ctas_per_sm, consumer_threads, consumer_smem, consumer_reads;
+  std::map<std::string, std::string> values;
 };
 
 /// Adds the flags to a subcommand.

@@ -102,15 +102,15 @@ TEST(objective, the_pdl_families_default_to_the_chain_of_their_neighbours) {
 TEST(objective, time_flags_change_the_family_model) {
   const families::family& f = families::find_family("attn_res");
   cli::objective_options flags;
-  flags.producer_us = "2.5";
-  flags.producer_smem = "0";
-  flags.consumer_reads = "none";
+  flags.values["producer-us"] = "2.5";
+  flags.values["producer-smem"] = "0";
+  flags.values["consumer-reads"] = "none";
   const objective o = cli::objective_of(f, timing_mode::chain, true, flags);
   EXPECT_EQ(o.chain.producer.duration_us, 2.5);
   EXPECT_EQ(o.chain.producer.smem_bytes, 0);
   EXPECT_EQ(o.chain.consumer.reads, consumer_reads::none);
   EXPECT_EQ(o.chain.producer.threads, f.default_objective().chain.producer.threads);
-  flags.producer_trigger = "sometimes";
+  flags.values["producer-trigger"] = "sometimes";
   try {
     cli::objective_of(f, timing_mode::chain, true, flags);
     FAIL() << "accepted a bad trigger";
@@ -119,7 +119,7 @@ TEST(objective, time_flags_change_the_family_model) {
     EXPECT_EQ(std::string(e.what()), "--producer-trigger: expected \"start\", \"end\", \"never\" or a fraction from 0 to 1");
   }
   cli::objective_options graph_only;
-  graph_only.consumer_threads = "64";
+  graph_only.values["consumer-threads"] = "64";
   EXPECT_THROW(cli::objective_of(f, timing_mode::graph, true, graph_only), error);
 }
 
