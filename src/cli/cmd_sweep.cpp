@@ -256,15 +256,12 @@ void print_baseline_changes(std::ostream& out, const sweep::sweep_result& r) {
   std::size_t counts = 0;
   std::vector<std::string> lines;
   for (const auto& d : r.dispatch) {
-    if (!d.has_baseline) continue;
-    for (const select::choice& c : d.choices) {
-      if (!c.baseline) continue;
-      ++counts;
-      if (c.winner == *c.baseline) continue;
-      const std::string where = d.family + "/" + d.mode + (d.shape.empty() ? "" : " " + families::shape_text(d.shape)) + " T=" + std::to_string(c.tokens);
-      lines.push_back(where + ": " + *c.baseline + " -> " + c.winner +
-                      (c.baseline_qualified ? " (" + cell("%.1f", 100 * c.gain) + "% faster, " + cell("%.1f", c.gain_sigmas) + " sigma)"
-                                            : " (the baseline's variant did not qualify here)"));
+    counts += d.baseline_counts().size();
+    for (const select::choice* c : d.baseline_changes()) {
+      const std::string where = d.family + "/" + d.mode + (d.shape.empty() ? "" : " " + families::shape_text(d.shape)) + " T=" + std::to_string(c->tokens);
+      lines.push_back(where + ": " + *c->baseline + " -> " + c->winner +
+                      (c->baseline_qualified ? " (" + cell("%.1f", 100 * c->gain) + "% faster, " + cell("%.1f", c->gain_sigmas) + " sigma)"
+                                             : " (the baseline's variant did not qualify here)"));
     }
   }
   if (!counts) return;

@@ -28,14 +28,14 @@ struct time_options {
   double min_time_s = 0.01;
   double max_time_s = 0.4;
   double ceiling_tb_s = 0;
-  timing::objective objective;  ///< what was measured (set by run_time)
   std::string json;  ///< --json FILE, or "-" for stdout
   objective_options chain;  ///< --producer-*, --consumer-*
 };
 
 double tb_per_s(const timing::measurement& m) { return m.stats.median > 0 ? m.bytes_moved / (m.stats.median * 1e-6) / 1e12 : 0; }
 
-void print_one(std::ostream& out, const loaded_variant& v, const timing::measurement& m, const time_options& o) {
+void print_one(std::ostream& out, const loaded_variant& v, const timing::measurement& m, const time_options& o,
+               const timing::objective& objective) {
   const auto& s = m.stats;
   std::size_t throttled = 0;
   std::vector<double> clocks;
@@ -46,7 +46,7 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
   const double clock = timing::summarize(clocks).median;
   const double tb_s = tb_per_s(m);
   out << v.describe() << "  seed=" << v.seed << "\n"
-      << "  objective  " << timing::describe(o.objective) << "\n"
+      << "  objective  " << timing::describe(objective) << "\n"
       << "  samples    " << s.samples << " kept (" << throttled << " throttled dropped), " << m.launches_per_sample
       << (m.mode == timing::timing_mode::chain ? " chains" : " launches") << " per sample, stopped: "
       << timing::to_string(m.stopped) << ", " << cell("%.3f", m.wall_s) << " s wall\n"
@@ -71,10 +71,10 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
 }
 
 void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing::measurement> ms, const time_options& o,
-                 const std::string& reference) {
+                 const timing::objective& objective, const std::string& reference) {
   std::sort(ms.begin(), ms.end(), [](const auto& a, const auto& b) { return a.stats.median < b.stats.median; });
   out << v.describe() << "  seed=" << v.seed << ", interleaved, fastest first\n"
-      << "objective: " << timing::describe(o.objective) << "\n";
+      << "objective: " << timing::describe(objective) << "\n";
   text_table table({"variant", "median_us", "p10_us", "p90_us", "noise_%", "samples", "TB/s"}, {false, true, true, true, true, true, true});
   for (const auto& m : ms) {
     table.add_row({m.label + (m.label == reference ? " (reference)" : ""), cell("%.3f", m.stats.median), cell("%.3f", m.stats.p10),
@@ -94,13 +94,10 @@ int run_time(const global_options& global, time_options o) {
       o.target.mode.clear();
     }
   }
-  timing::timing_options to;
-  to.mode = timing::parse_timing_mode(o.timing_mode);
-  to.pdl = !o.no_pdl;
   // The chain model is the family's unless flags change it; checked before any GPU work.
-  const timing::objective objective = objective_of(families::find_family(o.target.family), to.mode, to.pdl, o.chain);
-  to.chain = objective.chain;
-  o.objective = objective;
+  const timing::objective objective =
+      objective_of(families::find_family(o.target.family), timing::parse_timing_mode(o.timing_mode), !o.no_pdl, o.chain);
+  timing::timing_options to = timing::options_for(objective);
   to.stop.noise_target = o.noise_percent / 100;
   to.stop.min_samples = o.min_samples;
   to.stop.min_time_s = o.min_time_s;
@@ -132,9 +129,9 @@ int run_time(const global_options& global, time_options o) {
   const std::string& reference = space::find_variant(v.space.variants, v.space.config, "reference").id;
   std::ostream& out = o.json == "-" ? std::cerr : std::cout;
   if (result.size() == 1) {
-    print_one(out, v, result.front(), o);
+    print_one(out, v, result.front(), o, objective);
   } else {
-    print_table(out, v, result, o, reference);
+    print_table(out, v, result, o, objective, reference);
   }
 
   if (!o.json.empty()) {

@@ -14,6 +14,7 @@
 #include "families/registry.hpp"
 #include "report/json_parse.hpp"
 #include "report/sweep_reader.hpp"
+#include "timing/objective.hpp"
 
 namespace kk3::report {
 
@@ -43,6 +44,11 @@ class json_fields {
                                   std::to_string(k_oldest_schema_version) + " to " + std::to_string(k_schema_version) + ")");
     }
     return static_cast<int>(d);
+  }
+
+  /// An objective (timing/objective.hpp) as a result file holds it.
+  timing::objective objective(const json& j, const std::string& at) const {
+    return timing::objective_from_json(j, timing::objective{}, at, [this](const std::string& p, const std::string& what) { fail(p, what); });
   }
 
   /// The member, or nullptr when the object has none.
@@ -180,8 +186,5 @@ class json_fields {
 /// knobs, runner_up and margin and at least one range; lenient ones (compare, report) take what
 /// is there.
 sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d, const std::string& at);
-
-/// An objective (timing/objective.hpp) as a result file holds it, errors naming the file and `at`.
-timing::objective read_objective(const json_fields& f, const nlohmann::ordered_json& j, const std::string& at);
 
 }  // namespace kk3::report

@@ -93,9 +93,9 @@ void read_time(const json_fields& r, const json& doc, result_document& out) {
       if (!t->is_object()) r.fail(at + "/timing", "expected an object");
       rec.timing_mode = r.optional_string(*t, at + "/timing", "mode");
       if (const json* o = r.find(*t, "objective")) {
-        rec.objective = read_objective(r, *o, at + "/timing/objective");
+        rec.objective = r.objective(*o, at + "/timing/objective");
       } else {  // before schema 3: the mode and PDL say it
-        if (!rec.timing_mode.empty()) rec.objective.mode = timing::parse_timing_mode(rec.timing_mode);
+        if (!rec.timing_mode.empty()) rec.objective = r.objective(rec.timing_mode, at + "/timing/mode");
         if (r.find(*t, "pdl")) rec.objective.pdl = r.optional_boolean(*t, at + "/timing", "pdl");
       }
     }
@@ -155,7 +155,7 @@ void read_sweep(const json_fields& r, const json& doc, result_document& out) {
   std::map<std::string, timing::objective> objectives;  // by family; before schema 3: graph
   if (const json* families = r.find(doc, "families"); families && families->is_object()) {
     for (const auto& [name, f] : families->items()) {
-      if (const json* o = f.is_object() ? r.find(f, "objective") : nullptr) objectives[name] = read_objective(r, *o, "/families/" + name + "/objective");
+      if (const json* o = f.is_object() ? r.find(f, "objective") : nullptr) objectives[name] = r.objective(*o, "/families/" + name + "/objective");
     }
   }
   const json& records = r.array(doc, "", "records");

@@ -17,16 +17,12 @@ json optional_string(const std::optional<std::string>& s) { return s ? json(*s) 
 /// variant changed, with the gain over the baseline's variant measured in this run.
 json baseline_json(const sweep::dispatch_entry& d) {
   json changes = json::array();
-  std::size_t counts = 0;
-  for (const select::choice& c : d.choices) {
-    if (!c.baseline) continue;
-    ++counts;
-    if (c.winner == *c.baseline) continue;
+  for (const select::choice* c : d.baseline_changes()) {
     // Against a baseline variant that no longer qualifies here, the gain is over the next incumbent.
-    changes.push_back({{"tokens", c.tokens}, {"from", *c.baseline}, {"to", c.winner}, {"from_qualified", c.baseline_qualified},
-                       {"gain", c.gain}, {"gain_sigmas", c.gain_sigmas}});
+    changes.push_back({{"tokens", c->tokens}, {"from", *c->baseline}, {"to", c->winner}, {"from_qualified", c->baseline_qualified},
+                       {"gain", c->gain}, {"gain_sigmas", c->gain_sigmas}});
   }
-  return {{"counts", counts}, {"changes", changes}};
+  return {{"counts", d.baseline_counts().size()}, {"changes", changes}};
 }
 
 }  // namespace
@@ -101,7 +97,7 @@ std::string sweep_json(const sweep::sweep_result& r) {
                         {"tokens", range.tokens}});
     }
     json entry = {{"family", d.family}, {"mode", d.mode}, {"shape", shape_json(d.shape)}, {"ranges", ranges}};
-    if (d.has_baseline) entry["baseline"] = baseline_json(d);
+    if (!d.baseline_counts().empty()) entry["baseline"] = baseline_json(d);
     dispatch.push_back(std::move(entry));
   }
   doc["dispatch"] = dispatch;

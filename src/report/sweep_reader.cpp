@@ -25,14 +25,6 @@ void read_sharding(const fields& f, const json& doc, sweep_file& s) {
   s.shard_index = f.integer(*shard, "/plan/shard", "index");
 }
 
-}  // namespace
-
-timing::objective read_objective(const json_fields& f, const nlohmann::ordered_json& j, const std::string& at) {
-  return timing::objective_from_json(j, timing::objective{}, at, [&](const std::string& p, const std::string& what) { f.fail(p, what); });
-}
-
-namespace {
-
 sweep_file read_sweep(const fields& f, const json& doc, const std::filesystem::path& file,
                       const std::string& bytes) {
   f.schema_version(doc);
@@ -68,7 +60,7 @@ sweep_file read_sweep(const fields& f, const json& doc, const std::filesystem::p
       out.shape_keys = f.strings(family, at, "shape_keys");
       out.shape_keys_field = "shape_keys";
     }
-    if (const json* o = f.find(family, "objective")) out.objective = read_objective(f, *o, at + "/objective");
+    if (const json* o = f.find(family, "objective")) out.objective = f.objective(*o, at + "/objective");
     s.families.push_back(std::move(out));
   }
 

@@ -1,8 +1,6 @@
 #include "sweep/baseline.hpp"
 
 #include "core/error.hpp"
-#include "core/hash.hpp"
-#include "core/text.hpp"
 #include "report/sweep_reader.hpp"
 #include "sweep/journal.hpp"
 

@@ -229,12 +229,26 @@ dispatch_entry select_table(const gpu_session& g, const work_item& item, item_st
       previous = c->winner;
     }
   }
-  dispatch_entry d{item.family->space.config.family, item.mode->name, item.key_shape, select::merge(choices), choices, false};
-  d.has_baseline = g.request.baseline && g.request.baseline->has(item.key);
-  return d;
+  return {item.family->space.config.family, item.mode->name, item.key_shape, select::merge(choices), choices};
 }
 
 }  // namespace
+
+std::vector<const select::choice*> dispatch_entry::baseline_counts() const {
+  std::vector<const select::choice*> out;
+  for (const select::choice& c : choices) {
+    if (c.baseline) out.push_back(&c);
+  }
+  return out;
+}
+
+std::vector<const select::choice*> dispatch_entry::baseline_changes() const {
+  std::vector<const select::choice*> out;
+  for (const select::choice* c : baseline_counts()) {
+    if (c->winner != *c->baseline) out.push_back(c);
+  }
+  return out;
+}
 
 bool stop_requested() { return g_stop_requested != 0; }
 void request_stop() { g_stop_requested = 1; }

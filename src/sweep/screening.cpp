@@ -11,10 +11,7 @@ screened screen_and_measure(const timing::timer& timer, const std::vector<timing
                             const sweep_config& cfg, const timing::objective& objective) {
   screened out;
   std::vector<timing::candidate> alive = all;
-  timing::timing_options base;
-  base.mode = objective.mode;
-  base.pdl = objective.pdl;
-  base.chain = objective.chain;
+  const timing::timing_options base = timing::options_for(objective);
   timing::timing_options quick = base;
   quick.stop.min_samples = cfg.screen.samples;
   quick.stop.max_samples = cfg.screen.samples;

@@ -58,7 +58,11 @@ struct dispatch_entry {
   families::dims shape;               ///< the family's key dimensions
   std::vector<select::range> ranges;
   std::vector<select::choice> choices;  ///< per token count (the ranges merge them)
-  bool has_baseline = false;            ///< sweep --baseline had a table for it
+
+  /// With sweep --baseline: the counts where the baseline had a choice, and those whose variant
+  /// changed against it (both empty without a baseline table).
+  std::vector<const select::choice*> baseline_counts() const;
+  std::vector<const select::choice*> baseline_changes() const;
 };
 
 /// sweep --baseline FILE: a committed sweep's dispatch tables, whose choices are the incumbents.
@@ -69,7 +73,6 @@ struct baseline_tables {
   std::map<std::string, std::vector<std::tuple<long long, long long, std::string>>> tables;
   /// The baseline's choice at `tokens` in the table of item `key`, if it has one.
   std::optional<std::string> at(const std::string& key, long long tokens) const;
-  bool has(const std::string& key) const { return tables.count(key) > 0; }
 };
 
 /// What a family looked like to the sweep (for the result file and codegen).

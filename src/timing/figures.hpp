@@ -9,11 +9,6 @@
 
 namespace kk3::timing {
 
-struct machine_figures {
-  double copy_ceiling_tb_s = 0;  ///< the best copy_example variant at T = 16384 (read + write)
-  double empty_kernel_us = 0;    ///< an empty kernel's time per launch in a CUDA graph (with PDL)
-};
-
 /// The copy ceiling of this GPU the way the benchmarks measure it: the best copy_example variant
 /// at T = 16384 (each byte read once and written once); 0 when none compiles.
 double measure_copy_ceiling(const jit::jit_engine& engine, const device::device_info& info, const timer& t,

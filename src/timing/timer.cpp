@@ -269,6 +269,14 @@ double median_of(std::vector<double> v) {
 
 }  // namespace
 
+timing_options options_for(const objective& o) {
+  timing_options out;
+  out.mode = o.mode;
+  out.pdl = o.pdl;
+  out.chain = o.chain;
+  return out;
+}
+
 candidate make_candidate(const families::family& f, const space::variant& v, const space::mode& m, const families::shape& s,
                          CUfunction function, std::vector<families::workspace*> workspaces) {
   candidate c;

@@ -30,6 +30,9 @@ struct timing_options {
   unsigned long long probe_cycles = 40000;  ///< SM cycles the clock probe counts
 };
 
+/// Options that time under objective `o` (its mode, PDL and chain model), the rest default.
+timing_options options_for(const objective& o);
+
 /// One kernel to measure.
 struct candidate {
   std::string label;                  ///< names it in messages and NVTX ranges (no '/')
