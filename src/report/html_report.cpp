@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/gzip.hpp"
 #include "report/html_sections.hpp"
 #include "report/svg_plot.hpp"
 #include "timing/objective.hpp"
@@ -237,11 +238,7 @@ report_extras read_report_extras(const std::filesystem::path& file) {
     if (!in) return x;
     std::ostringstream buf;
     buf << in.rdbuf();
-    const std::string text = buf.str();
-    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
-        static_cast<unsigned char>(text[1]) == 0x8b) {
-      return x;  // gzip: the result reader's business; the page goes without the extras
-    }
+    const std::string text = maybe_gunzip(file, buf.str());
     // Only the small blocks are kept: the records and raw samples are dropped while parsing.
     static const std::set<std::string> k_skip = {"records",    "dispatch",  "families",
                                                  "samples_us", "clock_mhz", "throttled",

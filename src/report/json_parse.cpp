@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/gzip.hpp"
 #include "core/text.hpp"
 
 namespace kk3::report {
@@ -101,12 +102,10 @@ std::string plain_message(const std::string& what) {
 
 std::string json_pointer_token(const std::string& key) { return replace_chars(key, {{'~', "~0"}, {'/', "~1"}}); }
 
-json parse_json_text(const std::filesystem::path& file, const std::string& bytes) {
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-      static_cast<unsigned char>(bytes[1]) == 0x8b) {
-    throw error(error_kind::usage,
-                file.string() + ": is gzip-compressed; decompress it first (gunzip -k)");
-  }
+json parse_json_text(const std::filesystem::path& file, const std::string& raw) {
+  const bool compressed = is_gzip(raw);
+  const std::string decompressed = compressed ? gunzip(file, raw) : std::string();
+  const std::string& bytes = compressed ? decompressed : raw;  // positions below are in the JSON text
   try {
     return json::parse(bytes);
   } catch (const json::exception&) {  // parse_error, or out_of_range: a number overflows a double

@@ -11,7 +11,7 @@
 namespace kk3::report {
 
 /// Parses `bytes`, the contents of `file`. Throws error(usage) naming the file, the JSON pointer
-/// and the byte offset when it is not valid JSON, and saying so when the file is compressed.
+/// and the byte offset when it is not valid JSON; gzip-compressed bytes are decompressed first.
 nlohmann::ordered_json parse_json_text(const std::filesystem::path& file, const std::string& bytes);
 
 /// The schema_version kk3tune writes (results/schema/kk3tune-result.schema.json), and the oldest

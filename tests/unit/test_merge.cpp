@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/gzip.hpp"
 #include "core/text.hpp"
 #include "merge/merge.hpp"
 #include "report/record_lines.hpp"
@@ -191,8 +192,8 @@ TEST(merge, the_sweep_text_puts_one_record_per_line) {
 // the current layout) read and written back.
 TEST(merge, the_sweep_text_reproduces_a_committed_sweep_file) {
   const fs::path file =
-      fs::path(KK3_RESULTS_DIR) / "h200" / "sweep-default-2026-12-01" / "default-cold.json";
-  const std::string text = read_file(file);
+      fs::path(KK3_RESULTS_DIR) / "h200" / "sweep-default-2026-12-01" / "default-cold.json.gz";
+  const std::string text = gunzip(file, read_file(file));
   EXPECT_EQ(report::sweep_text(json::parse(text)), text);
 }
 

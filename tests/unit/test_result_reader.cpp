@@ -93,7 +93,7 @@ TEST(result_reader, reads_the_first_time_layout) {
   EXPECT_EQ(d.records[0].samples_us.size(), 129u);
 }
 
-TEST(result_reader, reads_a_gzipped_time_result_once_decompressed) {
+TEST(result_reader, reads_a_gzipped_time_result_as_it_is) {
   test::temp_dir dir;
   const fs::path gz = k_h200 / "mla-bench-2026-11-29" / "bf16" / "graph-bf16-H16-T64.json.gz";
   const fs::path json = dir.path() / "graph-bf16-H16-T64.json";
@@ -101,10 +101,10 @@ TEST(result_reader, reads_a_gzipped_time_result_once_decompressed) {
                                    test::shell_quote(json.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
-  // Compressed, it is refused with a hint.
-  EXPECT_NE(usage_error(gz).find("gzip-compressed"), std::string::npos);
-
-  const result_document d = read_result_document(json);
+  const result_document d = read_result_document(gz);
+  const result_document plain = read_result_document(json);
+  ASSERT_EQ(plain.records.size(), d.records.size());
+  EXPECT_EQ(plain.records.back().samples_us, d.records.back().samples_us);
   ASSERT_EQ(d.records.size(), 96u);
   for (const auto& rec : d.records) {
     EXPECT_EQ(rec.family, "mla_decode_epilogue");
@@ -114,6 +114,22 @@ TEST(result_reader, reads_a_gzipped_time_result_once_decompressed) {
     EXPECT_EQ(static_cast<std::size_t>(rec.stats->samples), rec.samples_us.size()) << rec.key();
   }
   EXPECT_DOUBLE_EQ(d.records[0].stats->median_us, 1.989454623650421);
+}
+
+TEST(result_reader, a_truncated_or_corrupt_gzip_result_is_a_usage_error_naming_the_file) {
+  test::temp_dir dir;
+  const std::string bytes = read_file(k_h200 / "mla-bench-2026-11-29" / "bf16" / "graph-bf16-H16-T64.json.gz");
+  const fs::path cut = dir.path() / "cut.json.gz";
+  write_file_atomic(cut, bytes.substr(0, bytes.size() / 2));
+  std::string what = usage_error(cut);
+  EXPECT_NE(what.find(cut.string() + ": ends early (truncated?) (gzip data)"), std::string::npos) << what;
+
+  std::string bad = bytes;
+  for (std::size_t i = 20; i < 200; ++i) bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+  const fs::path corrupt = dir.path() / "corrupt.json.gz";
+  write_file_atomic(corrupt, bad);
+  what = usage_error(corrupt);
+  EXPECT_NE(what.find(corrupt.string() + ": corrupt: "), std::string::npos) << what;
 }
 
 TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
@@ -155,7 +171,7 @@ TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
 TEST(result_reader, reads_the_large_committed_sweep) {
   // The full default sweep on the H200 from a cold cache (results/h200/sweep-default-2026-12-01):
   // 25 attn_res modes and 4 mla modes, 19 token counts each.
-  const result_document sweep = read_result_document(k_default_sweep / "default-cold.json");
+  const result_document sweep = read_result_document(k_default_sweep / "default-cold.json.gz");
   ASSERT_EQ(sweep.records.size(), 27153u);
   std::size_t dropped = 0, unlaunchable = 0;
   for (const auto& r : sweep.records) {
