@@ -67,7 +67,7 @@ const space::variant& variant_by_id(const work_item& item, const std::string& id
 /// The timing candidates of one count: the item's kernels, less the faulty and unlaunchable ones,
 /// and (between full screens) less those outside the carried pool.
 std::vector<timing::candidate> candidates_at(const gpu_session& g, const work_item& item, const std::vector<jit::loaded_kernel>& kernels,
-                                             const families::shape& s, families::workspace* ws, const item_state& st,
+                                             const families::shape& s, const std::vector<families::workspace*>& ws, const item_state& st,
                                              const std::set<std::string>* pool, std::map<std::string, std::string>& unlaunchable) {
   std::vector<timing::candidate> out;
   for (const jit::loaded_kernel& k : kernels) {
@@ -79,7 +79,7 @@ std::vector<timing::candidate> candidates_at(const gpu_session& g, const work_it
       continue;
     }
     if (st.faulty.count(id) || (pool && !pool->count(id))) continue;
-    out.push_back(timing::make_candidate(*item.family->space.impl, *k.variant, *item.mode, s, k.function, {ws}));
+    out.push_back(timing::make_candidate(*item.family->space.impl, *k.variant, *item.mode, s, k.function, ws));
   }
   return out;
 }
@@ -93,7 +93,16 @@ journal_count measure_count(const gpu_session& g, const work_item& item, const s
   families::shape s = item.shape;
   s.tokens = t;
   watch::set_shape(item.key, t);
-  const auto ws = item.family->space.impl->random_workspace(s, *item.mode, g.seed + static_cast<unsigned long long>(t));
+  // One workspace, or (chain objective) several that the chains use in turn; the first is the
+  // one every objective measures on, so a count's inputs do not depend on the objective.
+  const families::family& fam = *item.family->space.impl;
+  const unsigned rotation = item.family->objective.mode == timing::timing_mode::chain ? g.timer.chain_rotation(fam.bytes_moved(s, *item.mode)) : 1;
+  std::vector<std::unique_ptr<families::workspace>> owned;
+  std::vector<families::workspace*> ws;
+  for (unsigned i = 0; i < rotation; ++i) {
+    owned.push_back(fam.random_workspace(s, *item.mode, g.seed + static_cast<unsigned long long>(t) + 1000003ull * i));
+    ws.push_back(owned.back().get());
+  }
   std::set<std::string> protect = {item.family->reference->id};
   if (st.optimistic) protect.insert(*st.optimistic);
   if (const auto b = baseline_at(r, item, t)) protect.insert(*b);  // the incumbent is measured head to head
@@ -103,7 +112,7 @@ journal_count measure_count(const gpu_session& g, const work_item& item, const s
     pool.insert(protect.begin(), protect.end());
   }
   std::map<std::string, std::string> unlaunchable;
-  const auto candidates = candidates_at(g, item, kernels, s, ws.get(), st, full_screen ? nullptr : &pool, unlaunchable);
+  const auto candidates = candidates_at(g, item, kernels, s, ws, st, full_screen ? nullptr : &pool, unlaunchable);
   screened result;
   {
     nvtx::range shape_range(item.mode->name + "-T" + std::to_string(t) + families::shape_suffix(item.key_shape), t);

@@ -20,6 +20,13 @@ class gated_stream {
   /// records the end event, opens the gate and waits: the interval in microseconds.
   template <class F>
   double interval_us(F enqueue) {
+    return interval_us([] {}, enqueue);
+  }
+
+  /// As above, with `before` enqueued behind the gate and ahead of the start event: work that
+  /// runs just before the timed work, outside the interval.
+  template <class B, class F>
+  double interval_us(B before, F enqueue) {
     volatile unsigned* flag = static_cast<volatile unsigned*>(m_flag.host());
     *flag = 0;
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -29,6 +36,7 @@ class gated_stream {
     device::launch_config gate;
     gate.block.x = 32;
     device::launch(m_helpers.gate(), m_stream.get(), gate, args);
+    before();
     m_start.record(m_stream.get());
     enqueue();
     m_end.record(m_stream.get());

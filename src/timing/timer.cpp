@@ -19,11 +19,39 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
+/// A buffer twice the L2's size and the kernel that reads it: after it, nothing a kernel left
+/// in L2 is there. One per measure() call, shared by its candidates (cold and chain modes).
+class l2_flusher {
+ public:
+  l2_flusher(const helper_kernels& h, const device::device_info& info)
+      : m_h(h), m_info(info), m_words(static_cast<unsigned long long>(2 * info.l2_bytes / 16)), m_buffer(m_words * 16), m_sink(16) {
+    device::stream s;
+    m_buffer.fill(0x3c, s.get());  // defined contents; done before any sampler's stream reads it
+    s.synchronize();
+  }
+  void launch(CUstream s) const {
+    CUdeviceptr buf = m_buffer.ptr(), sink = m_sink.ptr();
+    unsigned long long words = m_words;
+    void* args[] = {&buf, &words, &sink};
+    device::launch_config flush;
+    flush.grid.x = static_cast<unsigned>(m_info.sm_count * 4);
+    flush.block.x = 512;
+    device::launch(m_h.l2_flush(), s, flush, args);
+  }
+
+ private:
+  const helper_kernels& m_h;
+  const device::device_info& m_info;
+  unsigned long long m_words;
+  device::device_buffer m_buffer, m_sink;
+};
+
 /// Takes samples of one candidate in one mode. Each sample is synchronous.
 class sampler {
  public:
-  sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info)
-      : m_c(c), m_o(o), m_h(h), m_info(info), m_probe(16), m_gated(h) {}
+  sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info,
+          const l2_flusher* flusher)
+      : m_c(c), m_o(o), m_h(h), m_info(info), m_flusher(flusher), m_probe(16), m_gated(h) {}
   virtual ~sampler() = default;
 
   /// Warm-up (module load, first launches) and any graph capture; outside the numbers.
@@ -31,6 +59,8 @@ class sampler {
   /// One sample in microseconds per launch (chain: added latency per chain).
   virtual double sample(unsigned index) = 0;
   unsigned launches_per_sample() const { return m_launches; }
+  /// How many of the candidate's workspaces the samples use in turn.
+  virtual unsigned rotated_workspaces() const { return 1; }
 
   /// The SM clock now, from the probe kernel, in MHz (0 if the probe read no time).
   double probe_clock_mhz() {
@@ -78,6 +108,7 @@ class sampler {
   const timing_options& m_o;
   const helper_kernels& m_h;
   const device::device_info& m_info;
+  const l2_flusher* m_flusher;  ///< cold and chain modes
   device::stream m_stream;
   device::device_buffer m_probe;
   gated_stream m_gated;
@@ -108,15 +139,9 @@ class graph_sampler final : public sampler {
 class gated_sampler final : public sampler {
  public:
   gated_sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info,
-                bool cold)
-      : sampler(c, o, h, info), m_cold(cold) {
-    if (m_cold) {
-      m_flush_words = static_cast<unsigned long long>(2 * m_info.l2_bytes / 16);
-      m_flush = device::device_buffer(m_flush_words * 16);
-      m_sink = device::device_buffer(16);
-      m_flush.fill(0x3c, m_gated.get());  // ordered before the flush kernels on the same stream
-    }
-  }
+                const l2_flusher* flusher, bool cold)
+      : sampler(c, o, h, info, flusher), m_cold(cold) {}
+  unsigned rotated_workspaces() const override { return m_cold ? static_cast<unsigned>(m_c.workspaces.size()) : 1; }
   void prepare() override {
     warm_up_and_estimate();
     // What the event pair itself costs: the interval of a gated pair with nothing between
@@ -129,33 +154,26 @@ class gated_sampler final : public sampler {
   }
 
   double sample(unsigned index) override {
-    if (m_cold) {
-      CUdeviceptr buf = m_flush.ptr(), sink = m_sink.ptr();
-      unsigned long long words = m_flush_words;
-      void* args[] = {&buf, &words, &sink};
-      device::launch_config flush;
-      flush.grid.x = static_cast<unsigned>(m_info.sm_count * 4);
-      flush.block.x = 512;
-      device::launch(m_h.l2_flush(), m_gated.get(), flush, args);
-    }
+    if (m_cold) m_flusher->launch(m_gated.get());
     return m_gated.interval_us([&] { launch_variant(m_cold ? index : 0, m_o.pdl, m_gated.get()); }) - event_overhead_us;
   }
 
  private:
   bool m_cold;
-  unsigned long long m_flush_words = 0;
-  device::device_buffer m_flush, m_sink;
 };
 
 /// A graph of M chains producer -> variant -> consumer (all with PDL), against a graph of M
-/// chains producer -> consumer; the difference per chain is the latency the variant adds. The
+/// chains producer -> consumer; the difference per chain is the latency the variant adds. Chain
+/// i runs on the candidate's workspace i mod (their number), so a figure averages over where
+/// the data lies in memory (timer::chain_rotation says how many). The
 /// neighbours are the options' chain model: the producer's grid, threads and shared memory decide
 /// what of the variant fits beside it, its trigger when the variant may launch; the consumer reads
 /// the variant's outputs after its wait.
 class chain_sampler final : public sampler {
  public:
-  chain_sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info)
-      : sampler(c, o, h, info), m_sink(16) {
+  chain_sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info,
+                const l2_flusher* flusher)
+      : sampler(c, o, h, info, flusher), m_sink(16) {
     const producer_model& p = o.chain.producer;
     const consumer_model& q = o.chain.consumer;
     m_producer.grid.x = static_cast<unsigned>(info.sm_count) * p.ctas_per_sm;
@@ -168,17 +186,22 @@ class chain_sampler final : public sampler {
     m_consumer.pdl = true;
     check_fits(h.producer(), m_producer, p.ctas_per_sm, "producer");
     check_fits(h.consumer(), m_consumer, q.ctas_per_sm, "consumer");
-    std::vector<unsigned long long> jobs;
-    if (q.reads != consumer_reads::none) {
-      for (const auto& [ptr, bytes] : c.workspaces.front()->written(q.reads == consumer_reads::written)) {
-        jobs.push_back(ptr);
-        jobs.push_back(bytes);
+    m_rotation = static_cast<unsigned>(c.workspaces.size());
+    for (unsigned w = 0; w < m_rotation; ++w) {  // what the consumer reads after the variant ran on workspace w
+      std::vector<unsigned long long> jobs;
+      if (q.reads != consumer_reads::none) {
+        for (const auto& [ptr, bytes] : c.workspaces[w]->written(q.reads == consumer_reads::written)) {
+          jobs.push_back(ptr);
+          jobs.push_back(bytes);
+        }
       }
+      m_read_counts.push_back(static_cast<int>(jobs.size() / 2));
+      m_jobs.emplace_back(std::max<std::size_t>(16, jobs.size() * sizeof(unsigned long long)));
+      if (!jobs.empty()) m_jobs.back().upload(jobs.data(), jobs.size() * sizeof(unsigned long long));
     }
-    m_read_count = static_cast<int>(jobs.size() / 2);
-    m_jobs = device::device_buffer(std::max<std::size_t>(16, jobs.size() * sizeof(unsigned long long)));
-    if (!jobs.empty()) m_jobs.upload(jobs.data(), jobs.size() * sizeof(unsigned long long));
   }
+
+  unsigned rotated_workspaces() const override { return m_rotation; }
 
   void prepare() override {
     const double estimate_us = std::max(warm_up_and_estimate(), 0.5);
@@ -194,12 +217,26 @@ class chain_sampler final : public sampler {
   }
 
   double sample(unsigned) override {
-    chain_base_us = time_graph_us(m_base) / m_launches;
-    chain_total_us = time_graph_us(m_chain) / m_launches;
+    chain_base_us = time_flushed_us(m_base) / m_launches;
+    chain_total_us = time_flushed_us(m_chain) / m_launches;
     return chain_total_us - chain_base_us;
   }
 
  private:
+  /// One replay between an event pair, with L2 flushed just before it (behind the gate, outside
+  /// the interval). Without the flush a decode-size chain inherits a state from the replays
+  /// before it: on the H200 one bf16 variant's added latency at T=1 sat at 0.88, 1.01 or 1.06 us
+  /// for dozens of samples at a time (the base chain without it stayed within 0.2%), which level
+  /// depending on what ran before; an untimed replay of the same graph just before did not
+  /// change that. After a flush the level is drawn afresh for each replay, so a sample varies
+  /// (about 4% at T=1) but no longer depends on the samples before it: the median averages over
+  /// the levels and its standard error shows them (results/h200/regimes-2026-12-01). Serving is
+  /// closer to this than to a warm L2, too: the weights streamed between two decode steps evict
+  /// what a step left there.
+  double time_flushed_us(const device::graph_exec& g) {
+    return m_gated.interval_us([&] { m_flusher->launch(m_gated.get()); }, [&] { g.launch(m_gated.get()); });
+  }
+
   unsigned shared_bytes(long long model) const {
     return static_cast<unsigned>(model < 0 ? m_info.shared_per_block_optin_bytes : model);
   }
@@ -224,32 +261,37 @@ class chain_sampler final : public sampler {
     const double cycles_per_us = std::max(1, m_info.max_sm_clock_mhz);
     unsigned long long producer_cycles = static_cast<unsigned long long>(p.duration_us * cycles_per_us);
     unsigned long long trigger_cycles = p.trigger < 0 ? ~0ull : static_cast<unsigned long long>(p.trigger * p.duration_us * cycles_per_us);
-    CUdeviceptr jobs = m_jobs.ptr(), sink = m_sink.ptr();
-    int count = m_read_count;
+    CUdeviceptr jobs = 0, sink = m_sink.ptr();
+    int count = 0;
     void* producer_args[] = {&producer_cycles, &trigger_cycles};
     void* consumer_args[] = {&jobs, &count, &sink};
     device::begin_capture(m_stream.get());
-    for (unsigned i = 0; i < m_launches; ++i) {
+    for (unsigned i = 0; i < m_launches; ++i) {  // chain i runs on workspace i mod rotation
+      const unsigned w = i % m_rotation;
       device::launch(m_h.producer(), m_stream.get(), m_producer, producer_args);
-      if (with_variant) launch_variant(0, m_o.pdl);
+      if (with_variant) launch_variant(w, m_o.pdl);
+      jobs = m_jobs[w].ptr();
+      count = m_read_counts[w];
       device::launch(m_h.consumer(), m_stream.get(), m_consumer, consumer_args);
     }
     return device::graph_exec::end_capture(m_stream.get());
   }
 
   device::launch_config m_producer, m_consumer;
-  device::device_buffer m_jobs, m_sink;
-  int m_read_count = 0;
+  std::vector<device::device_buffer> m_jobs;  // per workspace: (pointer, bytes) pairs the consumer reads
+  std::vector<int> m_read_counts;
+  device::device_buffer m_sink;
+  unsigned m_rotation = 1;
   device::graph_exec m_base, m_chain;
 };
 
 std::unique_ptr<sampler> make_sampler(const candidate& c, const timing_options& o, const helper_kernels& h,
-                                      const device::device_info& info) {
+                                      const device::device_info& info, const l2_flusher* flusher) {
   switch (o.mode) {
-    case timing_mode::graph: return std::make_unique<graph_sampler>(c, o, h, info);
-    case timing_mode::isolated: return std::make_unique<gated_sampler>(c, o, h, info, false);
-    case timing_mode::cold: return std::make_unique<gated_sampler>(c, o, h, info, true);
-    case timing_mode::chain: return std::make_unique<chain_sampler>(c, o, h, info);
+    case timing_mode::graph: return std::make_unique<graph_sampler>(c, o, h, info, flusher);
+    case timing_mode::isolated: return std::make_unique<gated_sampler>(c, o, h, info, flusher, false);
+    case timing_mode::cold: return std::make_unique<gated_sampler>(c, o, h, info, flusher, true);
+    case timing_mode::chain: return std::make_unique<chain_sampler>(c, o, h, info, flusher);
   }
   throw error(error_kind::usage, "unknown timing mode");
 }
@@ -296,6 +338,11 @@ unsigned timer::cold_rotation(double working_set_bytes) const {
   return static_cast<unsigned>(std::clamp(std::ceil(1.5 * static_cast<double>(m_info.l2_bytes) / working_set_bytes), 1.0, 8.0));
 }
 
+unsigned timer::chain_rotation(double working_set_bytes) const {
+  if (working_set_bytes <= 0) return 1;
+  return static_cast<unsigned>(std::clamp(std::floor(0.5 * static_cast<double>(m_info.l2_bytes) / working_set_bytes), 1.0, 8.0));
+}
+
 std::vector<measurement> timer::measure(const std::vector<candidate>& candidates, const timing_options& options) const {
   const std::size_t n = candidates.size();
   std::vector<std::unique_ptr<sampler>> samplers;
@@ -304,6 +351,8 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
   std::vector<std::vector<double>> base_us(n), total_us(n);
   std::vector<clock_type::time_point> started(n);
   std::vector<double> clock_threshold(n, 0);
+  std::unique_ptr<l2_flusher> flusher;
+  if (options.mode == timing_mode::cold || options.mode == timing_mode::chain) flusher = std::make_unique<l2_flusher>(m_helpers, m_info);
 
   for (std::size_t i = 0; i < n; ++i) {
     const candidate& c = candidates[i];
@@ -311,7 +360,7 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
     nvtx::range variant_range(c.label, c.tokens);
     nvtx::range measure_range("measure", c.tokens);
     started[i] = clock_type::now();
-    samplers.push_back(make_sampler(c, options, m_helpers, m_info));
+    samplers.push_back(make_sampler(c, options, m_helpers, m_info, flusher.get()));
     {
       watch::scope gpu_work(c.label);  // a supervisor names this variant if it hangs or faults here
       samplers.back()->prepare();
@@ -322,7 +371,7 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
     m.pdl = options.pdl;
     m.launches_per_sample = samplers.back()->launches_per_sample();
     m.event_overhead_us = samplers.back()->event_overhead_us;
-    m.rotated_workspaces = options.mode == timing_mode::cold ? static_cast<unsigned>(c.workspaces.size()) : 1;
+    m.rotated_workspaces = samplers.back()->rotated_workspaces();
     m.bytes_moved = c.bytes_moved;
     m.fits_in_l2 = c.bytes_moved <= static_cast<double>(m_info.l2_bytes);
   }

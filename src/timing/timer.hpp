@@ -63,7 +63,7 @@ struct measurement {
   sample_stats stats;                ///< over the kept samples, microseconds
   stop_reason stopped = stop_reason::running;
   unsigned launches_per_sample = 1;  ///< graph: launches per replay; chain: chains per replay
-  unsigned rotated_workspaces = 1;   ///< cold: input sets cycled through
+  unsigned rotated_workspaces = 1;   ///< cold: input sets cycled through; chain: workspaces the chains use in turn
   double bytes_moved = 0;            ///< per launch
   bool fits_in_l2 = false;           ///< whether bytes_moved fits in L2 (hot numbers may beat HBM)
   double wall_s = 0;                 ///< wall time of warm-up and sampling
@@ -82,6 +82,10 @@ class timer {
 
   /// How many input sets cold mode rotates through for a working set of this size.
   unsigned cold_rotation(double working_set_bytes) const;
+  /// How many workspaces chain mode spreads its chains over for a working set of this size:
+  /// as many as fit in half the L2, at most 8. Each allocation lands elsewhere in memory, so a
+  /// figure averages over where the data lies instead of taking one placement's luck.
+  unsigned chain_rotation(double working_set_bytes) const;
 
  private:
   const device::device_info& m_info;
