@@ -33,6 +33,9 @@ std::optional<choice> choose(long long tokens, const std::vector<timed_variant>&
     return nullptr;
   };
   const timed_variant* incumbent = find(who.baseline);
+  // The floor defends a committed choice only; everything else is measured in this run alone.
+  const selection_rule own{rule.min_gain, rule.noise_sigmas, 0};
+  const selection_rule& defence = incumbent ? rule : own;
   if (!incumbent) incumbent = find(who.previous);
   if (!incumbent) incumbent = find(who.reference);
   const timed_variant* fastest = ok.front();
@@ -42,11 +45,11 @@ std::optional<choice> choose(long long tokens, const std::vector<timed_variant>&
   c.baseline = who.baseline;
   c.baseline_qualified = find(who.baseline) != nullptr;
   const timed_variant* winner = incumbent;
-  if (!incumbent || clearly_faster(*fastest, *incumbent, rule)) {
+  if (!incumbent || clearly_faster(*fastest, *incumbent, defence)) {
     // The tie band: not clearly slower than the fastest, and (with an incumbent) clearly faster than it.
     std::vector<const timed_variant*> band;
     for (const timed_variant* t : ok) {
-      if (!clearly_faster(*fastest, *t, rule) && (!incumbent || clearly_faster(*t, *incumbent, rule))) band.push_back(t);
+      if (!clearly_faster(*fastest, *t, own) && (!incumbent || clearly_faster(*t, *incumbent, defence))) band.push_back(t);
     }
     std::stable_sort(band.begin(), band.end(), [](const timed_variant* a, const timed_variant* b) { return a->order < b->order; });
     winner = band.front();
@@ -55,7 +58,7 @@ std::optional<choice> choose(long long tokens, const std::vector<timed_variant>&
     }
     if (incumbent) {
       c.gain = incumbent->median_us / winner->median_us - 1;
-      const double se = std::hypot(standard_error(*winner, rule), standard_error(*incumbent, rule));
+      const double se = std::hypot(standard_error(*winner, defence), standard_error(*incumbent, defence));
       c.gain_sigmas = se > 0 ? (incumbent->median_us - winner->median_us) / se : 0;
     }
   } else {

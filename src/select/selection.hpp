@@ -22,9 +22,13 @@ struct timed_variant {
 struct selection_rule {
   double min_gain = 0.02;  ///< a challenger must be at least this much faster (fraction)
   double noise_sigmas = 2; ///< ... and faster by more than this many combined standard errors
-  /// The least relative standard error a median is taken to have: what one run's samples cannot
-  /// show, the spread of a variant's median from one run (machine, process) to the next
-  /// (bench/run_to_run_noise.py measures it from two sweeps). 0: the samples' own.
+  /// The least relative standard error a median is taken to have when a challenger must beat
+  /// the baseline's choice (sweep --baseline): the spread of a variant's median from one run
+  /// (machine, process) to the next, which one run's samples cannot show
+  /// (bench/run_to_run_noise.py, bench/process_spread.sh). A committed choice is replaced only
+  /// beyond it; among variants of this run alone (the previous count's choice, the reference,
+  /// the tie band) the samples' own errors decide, so the table stays within the minimum gain of
+  /// the fastest. 0: the samples' own everywhere.
   double noise_floor = 0;
 };
 
@@ -57,9 +61,10 @@ struct choice {
 
 /// Chooses at one token count (SPEC 2, "Selection"). The incumbent is the first qualified of
 /// baseline, previous and reference. It keeps the count unless the fastest qualified variant is
-/// clearly_faster; then the winner is, among the variants clearly faster than the incumbent and
-/// not clearly slower than the fastest (the tie band), the first of: previous, then knob order,
-/// so that noise among equals never decides. Returns nothing when no variant is qualified.
+/// clearly_faster (with the noise floor when the incumbent is the baseline's choice); then the
+/// winner is, among the variants clearly faster than the incumbent and not clearly slower than
+/// the fastest (the tie band, on the samples' own errors), the first of: previous, then knob
+/// order, so that noise among equals never decides. Returns nothing when no variant is qualified.
 std::optional<choice> choose(long long tokens, const std::vector<timed_variant>& timed, const incumbency& who, const selection_rule& rule);
 
 /// A run of adjacent token counts with the same winner.
