@@ -6,14 +6,16 @@
 # (sqrt(sd^2 - se^2)): an effect of the process (placement of data, code, graphs) that one run
 # cannot see and that selection.noise_floor has to cover. Issue 16 measured about 1% at T=1
 # (results/h200/regimes-2026-12-01/f-summary.txt).
+# EXTRA (environment) adds flags to each time command, e.g. EXTRA="--chain-workspaces 1".
 # usage: bench/process_spread.sh KK3TUNE OUTDIR FAMILY MODE T VARIANTS [REPEATS] [MAX_TIME]
 set -uo pipefail
+# shellcheck disable=SC2086  # EXTRA is split into flags on purpose
 kk3=${1:?usage: process_spread.sh KK3TUNE OUTDIR FAMILY MODE T VARIANTS [REPEATS] [MAX_TIME]}
 out=${2:?outdir} family=${3:?family} mode=${4:?mode} t=${5:?tokens} variants=${6:?variants} repeats=${7:-6} max_time=${8:-0.3}
 mkdir -p "$out"
 for i in $(seq 1 "$repeats"); do
   "$kk3" time --family "$family" --mode "$mode" --tokens "$t" --timing chain --variant "$variants" --seed "$i" \
-    --max-time "$max_time" --min-samples 150 --cache-dir "$out/cache" --json "$out/run-$i.json" >"$out/run-$i.log" 2>&1 ||
+    --max-time "$max_time" --min-samples 150 --cache-dir "$out/cache" ${EXTRA:-} --json "$out/run-$i.json" >"$out/run-$i.log" 2>&1 ||
     echo "run $i failed: $(tail -2 "$out/run-$i.log")"
 done
 python3 - "$out" <<'PY'

@@ -28,6 +28,7 @@ struct time_options {
   double min_time_s = 0.01;
   double max_time_s = 0.4;
   double ceiling_tb_s = 0;
+  unsigned chain_workspaces = 0;  ///< --chain-workspaces (0: timer::chain_rotation)
   std::string json;  ///< --json FILE, or "-" for stdout
   objective_options chain;  ///< --producer-*, --consumer-*
 };
@@ -98,6 +99,9 @@ int run_time(const global_options& global, time_options o) {
   // The chain model is the family's unless flags change it; checked before any GPU work.
   const timing::objective objective =
       objective_of(families::find_family(o.target.family), timing::parse_timing_mode(o.timing_mode), !o.no_pdl, o.chain);
+  if (o.chain_workspaces && objective.mode != timing::timing_mode::chain) {
+    throw error(error_kind::usage, "--chain-workspaces spreads the chains over workspaces: it needs --timing chain");
+  }
   timing::timing_options to = timing::options_for(objective);
   to.stop.noise_target = o.noise_percent / 100;
   to.stop.min_samples = o.min_samples;
@@ -111,7 +115,9 @@ int run_time(const global_options& global, time_options o) {
   const timing::helper_kernels helpers(*v.engine, v.info.arch, v.kernel_dir);
   const timing::timer timer(v.info, helpers);
   if (to.mode == timing::timing_mode::cold) add_workspaces(v, timer.cold_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
-  if (to.mode == timing::timing_mode::chain) add_workspaces(v, timer.chain_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
+  if (to.mode == timing::timing_mode::chain) {
+    add_workspaces(v, o.chain_workspaces ? o.chain_workspaces : timer.chain_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
+  }
 
   std::vector<timing::candidate> candidates;
   for (const loaded_kernel& k : v.kernels) {
@@ -167,6 +173,10 @@ void add_time_command(CLI::App& app, const global_options& global, int& exit_cod
   cmd->add_option("--max-time", o->max_time_s, "most sampling time, seconds (default 0.4)")->check(CLI::PositiveNumber);
   cmd->add_option("--ceiling-tb-s", o->ceiling_tb_s, "bandwidth ceiling to report a fraction of, TB/s");
   add_objective_options(cmd, o->chain);
+  cmd->add_option("--chain-workspaces", o->chain_workspaces,
+                  "chain: workspaces the chains run on in turn (default: as many as fit in half the L2, at most 8)")
+      ->check(CLI::Range(1u, 64u))
+      ->group("Chain model");
   cmd->add_option("--json", o->json, "also write the result as JSON to FILE ('-': stdout, the table goes to stderr)");
   cmd->callback([&global, &exit_code, o] { exit_code = run_time(global, *o); });
 }
