@@ -174,7 +174,7 @@ void add_time_command(CLI::App& app, const global_options& global, int& exit_cod
   cmd->add_option("--ceiling-tb-s", o->ceiling_tb_s, "bandwidth ceiling to report a fraction of, TB/s");
   add_objective_options(cmd, o->chain);
   cmd->add_option("--chain-workspaces", o->chain_workspaces,
-                  "chain: workspaces the chains run on in turn (default: as many as fit in half the L2, at most 8)")
+                  "chain: most workspaces the chains run on in turn (default: as many as fit in half the L2, at most 8; never more than a quarter of a replay's chains)")
       ->check(CLI::Range(1u, 64u))
       ->group("Chain model");
   cmd->add_option("--json", o->json, "also write the result as JSON to FILE ('-': stdout, the table goes to stderr)");

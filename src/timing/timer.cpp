@@ -186,8 +186,7 @@ class chain_sampler final : public sampler {
     m_consumer.pdl = true;
     check_fits(h.producer(), m_producer, p.ctas_per_sm, "producer");
     check_fits(h.consumer(), m_consumer, q.ctas_per_sm, "consumer");
-    m_rotation = static_cast<unsigned>(c.workspaces.size());
-    for (unsigned w = 0; w < m_rotation; ++w) {  // what the consumer reads after the variant ran on workspace w
+    for (std::size_t w = 0; w < c.workspaces.size(); ++w) {  // what the consumer reads after the variant ran on workspace w
       std::vector<unsigned long long> jobs;
       if (q.reads != consumer_reads::none) {
         for (const auto& [ptr, bytes] : c.workspaces[w]->written(q.reads == consumer_reads::written)) {
@@ -208,6 +207,9 @@ class chain_sampler final : public sampler {
     const double least = std::max(1u, m_o.graph_min_launches);
     const double per_chain = estimate_us + m_o.chain.producer.duration_us;
     m_launches = static_cast<unsigned>(std::clamp(std::ceil(m_o.graph_target_us / per_chain), least, std::max(least, double(m_o.chain_max))));
+    // After the flush a workspace's first chain in a replay reads cold data: at most a quarter of
+    // the chains do, so a short screening graph and a full one weigh cold reads alike.
+    m_rotation = std::clamp(m_launches / 4, 1u, static_cast<unsigned>(m_c.workspaces.size()));
     m_base = capture(false);
     m_chain = capture(true);
     for (unsigned i = 0; i < std::max(1u, m_o.warm_replays); ++i) {

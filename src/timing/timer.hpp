@@ -82,9 +82,10 @@ class timer {
 
   /// How many input sets cold mode rotates through for a working set of this size.
   unsigned cold_rotation(double working_set_bytes) const;
-  /// How many workspaces chain mode spreads its chains over for a working set of this size:
-  /// as many as fit in half the L2, at most 8. Each allocation lands elsewhere in memory, so a
-  /// figure averages over where the data lies instead of taking one placement's luck.
+  /// How many workspaces chain mode may spread its chains over for a working set of this size:
+  /// as many as fit in half the L2, at most 8 (the sampler uses at most a quarter of a replay's
+  /// chains' worth). Each allocation lands elsewhere in memory, so a figure averages over where
+  /// the data lies instead of taking one placement's luck.
   unsigned chain_rotation(double working_set_bytes) const;
 
  private:
