@@ -1,5 +1,7 @@
 #include "cli/app.hpp"
 
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -14,6 +16,45 @@ void add_cache_options(CLI::App* cmd, cache_options& o) {
   cmd->add_flag("--no-cache", o.no_cache, "compile everything; read and write no cache");
 }
 
+namespace {
+
+/// The subcommand a command line names: its first word that is neither an option nor the value
+/// of a global option ("" when there is none).
+std::string subcommand_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--kernel-dir" || a == "--config-dir") {
+      ++i;  // its value
+    } else if (a.empty() || a[0] != '-') {
+      return a;
+    }
+  }
+  return {};
+}
+
+/// The subcommand nearest to `word` (by edits, or one it begins), or "".
+std::string nearest_subcommand(const CLI::App& app, const std::string& word) {
+  std::string best;
+  std::size_t best_distance = 3;  // at most two edits
+  for (const CLI::App* s : app.get_subcommands({})) {
+    const std::string& name = s->get_name();
+    const std::size_t d = name.rfind(word, 0) == 0 && word.size() >= 2 ? 0 : edit_distance(word, name);
+    if (d < best_distance) {
+      best_distance = d;
+      best = name;
+    }
+  }
+  return best;
+}
+
+std::string subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* s : app.get_subcommands({})) names.push_back(s->get_name());
+  return join(names, ", ");
+}
+
+}  // namespace
+
 CLI::Validator positive_integer() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -24,10 +65,31 @@ CLI::Validator positive_integer() {
       "POSITIVE");
 }
 
+namespace {
+
+CLI::Validator number_at_least(double least, bool strictly, const char* expected, const char* name) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v) || v < least || (strictly && v == least)) {
+          return "'" + text + "': expected " + expected;
+        }
+        return {};
+      },
+      name);
+}
+
+}  // namespace
+
+CLI::Validator positive_number() { return number_at_least(0, true, "a number above 0", "POSITIVE"); }
+CLI::Validator non_negative_number() { return number_at_least(0, false, "a number of at least 0", "NONNEGATIVE"); }
+
 int run(int argc, char** argv) {
-  CLI::App app{"kk3tune: autotuner and benchmarker for the Kimi-K3 decode-path CUDA kernels"};
+  CLI::App app{"kk3tune: autotuner and benchmarker for the Kimi-K3 decode-path CUDA kernels", "kk3tune"};
   app.set_version_flag("--version", tool_version_line());
   app.require_subcommand(1);
+  app.fallthrough();  // inherited by the subcommands: global options may follow the subcommand too
   app.footer(
       "Exit codes: 0 success, 1 regression or verification failure, 2 bad usage or input,\n"
       "3 device or compile environment problem.");
@@ -50,11 +112,54 @@ int run(int argc, char** argv) {
   add_compare_command(app, global, exit_code);
   add_report_command(app, global, exit_code);
 
+  // `kk3tune help [SUBCOMMAND]`, and a word that names no subcommand, before CLI11 sees them (it
+  // would only say that a subcommand is required).
+  const std::string word = subcommand_word(argc, argv);
+  const CLI::App* named = nullptr;
+  if (!word.empty()) {
+    for (const CLI::App* s : app.get_subcommands({})) {
+      if (s->get_name() == word) named = s;
+    }
+  }
+  if (!word.empty() && !named) {
+    if (word == "help") {
+      const std::string what = [&] {
+        for (int i = 1; i + 1 < argc; ++i) {
+          if (argv[i] == word) return std::string(argv[i + 1]);
+        }
+        return std::string();
+      }();
+      for (const CLI::App* s : app.get_subcommands({})) {
+        if (s->get_name() == what) {
+          std::cout << s->help();
+          return k_exit_ok;
+        }
+      }
+      if (!what.empty()) {
+        std::cerr << "kk3tune: usage error: help: no subcommand '" << what << "'; the subcommands: " << subcommand_names(app) << "\n";
+        return k_exit_usage;
+      }
+      std::cout << app.help();
+      return k_exit_ok;
+    }
+    const std::string near = nearest_subcommand(app, word);
+    std::cerr << "kk3tune: usage error: no subcommand '" << word << "'" << (near.empty() ? "" : " (did you mean '" + near + "'?)")
+              << "; the subcommands: " << subcommand_names(app) << "\n";
+    return k_exit_usage;
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int printed = app.exit(e);  // prints help, version or the error
-    return printed == 0 ? k_exit_ok : k_exit_usage;
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? k_exit_ok : k_exit_usage;  // --help, --version
+    // Every usage error reads the same: "kk3tune: usage error: ...", and where to look.
+    std::string what = e.what();
+    if (word.empty() && what.find("subcommand is required") != std::string::npos) {
+      what = "a subcommand is required: kk3tune SUBCOMMAND [OPTIONS]; the subcommands: " + subcommand_names(app);
+    }
+    std::cerr << "kk3tune: usage error: " << what << "\n"
+              << "Run 'kk3tune " << (named ? word + " " : std::string()) << "--help' for the options.\n";
+    return k_exit_usage;
   }
   return exit_code;
 }

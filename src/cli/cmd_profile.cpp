@@ -58,7 +58,7 @@ void add_profile_command(CLI::App& app, const global_options& global, int& exit_
   CLI::App* cmd = app.add_subcommand(
       "profile", "Run exactly N launches of one variant inside cuProfilerStart/Stop and one NVTX range, for nsys and ncu");
   add_variant_options(cmd, o->target);
-  cmd->add_option("--iterations,-n", o->iterations, "launches to profile (default 10)")->check(CLI::PositiveNumber);
+  cmd->add_option("--iterations,-n", o->iterations, "launches to profile (default 10)")->check(positive_integer());
   cmd->add_option("--warmup", o->warmup, "launches before the profiled range (default 3)");
   cmd->add_flag("--no-pdl", o->no_pdl, "launch without programmatic dependent launch");
   cmd->callback([&global, &exit_code, o] { exit_code = run_profile(global, *o); });

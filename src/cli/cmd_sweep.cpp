@@ -481,7 +481,7 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   cmd->add_flag("--resume", o->resume, "continue the sweep whose journal (OUT.journal) a kill or a fault left, with the same flags");
   cmd->add_option("--variant-timeout", o->variant_timeout_s,
                   "seconds one variant's GPU work may take before it counts as hung and its worker is restarted (default 60)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_flag("--no-isolation", o->no_isolation, "measure in this process (a sticky CUDA fault then ends the sweep; the journal keeps what was measured)");
   cmd->add_option("--inject-fault", o->inject, "test only: VARIANT=illegal_address|trap|hang makes that variant fail on purpose")
       ->group("");  // hidden from --help

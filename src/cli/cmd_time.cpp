@@ -167,10 +167,10 @@ void add_time_command(CLI::App& app, const global_options& global, int& exit_cod
       ->check(CLI::IsMember({"graph", "isolated", "cold", "chain"}));
   cmd->add_flag("--no-pdl", o->no_pdl, "launch without programmatic dependent launch");
   cmd->add_option("--noise", o->noise_percent, "target relative standard error of the median, percent (default 0.5)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--min-samples", o->min_samples, "fewest samples (default 10)")->check(CLI::PositiveNumber);
-  cmd->add_option("--min-time", o->min_time_s, "least sampling time, seconds (default 0.01)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-time", o->max_time_s, "most sampling time, seconds (default 0.4)")->check(CLI::PositiveNumber);
+      ->check(positive_number());
+  cmd->add_option("--min-samples", o->min_samples, "fewest samples (default 10)")->check(positive_integer());
+  cmd->add_option("--min-time", o->min_time_s, "least sampling time, seconds (default 0.01)")->check(non_negative_number());
+  cmd->add_option("--max-time", o->max_time_s, "most sampling time, seconds (default 0.4)")->check(positive_number());
   cmd->add_option("--ceiling-tb-s", o->ceiling_tb_s, "bandwidth ceiling to report a fraction of, TB/s");
   add_objective_options(cmd, o->chain);
   cmd->add_option("--chain-workspaces", o->chain_workspaces,

@@ -143,7 +143,7 @@ void add_verify_command(CLI::App& app, const global_options& global, int& exit_c
   cmd->add_option("--family", o->family, "kernel family")->required();
   cmd->add_option("--mode", o->mode, "only this mode (default: all)");
   cmd->add_option("--variant", o->variant, "only these variants, a comma list of ids or 'all' (the reference is always verified too)");
-  cmd->add_option("--tokens,-T", o->tokens, "token counts besides the edge shapes")->delimiter(',')->check(CLI::PositiveNumber);
+  cmd->add_option("--tokens,-T", o->tokens, "token counts besides the edge shapes")->delimiter(',')->check(positive_integer());
   add_shape_options(cmd, o->shape, true);
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and printed)");
   cmd->add_option("--save-workspace", o->save_dir, "write the inputs, expected and actual outputs of failing variants as .npy files here");

@@ -24,8 +24,11 @@ struct cache_options {
 void add_cache_options(CLI::App* cmd, cache_options& o);
 
 /// A check for count flags (--tokens): a whole number of at least 1, or "expected a positive
-/// integer" (CLI::PositiveNumber's message prints the range of a double).
+/// integer" (CLI::PositiveNumber's message prints the range of a double, 300 digits long).
 CLI::Validator positive_integer();
+/// Checks for number flags (seconds, percent): above 0, or at least 0, with a short message.
+CLI::Validator positive_number();
+CLI::Validator non_negative_number();
 
 void add_doctor_command(CLI::App& app, const global_options& global, int& exit_code);
 void add_list_command(CLI::App& app, const global_options& global, int& exit_code);

@@ -49,7 +49,7 @@ void add_shape_options(CLI::App* cmd, shape_options& o, bool lists) {
                                  "block count" + std::string(lists ? "s" : "") + " NB: --shape blocks=..." +
                                      (lists ? " (attn_res: picks the modes with those NB)" : " (attn_res: the mode's NB)"));
   for (auto* opt : {heads, blocks}) {
-    opt->check(CLI::NonNegativeNumber);
+    opt->check(non_negative_number());
     if (lists) {
       opt->delimiter(',');
     } else {

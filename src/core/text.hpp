@@ -17,6 +17,9 @@ std::string trim(std::string_view text);
 /// Joins with a separator.
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
+/// Edits (insert, delete, replace one character) that turn `a` into `b` (Levenshtein).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
 /// A number as people write it: no trailing zeros, at most 6 significant digits ("5", "0.02", "227.5").
 std::string format_number(double x);
 

@@ -1,0 +1,98 @@
+// Issue 17's friction list, one test each: what a new user tripped over on the command line.
+// Every case runs the kk3tune binary with the driver hidden, so it behaves the same with or
+// without a GPU. Each of these failed on main before issue 17.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/test_support.hpp"
+
+namespace kk3 {
+namespace {
+
+namespace fs = std::filesystem;
+using test::run_kk3tune;
+
+const std::string k_no_driver = "KK3TUNE_LIBCUDA=/nonexistent/libcuda.so.1";
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(cli_friction, global_options_work_after_the_subcommand_too) {
+  test::temp_dir dir;
+  fs::copy(KK3_CONFIG_DIR, dir.path() / "configs", fs::copy_options::recursive);
+  const std::string configs = (dir.path() / "configs").string();
+  for (const auto& args : {std::vector<std::string>{"--config-dir", configs, "list", "--family", "attn_res"},
+                           std::vector<std::string>{"list", "--family", "attn_res", "--config-dir", configs},
+                           std::vector<std::string>{"list", "--config-dir", configs, "--family", "attn_res"}}) {
+    const auto r = run_kk3tune(args, {k_no_driver});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, configs + "/attn_res.json")) << r.output;  // the folder given, not the search
+  }
+  const auto r = run_kk3tune({"list", "--kernel-dir", "/nonexistent/kernels", "--config-dir", "/nonexistent/configs"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "/nonexistent/configs")) << r.output;
+}
+
+TEST(cli_friction, a_misspelt_subcommand_is_named_with_the_nearest_one) {
+  auto r = run_kk3tune({"lst"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune: usage error: no subcommand 'lst' (did you mean 'list'?)")) << r.output;
+  EXPECT_TRUE(contains(r.output, "the subcommands: doctor, list, compile")) << r.output;
+  r = run_kk3tune({"--config-dir", "configs", "swep", "--out", "x.json"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "(did you mean 'sweep'?)")) << r.output;
+  r = run_kk3tune({"frobnicate"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "no subcommand 'frobnicate';")) << r.output;
+  EXPECT_FALSE(contains(r.output, "did you mean")) << r.output;
+  r = run_kk3tune({});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune: usage error: a subcommand is required: kk3tune SUBCOMMAND [OPTIONS]")) << r.output;
+}
+
+TEST(cli_friction, help_is_a_subcommand_word_too) {
+  auto r = run_kk3tune({"help"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "Usage: kk3tune [OPTIONS] SUBCOMMAND")) << r.output;
+  r = run_kk3tune({"help", "time"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "--max-time")) << r.output;
+  r = run_kk3tune({"help", "tiem"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune: usage error: help: no subcommand 'tiem'")) << r.output;
+}
+
+TEST(cli_friction, parser_errors_carry_the_usage_error_prefix) {
+  for (const auto& args : {std::vector<std::string>{"time", "--family", "mla_decode_epilogue", "--bogus"},
+                           std::vector<std::string>{"compile", "--jobs", "many"},
+                           std::vector<std::string>{"compare", "a.json", "b.json", "--threshold"}}) {
+    const auto r = run_kk3tune(args, {k_no_driver});
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "kk3tune: usage error: ")) << r.output;
+    EXPECT_TRUE(contains(r.output, "Run 'kk3tune " + args[0] + " --help' for the options.")) << r.output;
+  }
+}
+
+TEST(cli_friction, number_flags_say_what_they_expect_in_a_few_words) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"profile", "--family", "mla_decode_epilogue", "-n", "0"}, "--iterations: '0': expected a positive integer"},
+      {{"time", "--family", "mla_decode_epilogue", "--max-time", "0"}, "--max-time: '0': expected a number above 0"},
+      {{"time", "--family", "mla_decode_epilogue", "--min-samples", "2.5"}, "--min-samples: '2.5': expected a positive integer"},
+      {{"time", "--family", "mla_decode_epilogue", "--heads", "-1"}, "--heads: '-1': expected a number of at least 0"}};
+  for (const auto& [args, message] : cases) {
+    const auto r = run_kk3tune(args, {k_no_driver});
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "kk3tune: usage error: " + message)) << r.output;
+    EXPECT_LT(r.output.size(), 300u) << r.output;  // no 300-digit range of a double
+  }
+}
+
+TEST(cli_friction, time_checks_its_arguments_before_looking_for_a_gpu) {
+  const auto r = run_kk3tune({"time", "--family", "mla_decode_epilogue", "--heads", "0"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune: usage error: --heads: 0 is below 1")) << r.output;
+  EXPECT_FALSE(contains(r.output, "no NVIDIA driver")) << r.output;
+}
+
+}  // namespace
+}  // namespace kk3
