@@ -19,8 +19,7 @@ struct merge_options {
 int run_merge(const global_options& global, const merge_options& o) {
   // Everything is read and checked before the output is touched; the output is written
   // atomically, so a refused merge or a crash never leaves a partial file.
-  require_writable_folder(o.out.has_parent_path() ? o.out.parent_path() : ".",
-                          "--out " + o.out.string());
+  require_output_file(o.out, "--out " + o.out.string(), {o.inputs.begin(), o.inputs.end()});
   std::vector<merge::shard_input> shards;
   for (const std::string& input : o.inputs) shards.push_back(merge::read_shard(input));
   const nlohmann::ordered_json merged = merge::merge_shards(std::move(shards), global.argv);

@@ -18,7 +18,7 @@ struct report_options {
 
 int run_report(const report_options& o) {
   // Refuse an output folder that is missing or read-only before reading a large input.
-  require_writable_folder(o.html.parent_path(), "--html " + o.html.string());
+  require_output_file(o.html, "--html " + o.html.string(), {o.input});
   const report::result_document doc = report::read_result_document(o.input);
   const report::html_report page =
       report::render_html_report(doc, report::read_report_extras(o.input));

@@ -334,7 +334,7 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
     request.tokens.erase(std::unique(request.tokens.begin(), request.tokens.end()), request.tokens.end());
     request.config.tokens = request.tokens;
   }
-  require_writable_folder(o.out.parent_path(), "--out " + o.out.string());
+  require_output_file(o.out, "--out " + o.out.string());
   if (!o.arch.empty()) jit::parse_arch_list(o.arch);
   jit::require_cuda_include_dir();
   sweep::check_plan(request);

@@ -109,7 +109,7 @@ int run_time(const global_options& global, time_options o) {
   to.stop.max_time_s = o.max_time_s;
 
   if (!o.json.empty() && o.json != "-") {  // before any GPU work
-    require_writable_folder(std::filesystem::path(o.json).parent_path(), "--json " + o.json);
+    require_output_file(o.json, "--json " + o.json);
   }
   loaded_variant v = load_variant(global, o.target);
   const timing::helper_kernels helpers(*v.engine, v.info.arch, v.kernel_dir);

@@ -157,4 +157,19 @@ std::string format_number(double x) {
   return buf;
 }
 
+void require_output_file(const std::filesystem::path& file, const std::string& what,
+                         const std::vector<std::filesystem::path>& inputs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) {
+    throw error(error_kind::usage, what + ": is a folder; name a file in it (e.g. " + (file / "out.json").string() + ")");
+  }
+  for (const fs::path& input : inputs) {
+    if (fs::exists(file, ec) && fs::equivalent(file, input, ec)) {
+      throw error(error_kind::usage, what + ": is also the input " + input.string() + "; writing it would overwrite what is read");
+    }
+  }
+  require_writable_folder(file.has_parent_path() ? file.parent_path() : fs::path("."), what);
+}
+
 }  // namespace kk3

@@ -94,5 +94,32 @@ TEST(cli_friction, time_checks_its_arguments_before_looking_for_a_gpu) {
   EXPECT_FALSE(contains(r.output, "no NVIDIA driver")) << r.output;
 }
 
+TEST(cli_friction, an_output_that_is_a_folder_or_an_input_is_refused_before_any_work) {
+  test::temp_dir dir;
+  // sweep --out naming a folder: refused at once, not after compiling everything, and no journal.
+  auto r = run_kk3tune({"sweep", "--arch", "sm_90a", "--no-cache", "--out", dir.path().string()}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune: usage error: --out " + dir.path().string() + ": is a folder; name a file in it")) << r.output;
+  EXPECT_FALSE(contains(r.output, "compile ")) << r.output;
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  // report --html naming its own input (by another path too): the input stays as it was.
+  const fs::path input = dir.path() / "s.json";
+  fs::copy_file(fs::path(KK3_FIXTURE_DIR) / "compare" / "sweep-base.json", input);
+  const auto size = fs::file_size(input);
+  for (const fs::path& html : {input, dir.path() / "." / "s.json"}) {
+    r = run_kk3tune({"report", input.string(), "--html", html.string()}, {k_no_driver});
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, "kk3tune: usage error: --html " + html.string() + ": is also the input " + input.string())) << r.output;
+  }
+  EXPECT_EQ(fs::file_size(input), size);
+  // merge --out naming one of its inputs, and time --json naming a folder.
+  r = run_kk3tune({"merge", input.string(), "--out", input.string()}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "is also the input")) << r.output;
+  r = run_kk3tune({"time", "--family", "mla_decode_epilogue", "--json", dir.path().string()}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--json " + dir.path().string() + ": is a folder")) << r.output;
+}
+
 }  // namespace
 }  // namespace kk3
