@@ -82,6 +82,19 @@ CLI::Validator number_at_least(double least, bool strictly, const char* expected
 
 }  // namespace
 
+double percent_flag(const std::string& text, const std::string& flag, double lo, double hi, bool note_small) {
+  const std::optional<double> v = parse_percent(text);
+  if (!v || *v * 100 < lo || *v * 100 > hi) {
+    throw error(error_kind::usage, flag + " " + text + ": expected a percentage such as 5% (" + format_number(lo) + "% to " + format_number(hi) + "%)");
+  }
+  const std::string t = trim(text);
+  if (note_small && !t.empty() && t.back() != '%' && *v > 0 && *v < 0.01) {
+    std::cerr << "kk3tune: note: " << flag << " " << t << " is read as " << t << "% (a fraction of " << format_number(*v) << "); write "
+              << format_number(*v * 1e4) << "% for a fraction of " << t << "\n";
+  }
+  return *v;
+}
+
 CLI::Validator positive_number() { return number_at_least(0, true, "a number above 0", "POSITIVE"); }
 CLI::Validator non_negative_number() { return number_at_least(0, false, "a number of at least 0", "NONNEGATIVE"); }
 

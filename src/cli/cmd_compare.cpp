@@ -24,26 +24,9 @@ struct compare_cli_options {
 };
 
 /// "5%", "5" or "2.5%": a percentage, as a fraction.
-double parse_percent(const std::string& text, const char* flag) {
-  std::string number = text;
-  if (!number.empty() && number.back() == '%') number.pop_back();
-  std::size_t used = 0;
-  double v = -1;
-  try {
-    v = std::stod(number, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (number.empty() || used != number.size() || !std::isfinite(v) || v < 0 || v >= 1000) {
-    throw error(error_kind::usage,
-                std::string(flag) + " " + text + ": expected a percentage such as 5% (0 to 1000)");
-  }
-  return v / 100;
-}
-
 int run_compare(const compare_cli_options& o) {
   compare::compare_options options;
-  options.timing.threshold = parse_percent(o.threshold, "--threshold");
+  options.timing.threshold = percent_flag(o.threshold, "--threshold", 0, 1000, true);
   if (!(o.alpha > 0 && o.alpha < 1)) {
     char shown[32];
     std::snprintf(shown, sizeof shown, "%g", o.alpha);

@@ -46,7 +46,7 @@ struct sweep_options {
   std::vector<long long> tokens;     ///< --tokens
   std::filesystem::path out = "kk3tune-sweep.json";
   std::string arch;                  ///< --arch: compile-only archs when there is no GPU
-  double min_gain_percent = -1;      ///< --min-gain; < 0 = the plan's
+  std::string min_gain;              ///< --min-gain ("2%" or "2"); empty = the plan's
   unsigned long long seed = 0;
   cache_options cache;
   bool resume = false;               ///< --resume: continue OUT.journal
@@ -317,7 +317,7 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   if (!std::filesystem::is_regular_file(plan_file, ec)) throw error(error_kind::config, plan_file.string() + ": missing: the sweep plan");
   request.config = sweep::load_sweep_config(plan_file);
   if (request.config.is_family_config) request.family_config_file = plan_file;  // that family, read from this file
-  if (o.min_gain_percent >= 0) request.config.selection.min_gain = o.min_gain_percent / 100;
+  if (!o.min_gain.empty()) request.config.selection.min_gain = percent_flag(o.min_gain, "--min-gain", 0, 100, true);
   request.family_filter = o.family;
   request.tokens = o.tokens;
   request.kernel_dir = find_kernel_dir(global.kernel_dir).dir;
@@ -468,8 +468,7 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   cmd->add_option("--tokens,-T", o->tokens, "token counts (default: the plan's)")->delimiter(',')->check(positive_integer());
   cmd->add_option("--out,-o", o->out, "result JSON (default: kk3tune-sweep.json)");
   cmd->add_option("--arch", o->arch, "without a GPU: archs to compile for (default: sm_90a,sm_100a)");
-  cmd->add_option("--min-gain", o->min_gain_percent, "percent a challenger must gain over the incumbent (default: the plan's, 2)")
-      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--min-gain", o->min_gain, "percent a challenger must gain over the incumbent, e.g. 2% (default: the plan's, 2%)");
   cmd->add_option("--baseline", o->baseline,
                   "a committed sweep result: at each token count its choice is the incumbent, replaced only by a variant "
                   "faster by the minimum gain beyond the noise, measured head to head in this run (stable tables)");

@@ -23,7 +23,8 @@ struct time_options {
   variant_options target;
   std::string timing_mode = "graph";
   bool no_pdl = false;
-  double noise_percent = 0.5;
+  std::string noise = "0.5%";  ///< --noise
+  double noise_percent = 0.5;  ///< parsed from it
   std::size_t min_samples = 10;
   double min_time_s = 0.01;
   double max_time_s = 0.4;
@@ -102,6 +103,7 @@ int run_time(const global_options& global, time_options o) {
   if (o.chain_workspaces && objective.mode != timing::timing_mode::chain) {
     throw error(error_kind::usage, "--chain-workspaces spreads the chains over workspaces: it needs --timing chain");
   }
+  o.noise_percent = 100 * percent_flag(o.noise, "--noise", 0.001, 100, false);
   timing::timing_options to = timing::options_for(objective);
   to.stop.noise_target = o.noise_percent / 100;
   to.stop.min_samples = o.min_samples;
@@ -166,8 +168,7 @@ void add_time_command(CLI::App& app, const global_options& global, int& exit_cod
                   "timing mode: graph (default), isolated, cold or chain (--mode takes these names too)")
       ->check(CLI::IsMember({"graph", "isolated", "cold", "chain"}));
   cmd->add_flag("--no-pdl", o->no_pdl, "launch without programmatic dependent launch");
-  cmd->add_option("--noise", o->noise_percent, "target relative standard error of the median, percent (default 0.5)")
-      ->check(positive_number());
+  cmd->add_option("--noise", o->noise, "target relative standard error of the median, e.g. 0.5% (default 0.5%)");
   cmd->add_option("--min-samples", o->min_samples, "fewest samples (default 10)")->check(positive_integer());
   cmd->add_option("--min-time", o->min_time_s, "least sampling time, seconds (default 0.01)")->check(non_negative_number());
   cmd->add_option("--max-time", o->max_time_s, "most sampling time, seconds (default 0.4)")->check(positive_number());

@@ -26,6 +26,12 @@ void add_cache_options(CLI::App* cmd, cache_options& o);
 /// A check for count flags (--tokens): a whole number of at least 1, or "expected a positive
 /// integer" (CLI::PositiveNumber's message prints the range of a double, 300 digits long).
 CLI::Validator positive_integer();
+/// A percent flag's value ("5%" or "5", both five percent) as a fraction, from `lo` to `hi`
+/// percent; else error(usage) naming the flag. A bare value between 0 and 1 also prints a note
+/// that it was read as percent (0.05 is 0.05%, not 5%), when `note_small` is set: where the
+/// plan writes the same setting as a fraction.
+double percent_flag(const std::string& text, const std::string& flag, double lo, double hi, bool note_small);
+
 /// Checks for number flags (seconds, percent): above 0, or at least 0, with a short message.
 CLI::Validator positive_number();
 CLI::Validator non_negative_number();

@@ -3,6 +3,8 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cmath>
 
 #include <unistd.h>
 
@@ -47,6 +49,16 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
     out += items[i];
   }
   return out;
+}
+
+std::optional<double> parse_percent(std::string_view text) {
+  std::string number(trim(text));
+  if (!number.empty() && number.back() == '%') number = trim(number.substr(0, number.size() - 1));
+  if (number.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(v)) return std::nullopt;
+  return v / 100;
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

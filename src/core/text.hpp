@@ -17,6 +17,10 @@ std::string trim(std::string_view text);
 /// Joins with a separator.
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
+/// A percentage written "2%" or "2" (a bare number is percent too): the fraction (0.02), or
+/// nothing when the text is neither.
+std::optional<double> parse_percent(std::string_view text);
+
 /// Edits (insert, delete, replace one character) that turn `a` into `b` (Levenshtein).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

@@ -63,6 +63,33 @@ class reader {
     }
     return v.get<double>();
   }
+  /// A fraction written as a number (0.02) or as a percentage string ("2%"), from lo to hi.
+  double fraction(const json& object, const std::string& key, const std::string& pointer, double lo, double hi, double fallback) const {
+    if (!object.contains(key)) return fallback;
+    const json& v = object[key];
+    std::optional<double> f;
+    if (v.is_number()) f = v.get<double>();
+    if (v.is_string() && !v.get<std::string>().empty() && v.get<std::string>().back() == '%') f = parse_percent(v.get<std::string>());
+    if (!f || *f < lo || *f > hi) {
+      fail(pointer + "/" + key, "expected a fraction from " + format_number(lo) + " to " + format_number(hi) + ", or a percentage from " +
+                                    format_number(100 * lo) + "% to " + format_number(100 * hi) + "%");
+    }
+    return *f;
+  }
+  /// A percentage written as a number of percent (0.5) or as a string ("0.5%"), from lo to hi percent.
+  double percent(const json& object, const std::string& key, const std::string& pointer, double lo, double hi, double fallback) const {
+    if (!object.contains(key)) return fallback;
+    const json& v = object[key];
+    std::optional<double> p;
+    if (v.is_number()) p = v.get<double>();
+    if (v.is_string() && !v.get<std::string>().empty() && v.get<std::string>().back() == '%') {
+      if (const auto f = parse_percent(v.get<std::string>())) p = 100 * *f;
+    }
+    if (!p || *p < lo || *p > hi) {
+      fail(pointer + "/" + key, "expected a percentage from " + format_number(lo) + " to " + format_number(hi) + " (a number, or a string such as \"0.5%\")");
+    }
+    return *p;
+  }
   std::size_t count(const json& object, const std::string& key, const std::string& pointer, std::size_t lo, std::size_t fallback) const {
     if (!object.contains(key)) return fallback;
     const json& v = object[key];
@@ -149,9 +176,9 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
   if (doc.contains("selection")) {
     const json& s = doc["selection"];
     r.only_keys(s, "/selection", {"min_gain", "noise_sigmas", "noise_floor"});
-    c.selection.min_gain = r.number(s, "min_gain", "/selection", 0, 1, c.selection.min_gain);
+    c.selection.min_gain = r.fraction(s, "min_gain", "/selection", 0, 1, c.selection.min_gain);
     c.selection.noise_sigmas = r.number(s, "noise_sigmas", "/selection", 0, 10, c.selection.noise_sigmas);
-    c.selection.noise_floor = r.number(s, "noise_floor", "/selection", 0, 0.5, c.selection.noise_floor);
+    c.selection.noise_floor = r.fraction(s, "noise_floor", "/selection", 0, 0.5, c.selection.noise_floor);
   }
   if (doc.contains("screening")) {
     const json& s = doc["screening"];
@@ -166,7 +193,7 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
   if (doc.contains("timing")) {
     const json& s = doc["timing"];
     r.only_keys(s, "/timing", {"noise_percent", "min_samples", "max_time_s"});
-    c.timing.noise_percent = r.number(s, "noise_percent", "/timing", 0.01, 100, c.timing.noise_percent);
+    c.timing.noise_percent = r.percent(s, "noise_percent", "/timing", 0.01, 100, c.timing.noise_percent);
     c.timing.min_samples = r.count(s, "min_samples", "/timing", 2, c.timing.min_samples);
     c.timing.max_time_s = r.number(s, "max_time_s", "/timing", 0.001, 60, c.timing.max_time_s);
   }

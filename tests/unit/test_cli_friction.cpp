@@ -5,7 +5,9 @@
 
 #include <filesystem>
 
+#include "core/text.hpp"
 #include "support/test_support.hpp"
+#include "sweep/sweep_config.hpp"
 
 namespace kk3 {
 namespace {
@@ -119,6 +121,49 @@ TEST(cli_friction, an_output_that_is_a_folder_or_an_input_is_refused_before_any_
   r = run_kk3tune({"time", "--family", "mla_decode_epilogue", "--json", dir.path().string()}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "--json " + dir.path().string() + ": is a folder")) << r.output;
+}
+
+TEST(cli_friction, a_percentage_reads_the_same_everywhere) {
+  // "2%" means the same in the plan and on every percent flag; a bare number keeps each
+  // place's old meaning (a fraction in the plan's selection, percent on the command line).
+  EXPECT_DOUBLE_EQ(*parse_percent("2%"), 0.02);
+  EXPECT_DOUBLE_EQ(*parse_percent("2"), 0.02);
+  EXPECT_DOUBLE_EQ(*parse_percent(" 0.5 % "), 0.005);
+  EXPECT_FALSE(parse_percent("two"));
+  EXPECT_FALSE(parse_percent("%"));
+
+  test::temp_dir dir;
+  const auto plan = dir.path() / "plan.json";
+  test::write_text(plan, R"({"families": {"attn_res": {}}, "selection": {"min_gain": "3%", "noise_floor": "1.5%"},
+                            "timing": {"noise_percent": "0.25%"}})");
+  auto c = sweep::load_sweep_config(plan);
+  EXPECT_DOUBLE_EQ(c.selection.min_gain, 0.03);
+  EXPECT_DOUBLE_EQ(c.selection.noise_floor, 0.015);
+  EXPECT_DOUBLE_EQ(c.timing.noise_percent, 0.25);
+  test::write_text(plan, R"({"families": {"attn_res": {}}, "selection": {"min_gain": 0.03}, "timing": {"noise_percent": 0.25}})");
+  c = sweep::load_sweep_config(plan);
+  EXPECT_DOUBLE_EQ(c.selection.min_gain, 0.03);
+  EXPECT_DOUBLE_EQ(c.timing.noise_percent, 0.25);
+
+  // compare --threshold 0.05 was read silently as 0.05%: now it says so.
+  const std::string base = (fs::path(KK3_FIXTURE_DIR) / "compare" / "sweep-base.json").string();
+  auto r = run_kk3tune({"compare", base, base, "--threshold", "0.05"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune: note: --threshold 0.05 is read as 0.05% (a fraction of 0.0005); write 5% for a fraction of 0.05"))
+      << r.output;
+  r = run_kk3tune({"compare", base, base, "--threshold", "5%"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(contains(r.output, "note:")) << r.output;
+  r = run_kk3tune({"compare", base, base, "--threshold", "5x"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune: usage error: --threshold 5x: expected a percentage such as 5% (0% to 1000%)")) << r.output;
+  // sweep --min-gain and time --noise take the same forms.
+  r = run_kk3tune({"sweep", "--min-gain", "2x", "--out", (dir.path() / "o.json").string()}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--min-gain 2x: expected a percentage such as 5% (0% to 100%)")) << r.output;
+  r = run_kk3tune({"time", "--family", "mla_decode_epilogue", "--noise", "0%"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--noise 0%: expected a percentage such as 5% (0.001% to 100%)")) << r.output;
 }
 
 }  // namespace

@@ -197,7 +197,9 @@ TEST(sweep_plan, bad_plans_name_the_file_and_the_json_path) {
   EXPECT_NE(plan_error(R"({"families": {"attn_res": {}}, "tokens": [64, 8]})").find("/tokens/1: expected ascending"), std::string::npos);
   EXPECT_NE(plan_error(R"({"families": {"attn_res": {"mode": "all"}}})").find("/families/attn_res/mode: unknown key"), std::string::npos);
   EXPECT_NE(plan_error(R"({"families": {}})").find("/families: expected at least one family"), std::string::npos);
-  EXPECT_NE(plan_error(R"({"families": {"attn_res": {}}, "selection": {"min_gain": 3}})").find("/selection/min_gain: expected a number from 0 to 1"),
+  EXPECT_NE(plan_error(R"({"families": {"attn_res": {}}, "selection": {"min_gain": 3}})").find("/selection/min_gain: expected a fraction from 0 to 1, or a percentage from 0% to 100%"),
+            std::string::npos);
+  EXPECT_NE(plan_error(R"({"families": {"attn_res": {}}, "selection": {"min_gain": "2"}})").find("/selection/min_gain: expected a fraction"),
             std::string::npos);
   EXPECT_NE(plan_error(R"({"families": )").find("not valid JSON"), std::string::npos);
 }
