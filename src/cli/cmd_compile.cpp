@@ -76,14 +76,25 @@ int run_compile(const global_options& global, const compile_options& options) {
   const jit::jit_engine& engine = *engine_owner;
 
   const auto start = std::chrono::steady_clock::now();
-  // Progress on a terminal only: a log file gets the table and the summary.
-  const bool progress = ::isatty(STDERR_FILENO);
-  std::size_t finished = 0;
+  // Progress: on a terminal one line rewritten in place; into a pipe or a log a line at each
+  // tenth of the way, and each failure as it happens, so a piped compile is never silent.
+  const bool terminal = ::isatty(STDERR_FILENO);
+  std::size_t finished = 0, failures = 0, next_tenth = 1;
   const auto results = engine.compile_all(requests, [&](const jit::compile_result& r) {
     ++finished;
-    if (!progress) return;
-    std::fprintf(stderr, "\r\033[K[%zu/%zu] %.70s", finished, requests.size(), r.label.c_str());
-    if (finished == requests.size()) std::fprintf(stderr, "\r\033[K");
+    const std::size_t total = requests.size();
+    if (terminal) {
+      std::fprintf(stderr, "\r\033[K[%zu/%zu] %.70s", finished, total, r.label.c_str());
+      if (finished == total) std::fprintf(stderr, "\r\033[K");
+      return;
+    }
+    if (!r.ok) std::fprintf(stderr, "compile: %s: compile_failed (%zu so far)\n", r.label.c_str(), ++failures);
+    if (finished * 10 >= next_tenth * total) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "compile %zu/%zu (%.0f%%, %.1f s)\n", finished, total, 100.0 * finished / total, s);
+      while (finished * 10 >= next_tenth * total) ++next_tenth;
+    }
+    std::fflush(stderr);
   });
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

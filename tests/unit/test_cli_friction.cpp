@@ -123,6 +123,22 @@ TEST(cli_friction, an_output_that_is_a_folder_or_an_input_is_refused_before_any_
   EXPECT_TRUE(contains(r.output, "--json " + dir.path().string() + ": is a folder")) << r.output;
 }
 
+TEST(cli_friction, a_piped_compile_reports_progress_as_it_goes) {
+  // Into a pipe (as here) compile printed nothing until its table at the end.
+  const auto r = run_kk3tune({"compile", "--family", "copy_example", "--arch", "sm_90a", "--no-cache", "-j", "2"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const auto first = r.output.find("compile ");
+  const auto last = r.output.find(" (100%, ");
+  const auto table = r.output.find("variant ");
+  ASSERT_NE(first, std::string::npos) << r.output;
+  ASSERT_NE(last, std::string::npos) << r.output;
+  EXPECT_LT(last, table) << r.output;  // every progress line before the table
+  std::size_t lines = 0;
+  for (auto at = r.output.find("compile ", 0); at != std::string::npos && at < table; at = r.output.find("compile ", at + 1)) ++lines;
+  EXPECT_GE(lines, 9u) << r.output;  // a line at each tenth
+  EXPECT_FALSE(contains(r.output, "\033[K")) << r.output;  // no terminal escapes into a pipe
+}
+
 TEST(cli_friction, a_percentage_reads_the_same_everywhere) {
   // "2%" means the same in the plan and on every percent flag; a bare number keeps each
   // place's old meaning (a fraction in the plan's selection, percent on the command line).
