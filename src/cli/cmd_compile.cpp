@@ -1,5 +1,7 @@
 // `kk3tune compile`: compiles every variant for the target archs (the GPU's, or --arch) in
 // parallel through the cache, and prints status, time, cache hit and resource use of each.
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -29,6 +31,7 @@ struct compile_options {
   unsigned jobs = 0;                 ///< compile threads; 0 = one per hardware thread
   cache_options cache;               ///< --cache-dir, --no-cache
   bool show_logs = false;            ///< print the NVRTC log of every variant
+  std::string format = "text";       ///< --format text|json
 };
 
 std::string num(int v) { return v < 0 ? "?" : std::to_string(v); }
@@ -98,13 +101,39 @@ int run_compile(const global_options& global, const compile_options& options) {
   });
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  text_table table({"variant", "arch", "status", "compile_ms", "cache", "regs", "spill_st", "spill_ld", "smem_bytes"},
-                   {false, false, false, true, false, true, true, true, true});
   std::size_t failed = 0, hits = 0;
   for (const auto& r : results) {
-    const std::string label = r.label.substr(0, r.label.find(" @ "));
     failed += !r.ok;
     hits += r.cache_hit;
+  }
+  const unsigned threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const std::string cache = options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string();
+  if (options.format == "json") {
+    using nlohmann::ordered_json;
+    auto usage = [](int v) { return v < 0 ? ordered_json(nullptr) : ordered_json(v); };
+    ordered_json list = ordered_json::array();
+    for (const auto& r : results) {
+      ordered_json j = {{"variant", r.label.substr(0, r.label.find(" @ "))}, {"arch", r.arch}, {"status", r.ok ? "ok" : "compile_failed"},
+                        {"compile_ms", r.compile_s * 1e3}, {"cache", r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss")},
+                        {"registers", usage(r.usage.registers)}, {"spill_store_bytes", usage(r.usage.spill_store_bytes)},
+                        {"spill_load_bytes", usage(r.usage.spill_load_bytes)}, {"shared_bytes", usage(r.usage.shared_bytes)}};
+      if (!r.ok || options.show_logs) {
+        j["options"] = r.options;
+        j["log"] = r.log;
+      }
+      list.push_back(std::move(j));
+    }
+    const ordered_json out = {{"kind", "compile"}, {"archs", archs}, {"compiles", results.size()}, {"ok", results.size() - failed},
+                              {"failed", failed}, {"cache_hits", hits}, {"cache", cache}, {"wall_s", wall_s}, {"threads", threads},
+                              {"results", list}};
+    std::cout << out.dump(2) << "\n";
+    return failed ? k_exit_failure : k_exit_ok;
+  }
+
+  text_table table({"variant", "arch", "status", "compile_ms", "cache", "regs", "spill_st", "spill_ld", "smem_bytes"},
+                   {false, false, false, true, false, true, true, true, true});
+  for (const auto& r : results) {
+    const std::string label = r.label.substr(0, r.label.find(" @ "));
     table.add_row({label, r.arch, r.ok ? "ok" : "compile_failed", cell("%.1f", r.compile_s * 1e3),
                    r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss"), num(r.usage.registers),
                    num(r.usage.spill_store_bytes), num(r.usage.spill_load_bytes), num(r.usage.shared_bytes)});
@@ -118,9 +147,8 @@ int run_compile(const global_options& global, const compile_options& options) {
     }
   }
   std::cout << "\n" << results.size() << " variant compiles for " << archs.size() << " arch(s): "
-            << results.size() - failed << " ok, " << failed << " failed, " << hits << " from the cache ("
-            << (options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string()) << "); " << cell("%.2f", wall_s) << " s on "
-            << (options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency())) << " threads\n";
+            << results.size() - failed << " ok, " << failed << " failed, " << hits << " from the cache (" << cache << "); "
+            << cell("%.2f", wall_s) << " s on " << threads << " threads\n";
   return failed ? k_exit_failure : k_exit_ok;
 }
 
@@ -135,6 +163,8 @@ void add_compile_command(CLI::App& app, const global_options& global, int& exit_
   cmd->add_option("--jobs,-j", options->jobs, "compile threads (default: one per hardware thread)");
   add_cache_options(cmd, options->cache);
   cmd->add_flag("--show-logs", options->show_logs, "print the NVRTC log and options of every variant");
+  cmd->add_option("--format", options->format, "text (default) or json (one object per variant compile, and the totals)")
+      ->check(CLI::IsMember({"text", "json"}));
   cmd->callback([&global, &exit_code, options] { exit_code = run_compile(global, *options); });
 }
 

@@ -7,6 +7,8 @@
 #include <random>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
 #include "cli/variant_setup.hpp"
@@ -35,6 +37,7 @@ struct verify_cli_options {
   bool no_edge_shapes = false;
   unsigned hazard_runs = 1;
   cache_options cache;
+  std::string format = "text";  ///< --format text|json
 };
 
 int run_verify(const global_options& global, const verify_cli_options& o) {
@@ -100,7 +103,9 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   vo.hazard_runs = o.hazard_runs;
   vo.save_dir = o.save_dir;
   vo.save_all = o.save_all;
-  std::cout << "verifying " << o.family << " on " << info.name << " (" << info.arch << "), seed " << vo.seed << "\n";
+  const bool json = o.format == "json";
+  (json ? std::cerr : std::cout) << "verifying " << o.family << " on " << info.name << " (" << info.arch << "), seed " << vo.seed << "\n";
+  nlohmann::ordered_json records = nlohmann::ordered_json::array();
 
   // exact_% and max_ulps: against the CPU reference, over every shape (tensors checked within a
   // tolerance; bit-exact tensors show 100 and 0 when they pass).
@@ -119,11 +124,22 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
         worst_exact = std::min(worst_exact, r.exact_fraction);
         worst_ulps = std::max(worst_ulps, r.max_ulps);
       }
+      records.push_back({{"mode", r.mode}, {"variant", r.variant}, {"test_only", r.test_only}, {"status", verify::to_string(r.outcome)},
+                         {"reason", r.reason}, {"shapes", r.shapes}, {"checks", r.checks}, {"exact_fraction", r.exact_fraction},
+                         {"max_ulps", r.max_ulps}});
       std::string reason = r.reason.substr(0, r.reason.find('\n'));
       table.add_row({r.mode, r.variant + (r.test_only ? " (test-only)" : ""), verify::to_string(r.outcome),
                      std::to_string(r.shapes.size()), std::to_string(r.checks), cell("%.3f", 100 * r.exact_fraction),
                      std::to_string(r.max_ulps), reason});
     }
+  }
+  if (json) {
+    const nlohmann::ordered_json out = {{"kind", "verify"},      {"family", o.family},         {"gpu", info.name},
+                                        {"arch", info.arch},     {"seed", vo.seed},            {"ok", ok},
+                                        {"failed", failed},      {"unlaunchable", unlaunchable}, {"worst_exact_fraction", worst_exact},
+                                        {"worst_ulps", worst_ulps}, {"records", records}};
+    std::cout << out.dump(2) << "\n";
+    return failed ? k_exit_failure : k_exit_ok;
   }
   table.print(std::cout);
   std::cout << "\n" << ok << " variant-modes ok, " << failed << " failed";
@@ -151,6 +167,8 @@ void add_verify_command(CLI::App& app, const global_options& global, int& exit_c
   cmd->add_flag("--include-test-knobs", o->with_test_knobs, "also verify the test-only variants (they should be flagged)");
   cmd->add_flag("--no-edge-shapes", o->no_edge_shapes, "only the requested shapes");
   cmd->add_option("--hazard-runs", o->hazard_runs, "PDL hazard checks per variant and shape (default 1)");
+  cmd->add_option("--format", o->format, "text (default) or json (one object per variant and mode, and the totals)")
+      ->check(CLI::IsMember({"text", "json"}));
   add_cache_options(cmd, o->cache);
   cmd->callback([&global, &exit_code, o] { exit_code = run_verify(global, *o); });
 }

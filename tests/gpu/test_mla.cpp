@@ -3,6 +3,8 @@
 // PDL hazard check, the test-only early reader flagged every time, NaN handled as documented.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <optional>
 
 #include "device/launch.hpp"
@@ -119,6 +121,25 @@ TEST_F(mla_gpu, verify_command_passes_and_writes_npy_for_a_flagged_variant) {
     saved |= e.path().filename() == "got_mqa_q.npy";
   }
   EXPECT_TRUE(saved);
+}
+
+TEST_F(mla_gpu, verify_command_writes_json_with_format_json) {
+  // Issue 17: list, compile and verify take --format json.
+  const auto r = test::run_kk3tune({"verify", "--family", "mla_decode_epilogue", "--mode", "bf16", "--variant",
+                                    "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128", "--seed", "7",
+                                    "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const auto at = r.output.find("{\n");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output.substr(at));
+  EXPECT_EQ(j.at("kind"), "verify");
+  EXPECT_EQ(j.at("seed"), 7);
+  EXPECT_EQ(j.at("failed"), 0);
+  ASSERT_EQ(j.at("records").size(), 2u);  // the reference and the variant named
+  for (const auto& rec : j.at("records")) {
+    EXPECT_EQ(rec.at("status"), "ok") << rec.dump();
+    EXPECT_GT(rec.at("checks").get<long long>(), 0) << rec.dump();
+  }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // without a GPU. Each of these failed on main before issue 17.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 
 #include "core/text.hpp"
@@ -137,6 +139,39 @@ TEST(cli_friction, a_piped_compile_reports_progress_as_it_goes) {
   for (auto at = r.output.find("compile ", 0); at != std::string::npos && at < table; at = r.output.find("compile ", at + 1)) ++lines;
   EXPECT_GE(lines, 9u) << r.output;  // a line at each tenth
   EXPECT_FALSE(contains(r.output, "\033[K")) << r.output;  // no terminal escapes into a pipe
+}
+
+TEST(cli_friction, list_and_compile_take_format_json) {
+  auto r = run_kk3tune({"list", "--format", "json"}, {k_no_driver});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j.at("kind"), "list");
+  bool attn_res = false;
+  for (const auto& f : j.at("families")) {
+    if (f.at("family") != "attn_res") continue;
+    attn_res = true;
+    EXPECT_EQ(f.at("variants").size(), f.at("variants_per_mode").get<std::size_t>());
+    EXPECT_EQ(f.at("knobs").at("B"), (std::vector<long long>{1, 2, 4, 7, 14}));
+    EXPECT_EQ(f.at("modes").size(), 25u);
+    std::size_t references = 0;
+    for (const auto& v : f.at("variants")) references += v.at("reference").get<bool>();
+    EXPECT_EQ(references, 1u);
+    EXPECT_EQ(f.at("reference"), "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0");
+  }
+  EXPECT_TRUE(attn_res) << r.output;
+
+  test::temp_dir cache;
+  r = run_kk3tune({"compile", "--family", "copy_example", "--arch", "sm_90a", "--cache-dir", cache.path().string(), "--format", "json"},
+                  {k_no_driver});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  j = nlohmann::json::parse(r.output.substr(r.output.find("{\n")));  // after the progress lines
+  EXPECT_EQ(j.at("kind"), "compile");
+  EXPECT_EQ(j.at("failed"), 0);
+  EXPECT_EQ(j.at("results").size(), j.at("compiles").get<std::size_t>());
+  EXPECT_EQ(j.at("results")[0].at("status"), "ok");
+  EXPECT_GT(j.at("results")[0].at("registers").get<int>(), 0);
+  r = run_kk3tune({"list", "--format", "yaml"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
 }
 
 TEST(cli_friction, a_percentage_reads_the_same_everywhere) {
