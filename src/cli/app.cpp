@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
+#include "device/device_info.hpp"
 
 namespace kk3::cli {
 
@@ -23,7 +24,7 @@ namespace {
 std::string subcommand_word(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--kernel-dir" || a == "--config-dir") {
+    if (a == "--kernel-dir" || a == "--config-dir" || a == "--device") {
       ++i;  // its value
     } else if (a.empty() || a[0] != '-') {
       return a;
@@ -111,6 +112,14 @@ int run(int argc, char** argv) {
   global.argv.assign(argv, argv + argc);
   app.add_option("--kernel-dir", global.kernel_dir, "folder of the NVRTC kernel sources (kernels/)");
   app.add_option("--config-dir", global.config_dir, "folder of the family configs (configs/)");
+  app.add_option("--device", global.device, "the GPU to work on, by its number (default 0; under CUDA_VISIBLE_DEVICES, among those)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const std::optional<long long> v = parse_integer(text);
+            return v && *v >= 0 && *v < 4096 ? std::string() : "'" + text + "': expected a GPU number: 0, 1, ...";
+          },
+          "N"))
+      ->each([](const std::string& text) { device::select_gpu(std::stoi(text)); });
 
   int exit_code = k_exit_ok;
   add_doctor_command(app, global, exit_code);

@@ -47,7 +47,7 @@ std::vector<std::string> target_archs(const std::string& arch_flag) {
     throw error(error_kind::device, (why.empty() ? std::string("no GPU") : why) +
                                         "; to compile without a GPU give --arch, e.g. --arch sm_90a,sm_100a");
   }
-  return {device::query_device(0).arch};
+  return {device::first_gpu().arch};
 }
 
 namespace {

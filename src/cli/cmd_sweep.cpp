@@ -329,6 +329,9 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   if (!o.baseline.empty()) request.baseline = std::make_shared<const sweep::baseline_tables>(sweep::load_baseline(o.baseline));
   if (!o.shard.empty()) request.shard = sweep::parse_shard(o.shard);
   if (!o.shard.empty() && !o.gpus.empty()) throw error(error_kind::usage, "--shard and --gpus: choose one (a shard runs on one GPU)");
+  if (global.device != 0 && !o.gpus.empty() && !o.worker) {
+    throw error(error_kind::usage, "--device and --gpus: choose one (--gpus names the GPUs of its workers)");
+  }
   if (!request.tokens.empty()) {
     std::sort(request.tokens.begin(), request.tokens.end());
     request.tokens.erase(std::unique(request.tokens.begin(), request.tokens.end()), request.tokens.end());

@@ -13,6 +13,7 @@ namespace kk3::cli {
 struct global_options {
   std::filesystem::path kernel_dir;  ///< --kernel-dir; empty = search (see core/paths.hpp)
   std::filesystem::path config_dir;  ///< --config-dir; empty = search
+  int device = 0;                    ///< --device N: the GPU (device::select_gpu)
   std::vector<std::string> argv;     ///< the whole command line, for the result context
 };
 

@@ -158,7 +158,7 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   jit::require_cuda_include_dir();
 
   v.info = device::first_gpu();
-  v.context = std::make_unique<device::context>(0);
+  v.context = std::make_unique<device::context>(device::selected_gpu());
 
   v.engine = jit::make_jit_engine(v.kernel_dir, o.cache.cache_dir, o.cache.no_cache);
   v.kernels = jit::compile_and_load(*v.engine, v.space.config, *v.mode, chosen, v.info.arch, v.kernel_dir);

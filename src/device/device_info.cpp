@@ -16,10 +16,22 @@ std::string version_string(int cuda_version) {
   return std::to_string(cuda_version / 1000) + "." + std::to_string(cuda_version % 1000 / 10);
 }
 
+namespace {
+int g_selected_gpu = 0;
+}  // namespace
+
+void select_gpu(int ordinal) { g_selected_gpu = ordinal; }
+int selected_gpu() { return g_selected_gpu; }
+
 device_info first_gpu() {
   (void)driver();  // throws error(device) with the reason when there is no driver
-  if (device_count() == 0) throw error(error_kind::device, "the driver sees no GPU");
-  return query_device(0);
+  const int count = device_count();
+  if (count == 0) throw error(error_kind::device, "the driver sees no GPU");
+  if (g_selected_gpu >= count) {
+    throw error(error_kind::usage, "--device " + std::to_string(g_selected_gpu) + ": the driver sees " + std::to_string(count) +
+                                       " GPU(s), numbered 0 to " + std::to_string(count - 1));
+  }
+  return query_device(g_selected_gpu);
 }
 
 device_info query_device(int ordinal) {

@@ -269,7 +269,7 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
   const auto start = clock_type::now();
   const sweep_plan plan = make_plan(request);
   const device::device_info info = device::first_gpu();
-  const device::context ctx(0);
+  const device::context ctx(device::selected_gpu());
   describe_plan(plan, request, true, {info.arch}, out);
   out.context = report::capture_context(info, request.argv);
   const auto engine = jit::make_jit_engine(request.kernel_dir, request.cache_dir, request.no_cache);

@@ -211,5 +211,23 @@ TEST_F(timing_gpu, time_command_writes_json_and_exits_0) {
   EXPECT_NE(p.output.find("profiled 5 launches"), std::string::npos) << p.output;
 }
 
+TEST_F(timing_gpu, device_flag_selects_the_gpu_and_names_one_that_is_not_there) {
+  // Issue 17: --device N for time, profile, verify and sweep (GPU 0 was hard-coded).
+  const int count = device::device_count();
+  auto r = test::run_kk3tune({"time", "--family", "copy_example", "--tokens", "64", "--device", std::to_string(count - 1), "--max-time", "0.05"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const auto& args : {std::vector<std::string>{"time", "--family", "copy_example", "--tokens", "64"},
+                           std::vector<std::string>{"profile", "--family", "copy_example", "--tokens", "64", "-n", "2"},
+                           std::vector<std::string>{"verify", "--family", "copy_example", "--variant", "reference"}}) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), {"--device", std::to_string(count)});
+    r = test::run_kk3tune(a);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("kk3tune: usage error: --device " + std::to_string(count) + ": the driver sees " + std::to_string(count) + " GPU(s)"),
+              std::string::npos)
+        << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace kk3::timing

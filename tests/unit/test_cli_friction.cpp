@@ -174,6 +174,18 @@ TEST(cli_friction, list_and_compile_take_format_json) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
 }
 
+TEST(cli_friction, device_is_a_global_option_checked_before_any_work) {
+  // The GPU was hard-coded to 0; --device N chooses it (tests/gpu/test_timing.cpp runs it on a GPU).
+  auto r = run_kk3tune({"time", "--family", "mla_decode_epilogue", "--device", "one"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune: usage error: --device: 'one': expected a GPU number: 0, 1, ...")) << r.output;
+  r = run_kk3tune({"--device", "1", "sweep", "--gpus", "0,1", "--out", "x.json"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--device and --gpus: choose one")) << r.output;
+  r = run_kk3tune({"time", "--family", "mla_decode_epilogue", "--device", "1"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 3) << r.output;  // without a driver: the environment, as before
+}
+
 TEST(cli_friction, a_percentage_reads_the_same_everywhere) {
   // "2%" means the same in the plan and on every percent flag; a bare number keeps each
   // place's old meaning (a fraction in the plan's selection, percent on the command line).
