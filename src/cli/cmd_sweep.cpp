@@ -43,6 +43,8 @@ namespace {
 struct sweep_options {
   std::filesystem::path config;      ///< --config; empty = configs/default.json
   std::string family;                ///< --family
+  std::string mode;                  ///< --mode LIST
+  std::string variant;               ///< --variant LIST (with --family)
   std::vector<long long> tokens;     ///< --tokens
   std::filesystem::path out = "kk3tune-sweep.json";
   std::string arch;                  ///< --arch: compile-only archs when there is no GPU
@@ -319,6 +321,11 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   if (request.config.is_family_config) request.family_config_file = plan_file;  // that family, read from this file
   if (!o.min_gain.empty()) request.config.selection.min_gain = percent_flag(o.min_gain, "--min-gain", 0, 100, true);
   request.family_filter = o.family;
+  if (!o.mode.empty()) request.mode_filter = split(o.mode, ',');
+  if (!o.variant.empty()) {
+    if (o.family.empty()) throw error(error_kind::usage, "--variant " + o.variant + ": variant ids belong to one family: give --family too");
+    request.variant_filter = split(o.variant, ',');
+  }
   request.tokens = o.tokens;
   request.kernel_dir = find_kernel_dir(global.kernel_dir).dir;
   request.config_dir = config_dir;
@@ -468,6 +475,8 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   CLI::App* cmd = app.add_subcommand("sweep", "Compile, verify and measure every variant at every shape, and select the dispatch table");
   cmd->add_option("--config", o->config, "the sweep plan (default: configs/default.json); a family config sweeps that family alone");
   cmd->add_option("--family", o->family, "only this family of the plan");
+  cmd->add_option("--mode", o->mode, "only these modes of the plan, a comma list (as time's --mode)");
+  cmd->add_option("--variant", o->variant, "with --family: only these variant ids, a comma list (the reference is always measured too)");
   cmd->add_option("--tokens,-T", o->tokens, "token counts (default: the plan's)")->delimiter(',')->check(positive_integer());
   cmd->add_option("--out,-o", o->out, "result JSON (default: kk3tune-sweep.json)");
   cmd->add_option("--arch", o->arch, "without a GPU: archs to compile for (default: sm_90a,sm_100a)");

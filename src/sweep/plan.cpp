@@ -32,11 +32,14 @@ families::family_space load_space(const sweep_request& r, const family_plan& p) 
 /// The modes the plan names (all when it names none); an unknown name is an error listing the known ones.
 void choose_modes(const sweep_request& r, family_work& w) {
   const family_plan& p = *w.plan;
+  auto named = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
   for (const auto& m : w.space.config.modes) {
-    if (p.modes.empty() || std::find(p.modes.begin(), p.modes.end(), m.name) != p.modes.end()) w.modes.push_back(&m);
+    if ((p.modes.empty() || named(p.modes, m.name)) && (r.mode_filter.empty() || named(r.mode_filter, m.name))) w.modes.push_back(&m);
   }
   for (const std::string& name : p.modes) {
-    if (std::none_of(w.modes.begin(), w.modes.end(), [&](const space::mode* m) { return m->name == name; })) {
+    if (std::none_of(w.space.config.modes.begin(), w.space.config.modes.end(), [&](const space::mode& m) { return m.name == name; })) {
       std::vector<std::string> known;
       for (const auto& m : w.space.config.modes) known.push_back(m.name);
       throw error(error_kind::config, plan_at(r, p) + "/modes: no mode '" + name + "' (modes: " + join(known, ", ") + ")");
@@ -51,7 +54,15 @@ void choose_variants(const sweep_request& r, family_work& w) {
     if (v.test_only) continue;
     if (v.is_reference) w.reference = &v;
     const bool wanted = p.variants.empty() || v.is_reference || std::find(p.variants.begin(), p.variants.end(), v.id) != p.variants.end();
-    if (wanted) w.variants.push_back(&v);
+    const bool flagged = r.variant_filter.empty() || v.is_reference ||
+                         std::find(r.variant_filter.begin(), r.variant_filter.end(), v.id) != r.variant_filter.end();
+    if (wanted && flagged) w.variants.push_back(&v);
+  }
+  for (const std::string& id : r.variant_filter) {
+    if (id != "reference" && std::none_of(w.variants.begin(), w.variants.end(), [&](const space::variant* v) { return v->id == id; })) {
+      throw error(error_kind::usage, "--variant " + id + ": no such variant of " + p.family + " in the plan (`kk3tune list --family " +
+                                         p.family + " --variants` lists them)");
+    }
   }
   for (const std::string& id : p.variants) {
     if (id != "reference" && std::none_of(w.variants.begin(), w.variants.end(), [&](const space::variant* v) { return v->id == id; })) {
@@ -160,10 +171,21 @@ sweep_plan make_plan(const sweep_request& r) {
   sweep_plan plan;
   for (const family_plan& p : r.config.families) {
     if (!r.family_filter.empty() && p.family != r.family_filter) continue;
-    plan.families.push_back(load_family(r, p));
+    family_work w = load_family(r, p);
+    if (!w.modes.empty()) plan.families.push_back(std::move(w));  // --mode left it none
+  }
+  if (plan.families.empty() && !r.mode_filter.empty()) {
+    throw error(error_kind::usage, "--mode " + join(r.mode_filter, ",") + ": no family of the plan " + r.config.file.string() + " has it" +
+                                       (r.family_filter.empty() ? "" : " (with --family " + r.family_filter + ")"));
   }
   if (plan.families.empty()) {
     throw error(error_kind::usage, "--family: the plan " + r.config.file.string() + " has no family '" + r.family_filter + "'");
+  }
+  for (const std::string& m : r.mode_filter) {
+    const bool somewhere = std::any_of(plan.families.begin(), plan.families.end(), [&](const family_work& w) {
+      return std::any_of(w.modes.begin(), w.modes.end(), [&](const space::mode* x) { return x->name == m; });
+    });
+    if (!somewhere) throw error(error_kind::usage, "--mode " + m + ": no family of the plan sweeps a mode of that name");
   }
   for (const family_work& w : plan.families) add_items(r, w, plan.items);
   return plan;
@@ -172,6 +194,7 @@ sweep_plan make_plan(const sweep_request& r) {
 std::string plan_digest(const sweep_request& r, bool timed, const std::vector<std::string>& compile_archs) {
   hasher h;
   h.add(read_file(r.config.file)).add(r.family_filter).add(timed ? "timed" : "compile " + join(compile_archs, ","));
+  h.add("modes " + join(r.mode_filter, ",")).add("variants " + join(r.variant_filter, ","));
   for (long long t : r.tokens) h.add(std::to_string(t));
   h.add(std::to_string(r.config.selection.min_gain));
   for (const auto& [id, kind] : r.inject) h.add(id).add(std::to_string(kind));

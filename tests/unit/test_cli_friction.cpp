@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <set>
 
 #include "core/text.hpp"
 #include "support/test_support.hpp"
@@ -184,6 +185,33 @@ TEST(cli_friction, device_is_a_global_option_checked_before_any_work) {
   EXPECT_TRUE(contains(r.output, "--device and --gpus: choose one")) << r.output;
   r = run_kk3tune({"time", "--family", "mla_decode_epilogue", "--device", "1"}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 3) << r.output;  // without a driver: the environment, as before
+}
+
+TEST(cli_friction, sweep_takes_mode_and_variant_like_time) {
+  test::temp_dir dir;
+  const std::string out = (dir.path() / "m.json").string();
+  auto r = run_kk3tune({"sweep", "--arch", "sm_90a", "--cache-dir", (dir.path() / "c").string(), "--out", out, "--family", "attn_res", "--mode",
+                        "common_nb8,write_nb4", "--variant", "b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0"},
+                       {k_no_driver});
+  EXPECT_EQ(r.exit_code, 3) << r.output;  // no GPU: compiled, nothing timed
+  EXPECT_TRUE(contains(r.output, "4 variant compiles for sm_90a")) << r.output;  // that variant and the reference, in two modes
+  const nlohmann::json j = nlohmann::json::parse(read_file(out));
+  std::set<std::string> modes, variants;
+  for (const auto& rec : j.at("records")) {
+    modes.insert(rec.at("mode").get<std::string>());
+    variants.insert(rec.at("variant").get<std::string>());
+  }
+  EXPECT_EQ(modes, (std::set<std::string>{"common_nb8", "write_nb4"}));
+  EXPECT_EQ(variants, (std::set<std::string>{"b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0", "b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0"}));
+  r = run_kk3tune({"sweep", "--arch", "sm_90a", "--out", out, "--mode", "nope"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune: usage error: --mode nope: no family of the plan")) << r.output;
+  r = run_kk3tune({"sweep", "--arch", "sm_90a", "--out", out, "--variant", "x"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--variant x: variant ids belong to one family: give --family too")) << r.output;
+  r = run_kk3tune({"sweep", "--arch", "sm_90a", "--out", out, "--family", "attn_res", "--variant", "nope"}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--variant nope: no such variant of attn_res")) << r.output;
 }
 
 TEST(cli_friction, a_percentage_reads_the_same_everywhere) {
