@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "report/html_report.hpp"
+#include "report/records_csv.hpp"
 #include "report/result_reader.hpp"
 
 namespace kk3::cli {
@@ -14,12 +15,20 @@ namespace {
 struct report_options {
   std::filesystem::path input;  ///< the result file
   std::filesystem::path html;   ///< --html FILE
+  std::filesystem::path csv;    ///< --csv FILE
 };
 
 int run_report(const report_options& o) {
   // Refuse an output folder that is missing or read-only before reading a large input.
-  require_output_file(o.html, "--html " + o.html.string(), {o.input});
+  if (o.html.empty() && o.csv.empty()) throw error(error_kind::usage, "report: give --html FILE, --csv FILE or both");
+  if (!o.html.empty()) require_output_file(o.html, "--html " + o.html.string(), {o.input});
+  if (!o.csv.empty()) require_output_file(o.csv, "--csv " + o.csv.string(), {o.input, o.html});
   const report::result_document doc = report::read_result_document(o.input);
+  if (!o.csv.empty()) {
+    write_file_atomic(o.csv, report::records_csv(doc));
+    std::cout << "wrote " << o.csv.string() << "  (" << doc.records.size() << " records as CSV)\n";
+  }
+  if (o.html.empty()) return k_exit_ok;
   const report::html_report page =
       report::render_html_report(doc, report::read_report_extras(o.input));
   write_file_atomic(o.html, page.html);
@@ -37,7 +46,8 @@ void add_report_command(CLI::App& app, const global_options&, int& exit_code) {
       "report", "Write a self-contained HTML report with SVG plots of a result file");
   cmd->add_option("results", o->input, "a result JSON file (kind \"sweep\" or \"time\")")
       ->required();
-  cmd->add_option("--html", o->html, "the HTML file to write (atomically)")->required();
+  cmd->add_option("--html", o->html, "the HTML file to write (atomically)");
+  cmd->add_option("--csv", o->csv, "the records as CSV, one row per record and one column per knob (for pandas)");
   cmd->footer(
       "A sweep gets, per family, mode and model shape, time per call against the token count for\n"
       "every variant with the dispatch ranges and winners, the winners' share of the bandwidth\n"

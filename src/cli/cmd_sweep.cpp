@@ -29,6 +29,8 @@
 #include "jit/toolkit.hpp"
 #include "merge/merge.hpp"
 #include "report/record_lines.hpp"
+#include "report/records_csv.hpp"
+#include "report/result_reader.hpp"
 #include "report/sweep_json.hpp"
 #include "sweep/baseline.hpp"
 #include "sweep/journal.hpp"
@@ -45,6 +47,7 @@ struct sweep_options {
   std::string family;                ///< --family
   std::string mode;                  ///< --mode LIST
   std::string variant;               ///< --variant LIST (with --family)
+  std::filesystem::path csv;         ///< --csv FILE: the records as CSV too
   std::vector<long long> tokens;     ///< --tokens
   std::filesystem::path out = "kk3tune-sweep.json";
   std::string arch;                  ///< --arch: compile-only archs when there is no GPU
@@ -345,6 +348,7 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
     request.config.tokens = request.tokens;
   }
   require_output_file(o.out, "--out " + o.out.string());
+  if (!o.csv.empty()) require_output_file(o.csv, "--csv " + o.csv.string(), {o.out});
   if (!o.arch.empty()) jit::parse_arch_list(o.arch);
   jit::require_cuda_include_dir();
   sweep::check_plan(request);
@@ -477,6 +481,7 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   cmd->add_option("--family", o->family, "only this family of the plan");
   cmd->add_option("--mode", o->mode, "only these modes of the plan, a comma list (as time's --mode)");
   cmd->add_option("--variant", o->variant, "with --family: only these variant ids, a comma list (the reference is always measured too)");
+  cmd->add_option("--csv", o->csv, "also write the records as CSV, one column per knob (as `kk3tune report --csv`)");
   cmd->add_option("--tokens,-T", o->tokens, "token counts (default: the plan's)")->delimiter(',')->check(positive_integer());
   cmd->add_option("--out,-o", o->out, "result JSON (default: kk3tune-sweep.json)");
   cmd->add_option("--arch", o->arch, "without a GPU: archs to compile for (default: sm_90a,sm_100a)");
@@ -505,7 +510,14 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   cmd->footer("Exit codes: 0 swept, 1 a variant failed verification or to compile (one the GPU cannot\n"
               "launch is recorded as unlaunchable, not a failure), 2 bad plan or flag, 3 no GPU (the plan\n"
               "was compiled and checked, nothing timed) or a device fault.");
-  cmd->callback([&global, &exit_code, o] { exit_code = run_sweep_command(global, *o); });
+  cmd->callback([&global, &exit_code, o] {
+    exit_code = run_sweep_command(global, *o);
+    std::error_code ec;
+    if (!o->csv.empty() && !o->worker && std::filesystem::is_regular_file(o->out, ec)) {  // what was written, also a stopped run's
+      write_file_atomic(o->csv, report::records_csv(report::read_result_document(o->out)));
+      std::cout << "wrote " << o->csv.string() << " (the records as CSV)\n";
+    }
+  });
 }
 
 }  // namespace kk3::cli

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/gzip.hpp"
 #include "core/text.hpp"
 #include "support/test_support.hpp"
 #include "sweep/sweep_config.hpp"
@@ -212,6 +213,44 @@ TEST(cli_friction, sweep_takes_mode_and_variant_like_time) {
   r = run_kk3tune({"sweep", "--arch", "sm_90a", "--out", out, "--family", "attn_res", "--variant", "nope"}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "--variant nope: no such variant of attn_res")) << r.output;
+}
+
+TEST(cli_friction, records_as_csv_with_a_column_per_knob) {
+  test::temp_dir dir;
+  // report --csv of a committed sweep (compressed, as the repository stores them).
+  const fs::path sweep = fs::path(KK3_RESULTS_DIR) / "h200" / "regimes-2026-12-01" / "d-sweep1.json.gz";
+  const fs::path csv = dir.path() / "records.csv";
+  auto r = run_kk3tune({"report", sweep.string(), "--csv", csv.string()}, {k_no_driver});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string text = read_file(csv);
+  const std::vector<std::string> lines = split(text.substr(0, text.size() - 1), '\n');
+  ASSERT_GT(lines.size(), 1000u);
+  EXPECT_EQ(lines[0].substr(0, 100), std::string("family,mode,heads,blocks,tokens,variant,reference,SPLIT,UNROLL,EARLY_READS,CACHE_WAIT,ROWS_PER_WARP,TRIGGER_EARLY,THREADS,B,GPW").substr(0, 100));
+  EXPECT_TRUE(contains(lines[0], ",status,verification,median_us,")) << lines[0];
+  // Every row has the header's columns (the objective's text holds commas and is quoted).
+  const auto columns = [](const std::string& line) {
+    std::size_t n = 1;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') quoted = !quoted;
+      n += c == ',' && !quoted;
+    }
+    return n;
+  };
+  for (const std::string& line : lines) ASSERT_EQ(columns(line), columns(lines[0])) << line;
+  EXPECT_EQ(lines.size() - 1, nlohmann::json::parse(gunzip(sweep, read_file(sweep))).at("records").size());
+  EXPECT_TRUE(contains(text, "mla_decode_epilogue,bf16,16,,1,split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128,true,1,1,0,1,1,0,128,"))
+      << lines[1];
+  // Neither output: a usage error; sweep --csv writes the same beside its result.
+  r = run_kk3tune({"report", sweep.string()}, {k_no_driver});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "report: give --html FILE, --csv FILE or both")) << r.output;
+  const std::string out = (dir.path() / "s.json").string(), scsv = (dir.path() / "s.csv").string();
+  r = run_kk3tune({"sweep", "--arch", "sm_90a", "--cache-dir", (dir.path() / "c").string(), "--out", out, "--family", "attn_res", "--mode",
+                   "common_nb8", "--variant", "reference", "--csv", scsv},
+                  {k_no_driver});
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_TRUE(contains(read_file(scsv), "attn_res,common_nb8,")) << r.output;
 }
 
 TEST(cli_friction, a_percentage_reads_the_same_everywhere) {

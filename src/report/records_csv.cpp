@@ -1,0 +1,90 @@
+#include "report/records_csv.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "timing/objective.hpp"
+
+namespace kk3::report {
+namespace {
+
+std::string field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string number(double x) {  // the shortest text that reads back as the same double
+  char buf[40];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
+}
+
+/// Names in first-seen order over the records.
+template <class Get>
+std::vector<std::string> columns(const result_document& doc, Get names_of) {
+  std::vector<std::string> out;
+  for (const result_record& r : doc.records) {
+    for (const std::string& n : names_of(r)) {
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string records_csv(const result_document& doc) {
+  const std::vector<std::string> dims = columns(doc, [](const result_record& r) {
+    std::vector<std::string> n;
+    for (const auto& [name, value] : r.shape) n.push_back(name);
+    return n;
+  });
+  const std::vector<std::string> knobs = columns(doc, [](const result_record& r) {
+    std::vector<std::string> n;
+    for (const auto& [name, value] : r.knobs) n.push_back(name);
+    return n;
+  });
+  std::vector<std::string> header = {"family", "mode"};
+  header.insert(header.end(), dims.begin(), dims.end());
+  header.insert(header.end(), {"tokens", "variant", "reference"});
+  header.insert(header.end(), knobs.begin(), knobs.end());
+  for (const char* h : {"status", "verification", "median_us", "p10_us", "p90_us", "min_us", "mean_us", "max_us", "stdev_us",
+                        "rel_stderr_median", "samples", "bytes_moved", "achieved_tb_s", "fraction_of_ceiling", "timing", "objective", "reason"}) {
+    header.push_back(h);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + field(header[i]);
+  out += "\n";
+  for (const result_record& r : doc.records) {
+    std::vector<std::string> row = {r.family, r.mode};
+    for (const std::string& d : dims) {
+      const auto it = std::find_if(r.shape.begin(), r.shape.end(), [&](const auto& p) { return p.first == d; });
+      row.push_back(it == r.shape.end() ? "" : std::to_string(it->second));
+    }
+    row.insert(row.end(), {std::to_string(r.tokens), r.variant, r.reference ? "true" : "false"});
+    for (const std::string& k : knobs) {
+      const auto it = std::find_if(r.knobs.begin(), r.knobs.end(), [&](const auto& p) { return p.first == k; });
+      row.push_back(it == r.knobs.end() ? "" : std::to_string(it->second));
+    }
+    row.push_back(r.status);
+    row.push_back(r.verification_status.value_or(""));
+    if (r.stats) {
+      const result_stats& s = *r.stats;
+      for (double x : {s.median_us, s.p10_us, s.p90_us, s.min_us, s.mean_us, s.max_us, s.stdev_us, s.rel_stderr_median}) row.push_back(number(x));
+      row.push_back(number(s.samples));
+    } else {
+      row.insert(row.end(), 9, "");
+    }
+    for (double x : {r.bytes_moved, r.achieved_tb_s, r.fraction_of_ceiling}) row.push_back(number(x));
+    row.push_back(r.timing_mode.empty() ? timing::to_string(r.objective.mode) : r.timing_mode);
+    row.push_back(timing::describe(r.objective));
+    row.push_back(r.reason);
+    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + field(row[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace kk3::report
