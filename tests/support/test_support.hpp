@@ -15,6 +15,13 @@
 
 namespace kk3::test {
 
+/// The environment that hides the NVIDIA driver from a kk3tune child, so a test of the binary
+/// behaves the same with or without a GPU.
+inline const std::string k_no_driver = "KK3TUNE_LIBCUDA=/nonexistent/libcuda.so.1";
+
+/// Whether `text` holds `part`.
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 /// A fresh temporary folder, removed with everything in it at the end of the scope.
 class temp_dir {
  public:

@@ -23,9 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 using test::run_kk3tune;
 
-const std::string k_no_driver = "KK3TUNE_LIBCUDA=/nonexistent/libcuda.so.1";
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::contains;
+using test::k_no_driver;
 
 std::string read_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);

@@ -8,10 +8,8 @@ namespace {
 
 using test::run_kk3tune;
 
-// Hides the NVIDIA driver, so these tests behave the same with or without a GPU.
-const std::string k_no_driver = "KK3TUNE_LIBCUDA=/nonexistent/libcuda.so.1";
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::contains;
+using test::k_no_driver;
 
 TEST(cli, version_and_help) {
   auto r = run_kk3tune({"--version"});

@@ -19,9 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 using test::run_kk3tune;
 
-const std::string k_no_driver = "KK3TUNE_LIBCUDA=/nonexistent/libcuda.so.1";
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::contains;
+using test::k_no_driver;
 
 TEST(cli_friction, global_options_work_after_the_subcommand_too) {
   test::temp_dir dir;
