@@ -51,7 +51,7 @@
 //           CTAs start their own prologue while this one runs; 0: at the end.
 //   REGS    0: registers as the compiler likes; R: at most about R per thread (launch bounds
 //           asking for 65536 / (threads R) CTAs per SM), for more tokens in flight per SM.
-#include "common/fault_injection.cuh"
+#include "common/fault_point.cuh"
 #include "common/pdl.cuh"
 #include "attn_res_params.h"
 

@@ -14,7 +14,7 @@
 // without waiting at all (CACHE_WAIT=0).
 //
 // Compile-time: MODE_FP8, MODE_ROPE (the mode), and the knobs below. No host headers.
-#include "common/fault_injection.cuh"
+#include "common/fault_point.cuh"
 #include "common/pdl.cuh"
 #include "mla_decode_epilogue_params.h"
 

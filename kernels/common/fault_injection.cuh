@@ -1,8 +1,9 @@
 #pragma once
 // Test-only fault injection (issue 8): `kk3tune sweep --inject-fault VARIANT=KIND` compiles one
 // variant with -DKK3_INJECT_FAULT=N, and its kernel then fails on purpose at its first line, so
-// the tests can prove that a faulting or hanging variant never ends a sweep. Without the define
-// KK3_FAULT_POINT() is empty and the kernels are exactly what ships.
+// the tests can prove that a faulting or hanging variant never ends a sweep. Included only
+// through common/fault_point.cuh under that define; not installed (the kernels that ship are
+// exactly what they are without it).
 //   1  illegal_address: thread 0 of block 0 stores to address 8 (a sticky illegal-address error)
 //   2  trap: every thread executes trap (a sticky launch failure)
 //   3  hang: every thread sleeps forever (the supervisor's --variant-timeout ends it)
@@ -19,7 +20,5 @@
     for (;;) asm volatile("nanosleep.u32 1000;"); \
   } while (0)
 #else
-#define KK3_FAULT_POINT() \
-  do {                    \
-  } while (0)
+#error "common/fault_injection.cuh: KK3_INJECT_FAULT must be 1, 2 or 3 (include common/fault_point.cuh instead)"
 #endif
