@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -48,6 +49,14 @@ std::string nearest_subcommand(const CLI::App& app, const std::string& word) {
   return best;
 }
 
+/// The subcommand called `name`, or null.
+const CLI::App* find_subcommand(const CLI::App& app, const std::string& name) {
+  for (const CLI::App* s : app.get_subcommands({})) {
+    if (s->get_name() == name) return s;
+  }
+  return nullptr;
+}
+
 std::string subcommand_names(const CLI::App& app) {
   std::vector<std::string> names;
   for (const CLI::App* s : app.get_subcommands({})) names.push_back(s->get_name());
@@ -56,15 +65,21 @@ std::string subcommand_names(const CLI::App& app) {
 
 }  // namespace
 
-CLI::Validator positive_integer() {
+namespace {
+
+CLI::Validator integer_from(long long least, long long most, const char* expected, const char* name) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [=](std::string& text) -> std::string {
         const std::optional<long long> v = parse_integer(text);
-        if (!v || *v < 1) return "'" + text + "': expected a positive integer";
+        if (!v || *v < least || *v > most) return "'" + text + "': expected " + expected;
         return {};
       },
-      "POSITIVE");
+      name);
 }
+
+}  // namespace
+
+CLI::Validator positive_integer() { return integer_from(1, LLONG_MAX, "a positive integer", "POSITIVE"); }
 
 namespace {
 
@@ -113,12 +128,7 @@ int run(int argc, char** argv) {
   app.add_option("--kernel-dir", global.kernel_dir, "folder of the NVRTC kernel sources (kernels/)");
   app.add_option("--config-dir", global.config_dir, "folder of the family configs (configs/)");
   app.add_option("--device", global.device, "the GPU to work on, by its number (default 0; under CUDA_VISIBLE_DEVICES, among those)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            const std::optional<long long> v = parse_integer(text);
-            return v && *v >= 0 && *v < 4096 ? std::string() : "'" + text + "': expected a GPU number: 0, 1, ...";
-          },
-          "N"))
+      ->check(integer_from(0, 4095, "a GPU number: 0, 1, ...", "N"))
       ->each([](const std::string& text) { device::select_gpu(std::stoi(text)); });
 
   int exit_code = k_exit_ok;
@@ -137,12 +147,7 @@ int run(int argc, char** argv) {
   // `kk3tune help [SUBCOMMAND]`, and a word that names no subcommand, before CLI11 sees them (it
   // would only say that a subcommand is required).
   const std::string word = subcommand_word(argc, argv);
-  const CLI::App* named = nullptr;
-  if (!word.empty()) {
-    for (const CLI::App* s : app.get_subcommands({})) {
-      if (s->get_name() == word) named = s;
-    }
-  }
+  const CLI::App* named = word.empty() ? nullptr : find_subcommand(app, word);
   if (!word.empty() && !named) {
     if (word == "help") {
       const std::string what = [&] {
@@ -151,11 +156,9 @@ int run(int argc, char** argv) {
         }
         return std::string();
       }();
-      for (const CLI::App* s : app.get_subcommands({})) {
-        if (s->get_name() == what) {
-          std::cout << s->help();
-          return k_exit_ok;
-        }
+      if (const CLI::App* s = find_subcommand(app, what)) {
+        std::cout << s->help();
+        return k_exit_ok;
       }
       if (!what.empty()) {
         std::cerr << "kk3tune: usage error: help: no subcommand '" << what << "'; the subcommands: " << subcommand_names(app) << "\n";

@@ -24,7 +24,6 @@ struct time_options {
   std::string timing_mode = "graph";
   bool no_pdl = false;
   std::string noise = "0.5%";  ///< --noise
-  double noise_percent = 0.5;  ///< parsed from it
   std::size_t min_samples = 10;
   double min_time_s = 0.01;
   double max_time_s = 0.4;
@@ -37,7 +36,7 @@ struct time_options {
 double tb_per_s(const timing::measurement& m) { return m.stats.median > 0 ? m.bytes_moved / (m.stats.median * 1e-6) / 1e12 : 0; }
 
 void print_one(std::ostream& out, const loaded_variant& v, const timing::measurement& m, const time_options& o,
-               const timing::objective& objective) {
+               const timing::objective& objective, double noise_target) {
   const auto& s = m.stats;
   std::size_t throttled = 0;
   std::vector<double> clocks;
@@ -58,7 +57,7 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
       << "  p10 " << cell("%.3f", s.p10) << "  p90 " << cell("%.3f", s.p90) << "  stdev " << cell("%.3f", s.stdev) << "  IQR "
       << cell("%.3f", s.iqr) << "\n"
       << "  noise      " << cell("%.3f", s.rel_stderr_median * 100) << "% relative standard error of the median (target "
-      << cell("%.2f", o.noise_percent) << "%)\n";
+      << cell("%.2f", 100 * noise_target) << "%)\n";
   if (m.mode == timing::timing_mode::chain) {
     out << "  chain      " << cell("%.3f", m.chain_total_us) << " us per chain with the variant, " << cell("%.3f", m.chain_base_us)
         << " us without: the variant adds " << cell("%.3f", s.median) << " us; L2 flushed before each replay, "
@@ -103,9 +102,8 @@ int run_time(const global_options& global, time_options o) {
   if (o.chain_workspaces && objective.mode != timing::timing_mode::chain) {
     throw error(error_kind::usage, "--chain-workspaces spreads the chains over workspaces: it needs --timing chain");
   }
-  o.noise_percent = 100 * percent_flag(o.noise, "--noise", 0.001, 100, false);
   timing::timing_options to = timing::options_for(objective);
-  to.stop.noise_target = o.noise_percent / 100;
+  to.stop.noise_target = percent_flag(o.noise, "--noise", 0.001, 100, false);
   to.stop.min_samples = o.min_samples;
   to.stop.min_time_s = o.min_time_s;
   to.stop.max_time_s = o.max_time_s;
@@ -137,7 +135,7 @@ int run_time(const global_options& global, time_options o) {
   const std::string& reference = space::find_variant(v.space.variants, v.space.config, "reference").id;
   std::ostream& out = o.json == "-" ? std::cerr : std::cout;
   if (result.size() == 1) {
-    print_one(out, v, result.front(), o, objective);
+    print_one(out, v, result.front(), o, objective, to.stop.noise_target);
   } else {
     print_table(out, v, result, o, objective, reference);
   }

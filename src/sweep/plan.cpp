@@ -29,14 +29,17 @@ families::family_space load_space(const sweep_request& r, const family_plan& p) 
   return families::load_family_space(*f, r.config_dir);
 }
 
-/// The modes the plan names (all when it names none); an unknown name is an error listing the known ones.
+/// Whether `name` passes a list that restricts: an empty list passes everything.
+bool passes(const std::vector<std::string>& names, const std::string& name) {
+  return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
+}
+
+/// The modes the plan names (all when it names none) and --mode lets through; an unknown name in
+/// the plan is an error listing the known ones.
 void choose_modes(const sweep_request& r, family_work& w) {
   const family_plan& p = *w.plan;
-  auto named = [](const std::vector<std::string>& names, const std::string& name) {
-    return std::find(names.begin(), names.end(), name) != names.end();
-  };
   for (const auto& m : w.space.config.modes) {
-    if ((p.modes.empty() || named(p.modes, m.name)) && (r.mode_filter.empty() || named(r.mode_filter, m.name))) w.modes.push_back(&m);
+    if (passes(p.modes, m.name) && passes(r.mode_filter, m.name)) w.modes.push_back(&m);
   }
   for (const std::string& name : p.modes) {
     if (std::none_of(w.space.config.modes.begin(), w.space.config.modes.end(), [&](const space::mode& m) { return m.name == name; })) {
@@ -47,27 +50,28 @@ void choose_modes(const sweep_request& r, family_work& w) {
   }
 }
 
-/// The shipped variants the plan names (all when it names none), the reference always among them.
+/// The shipped variants the plan names (all when it names none) and --variant lets through, the
+/// reference always among them.
 void choose_variants(const sweep_request& r, family_work& w) {
   const family_plan& p = *w.plan;
   for (const auto& v : w.space.variants) {
     if (v.test_only) continue;
     if (v.is_reference) w.reference = &v;
-    const bool wanted = p.variants.empty() || v.is_reference || std::find(p.variants.begin(), p.variants.end(), v.id) != p.variants.end();
-    const bool flagged = r.variant_filter.empty() || v.is_reference ||
-                         std::find(r.variant_filter.begin(), r.variant_filter.end(), v.id) != r.variant_filter.end();
-    if (wanted && flagged) w.variants.push_back(&v);
+    if (v.is_reference || (passes(p.variants, v.id) && passes(r.variant_filter, v.id))) w.variants.push_back(&v);
   }
-  for (const std::string& id : r.variant_filter) {
-    if (id != "reference" && std::none_of(w.variants.begin(), w.variants.end(), [&](const space::variant* v) { return v->id == id; })) {
-      throw error(error_kind::usage, "--variant " + id + ": no such variant of " + p.family + " in the plan (`kk3tune list --family " +
-                                         p.family + " --variants` lists them)");
+  // The first id of `ids` that is not among the chosen variants ("reference" always is), or none.
+  const auto unknown = [&](const std::vector<std::string>& ids) -> const std::string* {
+    for (const std::string& id : ids) {
+      if (id != "reference" && std::none_of(w.variants.begin(), w.variants.end(), [&](const space::variant* v) { return v->id == id; })) return &id;
     }
+    return nullptr;
+  };
+  if (const std::string* id = unknown(r.variant_filter)) {
+    throw error(error_kind::usage, "--variant " + *id + ": no such variant of " + p.family + " in the plan (`kk3tune list --family " +
+                                       p.family + " --variants` lists them)");
   }
-  for (const std::string& id : p.variants) {
-    if (id != "reference" && std::none_of(w.variants.begin(), w.variants.end(), [&](const space::variant* v) { return v->id == id; })) {
-      throw error(error_kind::config, plan_at(r, p) + "/variants: no variant '" + id + "' in " + w.space.config.file.string());
-    }
+  if (const std::string* id = unknown(p.variants)) {
+    throw error(error_kind::config, plan_at(r, p) + "/variants: no variant '" + *id + "' in " + w.space.config.file.string());
   }
   if (!w.reference) throw error(error_kind::config, w.space.config.file.string() + ": /reference: not among the variants");
 }
@@ -169,23 +173,22 @@ void add_items(const sweep_request& r, const family_work& w, std::vector<work_it
 
 sweep_plan make_plan(const sweep_request& r) {
   sweep_plan plan;
+  bool matched = false;  // a family passed --family
   for (const family_plan& p : r.config.families) {
     if (!r.family_filter.empty() && p.family != r.family_filter) continue;
+    matched = true;
     family_work w = load_family(r, p);
     if (!w.modes.empty()) plan.families.push_back(std::move(w));  // --mode left it none
   }
-  if (plan.families.empty() && !r.mode_filter.empty()) {
-    throw error(error_kind::usage, "--mode " + join(r.mode_filter, ",") + ": no family of the plan " + r.config.file.string() + " has it" +
-                                       (r.family_filter.empty() ? "" : " (with --family " + r.family_filter + ")"));
-  }
-  if (plan.families.empty()) {
-    throw error(error_kind::usage, "--family: the plan " + r.config.file.string() + " has no family '" + r.family_filter + "'");
-  }
-  for (const std::string& m : r.mode_filter) {
+  if (!matched) throw error(error_kind::usage, "--family: the plan " + r.config.file.string() + " has no family '" + r.family_filter + "'");
+  for (const std::string& m : r.mode_filter) {  // each mode named is swept somewhere (none left: the first one named is not)
     const bool somewhere = std::any_of(plan.families.begin(), plan.families.end(), [&](const family_work& w) {
       return std::any_of(w.modes.begin(), w.modes.end(), [&](const space::mode* x) { return x->name == m; });
     });
-    if (!somewhere) throw error(error_kind::usage, "--mode " + m + ": no family of the plan sweeps a mode of that name");
+    if (!somewhere) {
+      throw error(error_kind::usage, "--mode " + m + ": no family of the plan " + r.config.file.string() + " has it" +
+                                         (r.family_filter.empty() ? "" : " (with --family " + r.family_filter + ")"));
+    }
   }
   for (const family_work& w : plan.families) add_items(r, w, plan.items);
   return plan;

@@ -63,32 +63,30 @@ class reader {
     }
     return v.get<double>();
   }
-  /// A fraction written as a number (0.02) or as a percentage string ("2%"), from lo to hi.
-  double fraction(const json& object, const std::string& key, const std::string& pointer, double lo, double hi, double fallback) const {
+  /// A number in the key's own unit (`unit`: 1 for a fraction, 100 for percent), or a string
+  /// such as "2%", from lo to hi in that unit; `expected` is the message when it is neither.
+  double proportion(const json& object, const std::string& key, const std::string& pointer, double unit, double lo, double hi,
+                    double fallback, const std::string& expected) const {
     if (!object.contains(key)) return fallback;
     const json& v = object[key];
-    std::optional<double> f;
-    if (v.is_number()) f = v.get<double>();
-    if (v.is_string() && !v.get<std::string>().empty() && v.get<std::string>().back() == '%') f = parse_percent(v.get<std::string>());
-    if (!f || *f < lo || *f > hi) {
-      fail(pointer + "/" + key, "expected a fraction from " + format_number(lo) + " to " + format_number(hi) + ", or a percentage from " +
-                                    format_number(100 * lo) + "% to " + format_number(100 * hi) + "%");
+    std::optional<double> x;
+    if (v.is_number()) x = v.get<double>();
+    if (v.is_string() && !v.get<std::string>().empty() && v.get<std::string>().back() == '%') {
+      if (const auto f = parse_percent(v.get<std::string>())) x = unit * *f;
     }
-    return *f;
+    if (!x || *x < lo || *x > hi) fail(pointer + "/" + key, expected);
+    return *x;
+  }
+  /// A fraction written as a number (0.02) or as a percentage string ("2%"), from lo to hi.
+  double fraction(const json& object, const std::string& key, const std::string& pointer, double lo, double hi, double fallback) const {
+    return proportion(object, key, pointer, 1, lo, hi, fallback,
+                      "expected a fraction from " + format_number(lo) + " to " + format_number(hi) + ", or a percentage from " +
+                          format_number(100 * lo) + "% to " + format_number(100 * hi) + "%");
   }
   /// A percentage written as a number of percent (0.5) or as a string ("0.5%"), from lo to hi percent.
   double percent(const json& object, const std::string& key, const std::string& pointer, double lo, double hi, double fallback) const {
-    if (!object.contains(key)) return fallback;
-    const json& v = object[key];
-    std::optional<double> p;
-    if (v.is_number()) p = v.get<double>();
-    if (v.is_string() && !v.get<std::string>().empty() && v.get<std::string>().back() == '%') {
-      if (const auto f = parse_percent(v.get<std::string>())) p = 100 * *f;
-    }
-    if (!p || *p < lo || *p > hi) {
-      fail(pointer + "/" + key, "expected a percentage from " + format_number(lo) + " to " + format_number(hi) + " (a number, or a string such as \"0.5%\")");
-    }
-    return *p;
+    return proportion(object, key, pointer, 100, lo, hi, fallback,
+                      "expected a percentage from " + format_number(lo) + " to " + format_number(hi) + " (a number, or a string such as \"0.5%\")");
   }
   std::size_t count(const json& object, const std::string& key, const std::string& pointer, std::size_t lo, std::size_t fallback) const {
     if (!object.contains(key)) return fallback;

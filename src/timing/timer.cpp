@@ -14,13 +14,8 @@
 
 namespace kk3::timing {
 
-namespace {
-
-using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
-
 /// A buffer twice the L2's size and the kernel that reads it: after it, nothing a kernel left
-/// in L2 is there. One per measure() call, shared by its candidates (cold and chain modes).
+/// in L2 is there. One per timer, shared by every candidate it measures (cold and chain modes).
 class l2_flusher {
  public:
   l2_flusher(const helper_kernels& h, const device::device_info& info)
@@ -45,6 +40,11 @@ class l2_flusher {
   unsigned long long m_words;
   device::device_buffer m_buffer, m_sink;
 };
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
 /// Takes samples of one candidate in one mode. Each sample is synchronous.
 class sampler {
@@ -334,6 +334,12 @@ candidate make_candidate(const families::family& f, const space::variant& v, con
 }
 
 timer::timer(const device::device_info& info, const helper_kernels& helpers) : m_info(info), m_helpers(helpers) {}
+timer::~timer() = default;
+
+const l2_flusher& timer::flusher() const {
+  if (!m_flusher) m_flusher = std::make_unique<l2_flusher>(m_helpers, m_info);
+  return *m_flusher;
+}
 
 unsigned timer::cold_rotation(double working_set_bytes) const {
   if (working_set_bytes <= 0) return 1;
@@ -353,8 +359,7 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
   std::vector<std::vector<double>> base_us(n), total_us(n);
   std::vector<clock_type::time_point> started(n);
   std::vector<double> clock_threshold(n, 0);
-  std::unique_ptr<l2_flusher> flusher;
-  if (options.mode == timing_mode::cold || options.mode == timing_mode::chain) flusher = std::make_unique<l2_flusher>(m_helpers, m_info);
+  const l2_flusher* flusher = options.mode == timing_mode::cold || options.mode == timing_mode::chain ? &this->flusher() : nullptr;
 
   for (std::size_t i = 0; i < n; ++i) {
     const candidate& c = candidates[i];
@@ -362,7 +367,7 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
     nvtx::range variant_range(c.label, c.tokens);
     nvtx::range measure_range("measure", c.tokens);
     started[i] = clock_type::now();
-    samplers.push_back(make_sampler(c, options, m_helpers, m_info, flusher.get()));
+    samplers.push_back(make_sampler(c, options, m_helpers, m_info, flusher));
     {
       watch::scope gpu_work(c.label);  // a supervisor names this variant if it hangs or faults here
       samplers.back()->prepare();

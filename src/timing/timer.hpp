@@ -1,6 +1,7 @@
 #pragma once
 // The measurement engine: per-launch GPU time of kernel variants in four modes, adaptive
 // sampling, SM clock per sample, throttled samples dropped, candidates interleaved.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -72,9 +73,12 @@ struct measurement {
 };
 
 /// Measures candidates of one shape on one GPU.
+class l2_flusher;
+
 class timer {
  public:
   timer(const device::device_info& info, const helper_kernels& helpers);
+  ~timer();
 
   /// Measures all candidates, interleaved (A, B, C, A, B, C, ...) until each one's stopping
   /// rule holds, so drift hits them alike. Throws error(launch) if a kernel faults.
@@ -89,8 +93,13 @@ class timer {
   unsigned chain_rotation(double working_set_bytes) const;
 
  private:
+  /// The L2 flush buffer of cold and chain modes: allocated and filled on first use, then kept
+  /// for every measure() call (a sweep makes thousands).
+  const l2_flusher& flusher() const;
+
   const device::device_info& m_info;
   const helper_kernels& m_helpers;
+  mutable std::unique_ptr<l2_flusher> m_flusher;
 };
 
 }  // namespace kk3::timing
