@@ -29,6 +29,7 @@ struct time_options {
   double max_time_s = 0.4;
   double ceiling_tb_s = 0;
   unsigned chain_workspaces = 0;  ///< --chain-workspaces (0: timer::chain_rotation)
+  unsigned placements = 0;        ///< --placements (0: the objective's default)
   std::string json;  ///< --json FILE, or "-" for stdout
   objective_options chain;  ///< --producer-*, --consumer-*
 };
@@ -107,6 +108,7 @@ int run_time(const global_options& global, time_options o) {
   to.stop.min_samples = o.min_samples;
   to.stop.min_time_s = o.min_time_s;
   to.stop.max_time_s = o.max_time_s;
+  if (o.placements) to.placements = o.placements;
 
   if (!o.json.empty() && o.json != "-") {  // before any GPU work
     require_output_file(o.json, "--json " + o.json);
@@ -176,6 +178,9 @@ void add_time_command(CLI::App& app, const global_options& global, int& exit_cod
                   "chain: most workspaces the chains run on in turn (default: as many as fit in half the L2, at most 8; never more than a quarter of a replay's chains)")
       ->check(CLI::Range(1u, 64u))
       ->group("Chain model");
+  cmd->add_option("--placements", o->placements,
+                  "samplers per variant, each with its own graphs, streams and buffers, taking the samples in turn (default: chain 8 for a variant adding under 1.8 us, down to 1 from 5 us; other modes 1)")
+      ->check(CLI::Range(1u, 64u));
   cmd->add_option("--json", o->json, "also write the result as JSON to FILE ('-': stdout, the table goes to stderr)");
   cmd->callback([&global, &exit_code, o] { exit_code = run_time(global, *o); });
 }

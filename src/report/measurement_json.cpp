@@ -60,6 +60,7 @@ std::string measurement_json(const run_context& context, const measured_subject&
           {"objective", timing::to_json(s.objective)},
           {"launches_per_sample", m.launches_per_sample},
           {"rotated_workspaces", m.rotated_workspaces},
+          {"placements", m.placements},
           {"event_overhead_us", m.event_overhead_us},
           {"stopped", timing::to_string(m.stopped)},
           {"wall_s", m.wall_s}}},

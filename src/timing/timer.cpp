@@ -61,6 +61,9 @@ class sampler {
   unsigned launches_per_sample() const { return m_launches; }
   /// How many of the candidate's workspaces the samples use in turn.
   virtual unsigned rotated_workspaces() const { return 1; }
+  /// How many placements (samplers taking the samples in turn) the candidate needs when
+  /// timing_options::placements leaves it to the sampler; asked after prepare().
+  virtual unsigned placements_wanted() const { return 1; }
 
   /// The SM clock now, from the probe kernel, in MHz (0 if the probe read no time).
   double probe_clock_mhz() {
@@ -202,6 +205,18 @@ class chain_sampler final : public sampler {
 
   unsigned rotated_workspaces() const override { return m_rotation; }
 
+  /// A graph's kernel nodes and the sampler's buffers lie somewhere in memory, and after the
+  /// flush each replay reads them cold: on the H200, copies of one T=1 mla variant in one
+  /// process (each with its own sampler) differed by 2-3% (sd), the same copy alike in every
+  /// process, against 0.4% of sampling noise; 8 samplers per copy brought the copies to
+  /// 0.5% (results/h200/placements-2026-12-01). Taking the spread as some 25 ns whatever the
+  /// kernel, a variant gets enough placements for it to fall under 0.5% of its added latency
+  /// t (the least n with 25 ns / (t sqrt(n)) <= 0.5%, at most 8): 8 below 1.8 us, 1 from 5 us.
+  unsigned placements_wanted() const override {
+    const double ratio = 5.0 / std::max(m_added_us, 0.1);
+    return static_cast<unsigned>(std::clamp(std::ceil(ratio * ratio), 1.0, 8.0));
+  }
+
   void prepare() override {
     const double estimate_us = std::max(warm_up_and_estimate(), 0.5);
     const double least = std::max(1u, m_o.graph_min_launches);
@@ -213,8 +228,8 @@ class chain_sampler final : public sampler {
     m_base = capture(false);
     m_chain = capture(true);
     for (unsigned i = 0; i < std::max(1u, m_o.warm_replays); ++i) {
-      time_graph_us(m_base);
-      time_graph_us(m_chain);
+      const double base_us = time_graph_us(m_base);
+      m_added_us = (time_graph_us(m_chain) - base_us) / m_launches;  // the last warm pair's
     }
   }
 
@@ -284,6 +299,7 @@ class chain_sampler final : public sampler {
   std::vector<int> m_read_counts;
   device::device_buffer m_sink;
   unsigned m_rotation = 1;
+  double m_added_us = 0;  ///< the added latency per chain in the warm replays (not flushed)
   device::graph_exec m_base, m_chain;
 };
 
@@ -353,7 +369,9 @@ unsigned timer::chain_rotation(double working_set_bytes) const {
 
 std::vector<measurement> timer::measure(const std::vector<candidate>& candidates, const timing_options& options) const {
   const std::size_t n = candidates.size();
-  std::vector<std::unique_ptr<sampler>> samplers;
+  // samplers[i][p]: candidate i's p-th placement, made when its first sample is due.
+  std::vector<std::vector<std::unique_ptr<sampler>>> samplers(n);
+  std::vector<unsigned> placements(n, 1);
   std::vector<measurement> out(n);
   std::vector<double> elapsed(n, 0);
   std::vector<std::vector<double>> base_us(n), total_us(n);
@@ -361,24 +379,34 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
   std::vector<double> clock_threshold(n, 0);
   const l2_flusher* flusher = options.mode == timing_mode::cold || options.mode == timing_mode::chain ? &this->flusher() : nullptr;
 
+  // Candidate i's sampler for sample `index`: the placements take the samples in turn, each
+  // warmed up and captured (outside the numbers) when its first sample is due.
+  auto placed = [&](std::size_t i, unsigned index) -> sampler& {
+    std::vector<std::unique_ptr<sampler>>& own = samplers[i];
+    const std::size_t p = index % placements[i];
+    if (p < own.size()) return *own[p];
+    const candidate& c = candidates[i];
+    nvtx::range variant_range(c.label, c.tokens);
+    nvtx::range measure_range("measure", c.tokens);
+    own.push_back(make_sampler(c, options, m_helpers, m_info, flusher));
+    watch::scope gpu_work(c.label);  // a supervisor names this variant if it hangs or faults here
+    own.back()->prepare();
+    return *own.back();
+  };
+
   for (std::size_t i = 0; i < n; ++i) {
     const candidate& c = candidates[i];
     if (c.workspaces.empty()) throw error(error_kind::usage, c.label + ": no workspace to launch on");
-    nvtx::range variant_range(c.label, c.tokens);
-    nvtx::range measure_range("measure", c.tokens);
     started[i] = clock_type::now();
-    samplers.push_back(make_sampler(c, options, m_helpers, m_info, flusher));
-    {
-      watch::scope gpu_work(c.label);  // a supervisor names this variant if it hangs or faults here
-      samplers.back()->prepare();
-    }
+    const sampler& first = placed(i, 0);
+    placements[i] = options.placements ? options.placements : first.placements_wanted();
     measurement& m = out[i];
     m.label = c.label;
     m.mode = options.mode;
     m.pdl = options.pdl;
-    m.launches_per_sample = samplers.back()->launches_per_sample();
-    m.event_overhead_us = samplers.back()->event_overhead_us;
-    m.rotated_workspaces = samplers.back()->rotated_workspaces();
+    m.launches_per_sample = first.launches_per_sample();
+    m.event_overhead_us = first.event_overhead_us;
+    m.rotated_workspaces = first.rotated_workspaces();
     m.bytes_moved = c.bytes_moved;
     m.fits_in_l2 = c.bytes_moved <= static_cast<double>(m_info.l2_bytes);
   }
@@ -391,16 +419,17 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
       nvtx::range variant_range(candidates[i].label, candidates[i].tokens);
       nvtx::range measure_range("measure", candidates[i].tokens);
       measurement& m = out[i];
+      sampler& s = placed(i, round);
       const auto t0 = clock_type::now();
       {
         watch::scope gpu_work(candidates[i].label);
-        m.clock_mhz.push_back(samplers[i]->probe_clock_mhz());
-        m.samples_us.push_back(samplers[i]->sample(round));
+        m.clock_mhz.push_back(s.probe_clock_mhz());
+        m.samples_us.push_back(s.sample(round / placements[i]));
       }
       elapsed[i] += seconds_since(t0);
       if (options.mode == timing_mode::chain) {
-        base_us[i].push_back(samplers[i]->chain_base_us);
-        total_us[i].push_back(samplers[i]->chain_total_us);
+        base_us[i].push_back(s.chain_base_us);
+        total_us[i].push_back(s.chain_total_us);
       }
       // Re-flag throttled samples against the median clock so far (every sample early on,
       // then every 16th: the flags only move when the median does).
@@ -420,6 +449,7 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
     m.throttled = flag_throttled(m.clock_mhz, options.throttle_ratio);
     m.stats = summarize(kept_samples(m));
     m.wall_s = seconds_since(started[i]);
+    m.placements = static_cast<unsigned>(samplers[i].size());
     if (options.mode == timing_mode::chain) {
       m.chain_base_us = median_of(base_us[i]);
       m.chain_total_us = median_of(total_us[i]);

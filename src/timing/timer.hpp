@@ -29,6 +29,10 @@ struct timing_options {
   unsigned chain_max = 50;          ///< chain mode: at most this many chains per graph (as many as
                                     ///< fill graph_target_us, at least graph_min_launches)
   unsigned long long probe_cycles = 40000;  ///< SM cycles the clock probe counts
+  unsigned placements = 0;          ///< samplers per candidate, each with its own graphs, streams and
+                                    ///< buffers, taking the samples in turn (the k-th made when sample
+                                    ///< k is due), so a figure averages over where they lie in memory;
+                                    ///< 0: the sampler's choice (chain: 1-8 by duration; else 1)
 };
 
 /// Options that time under objective `o` (its mode, PDL and chain model), the rest default.
@@ -65,6 +69,7 @@ struct measurement {
   stop_reason stopped = stop_reason::running;
   unsigned launches_per_sample = 1;  ///< graph: launches per replay; chain: chains per replay
   unsigned rotated_workspaces = 1;   ///< cold: input sets cycled through; chain: workspaces the chains use in turn
+  unsigned placements = 1;           ///< samplers the samples came from in turn (timing_options::placements)
   double bytes_moved = 0;            ///< per launch
   bool fits_in_l2 = false;           ///< whether bytes_moved fits in L2 (hot numbers may beat HBM)
   double wall_s = 0;                 ///< wall time of warm-up and sampling

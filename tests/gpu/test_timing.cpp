@@ -159,6 +159,30 @@ TEST_F(timing_gpu, chain_mode_reports_the_latency_the_variant_adds) {
   EXPECT_NEAR(m.stats.median, m.chain_total_us - m.chain_base_us, 0.2 * m.stats.median);
 }
 
+TEST_F(timing_gpu, chain_mode_takes_samples_from_placements_in_turn) {
+  timer t(info, *helpers);
+  timing_options o;
+  o.mode = timing_mode::chain;
+  o.stop.min_samples = 12;
+  // Left to the sampler: a one-token copy adds a microsecond or two, so it gets several (8 below
+  // 1.8 us); a 59 MB copy adds far more than 5 us and gets 1.
+  const auto small = t.measure({make_candidate(1, 1)}, o).front();
+  EXPECT_GT(small.placements, 1u);
+  EXPECT_LE(small.placements, 8u);
+  const auto large = t.measure({make_candidate(2048, 1)}, o).front();
+  EXPECT_EQ(large.placements, 1u);
+  // Set: no more are made than samples are taken.
+  o.placements = 3;
+  const auto set = t.measure({make_candidate(1, 1)}, o).front();
+  EXPECT_EQ(set.placements, 3u);
+  o.stop.min_samples = 2;
+  o.stop.max_samples = 2;
+  o.placements = 8;
+  const auto two = t.measure({make_candidate(1, 1)}, o).front();
+  EXPECT_EQ(two.stats.samples, 2u);
+  EXPECT_EQ(two.placements, 2u);
+}
+
 TEST_F(timing_gpu, a_producer_that_holds_every_sm_hides_nothing_of_the_variant) {
   // A 20 us kernel that never waits: beside a small producer that triggers its dependents at once
   // it runs under the producer's 5 us; a persistent producer (one CTA per SM holding all shared
