@@ -99,8 +99,11 @@ journal_count measure_count(const gpu_session& g, const work_item& item, const s
   const unsigned rotation = item.family->objective.mode == timing::timing_mode::chain ? g.timer.chain_rotation(fam.bytes_moved(s, *item.mode)) : 1;
   std::vector<std::unique_ptr<families::workspace>> owned;
   std::vector<families::workspace*> ws;
+  // The rotation is about where the data lies, not what it is: every workspace holds the same
+  // random inputs, drawn once.
+  const families::problem inputs = fam.make_problem(s, *item.mode, g.seed + static_cast<unsigned long long>(t));
   for (unsigned i = 0; i < rotation; ++i) {
-    owned.push_back(fam.random_workspace(s, *item.mode, g.seed + static_cast<unsigned long long>(t) + 1000003ull * i));
+    owned.push_back(fam.make_workspace(s, *item.mode, inputs));
     ws.push_back(owned.back().get());
   }
   std::set<std::string> protect = {item.family->reference->id};

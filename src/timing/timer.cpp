@@ -189,18 +189,22 @@ class chain_sampler final : public sampler {
     m_consumer.pdl = true;
     check_fits(h.producer(), m_producer, p.ctas_per_sm, "producer");
     check_fits(h.consumer(), m_consumer, q.ctas_per_sm, "consumer");
-    for (std::size_t w = 0; w < c.workspaces.size(); ++w) {  // what the consumer reads after the variant ran on workspace w
-      std::vector<unsigned long long> jobs;
+    // What the consumer reads after the variant ran on workspace w: (pointer, bytes) pairs, every
+    // workspace's list in one buffer (one allocation per sampler, not one per workspace: a sweep
+    // makes tens of thousands of samplers).
+    std::vector<unsigned long long> jobs;
+    for (std::size_t w = 0; w < c.workspaces.size(); ++w) {
+      m_job_offsets.push_back(jobs.size());
       if (q.reads != consumer_reads::none) {
         for (const auto& [ptr, bytes] : c.workspaces[w]->written(q.reads == consumer_reads::written)) {
           jobs.push_back(ptr);
           jobs.push_back(bytes);
         }
       }
-      m_read_counts.push_back(static_cast<int>(jobs.size() / 2));
-      m_jobs.emplace_back(std::max<std::size_t>(16, jobs.size() * sizeof(unsigned long long)));
-      if (!jobs.empty()) m_jobs.back().upload(jobs.data(), jobs.size() * sizeof(unsigned long long));
+      m_read_counts.push_back(static_cast<int>((jobs.size() - m_job_offsets.back()) / 2));
     }
+    m_jobs = device::device_buffer(std::max<std::size_t>(16, jobs.size() * sizeof(unsigned long long)));
+    if (!jobs.empty()) m_jobs.upload(jobs.data(), jobs.size() * sizeof(unsigned long long));
   }
 
   unsigned rotated_workspaces() const override { return m_rotation; }
@@ -287,7 +291,7 @@ class chain_sampler final : public sampler {
       const unsigned w = i % m_rotation;
       device::launch(m_h.producer(), m_stream.get(), m_producer, producer_args);
       if (with_variant) launch_variant(w, m_o.pdl);
-      jobs = m_jobs[w].ptr();
+      jobs = m_jobs.ptr() + m_job_offsets[w] * sizeof(unsigned long long);
       count = m_read_counts[w];
       device::launch(m_h.consumer(), m_stream.get(), m_consumer, consumer_args);
     }
@@ -295,7 +299,8 @@ class chain_sampler final : public sampler {
   }
 
   device::launch_config m_producer, m_consumer;
-  std::vector<device::device_buffer> m_jobs;  // per workspace: (pointer, bytes) pairs the consumer reads
+  device::device_buffer m_jobs;             // (pointer, bytes) pairs the consumer reads, all workspaces
+  std::vector<std::size_t> m_job_offsets;   // where workspace w's pairs start in m_jobs
   std::vector<int> m_read_counts;
   device::device_buffer m_sink;
   unsigned m_rotation = 1;
