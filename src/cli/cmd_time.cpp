@@ -62,7 +62,7 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
   if (m.mode == timing::timing_mode::chain) {
     out << "  chain      " << cell("%.3f", m.chain_total_us) << " us per chain with the variant, " << cell("%.3f", m.chain_base_us)
         << " us without: the variant adds " << cell("%.3f", s.median) << " us; L2 flushed before each replay, "
-        << m.rotated_workspaces << " workspace(s) in turn\n";
+        << m.rotated_workspaces << " workspace(s) in turn, samples from " << m.placements << " placement(s) in turn\n";
   } else {
     out << "  bandwidth  " << cell("%.3f", m.bytes_moved / 1e6) << " MB moved, " << cell("%.3f", tb_s) << " TB/s";
     if (o.ceiling_tb_s > 0) out << " (" << cell("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of " << cell("%.2f", o.ceiling_tb_s) << " TB/s)";
