@@ -17,6 +17,9 @@ step() { echo "== $*"; "$@"; }
 step "$cmake" --install "$build" --prefix "$tmp/prefix"
 for f in include/kk3tune/dispatch/mla_decode_epilogue.h include/kk3tune/dispatch/attn_res.h \
          include/kk3tune/kernels/mla_decode_epilogue.cuh include/kk3tune/kernels/common/pdl.cuh \
+         include/kk3tune/kernels/attn_res.cuh include/kk3tune/kernels/attn_res_launch.h \
+         include/kk3tune/kernels/mla_decode_epilogue_launch.h include/kk3tune/kernels/common/launch_settings.h \
+         include/kk3tune/kernels/common/launch.cuh \
          share/cmake/kk3tune/kk3tuneConfig.cmake share/cmake/kk3tune/kk3tuneConfigVersion.cmake; do
   [[ -f "$tmp/prefix/$f" ]] || { echo "not installed: $f"; exit 1; }
 done
