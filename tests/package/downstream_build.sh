@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # CTest test (label unit, no GPU needed): installs this build into a temporary prefix, configures
-# and builds examples/downstream against it with nvcc (find_package(kk3tune), the dispatch
-# header, the installed kernel source, -Werror), then runs the launcher: with an sm_90 GPU it
-# checks the kernel's outputs and prints "ok"; without one it prints "no GPU: built, not run"
-# (or, with a GPU of another architecture, "no sm_90 GPU (...): built, not run").
+# and builds examples/downstream against it (find_package(kk3tune), both dispatch headers and
+# kernel sources, g++ and nvcc with -Wall -Wextra -Werror), then runs the launcher: with an sm_90
+# GPU it launches every range of every table and the reference variant, compares their outputs
+# and prints "ok"; without one it prints the cases and "no GPU: built, not run" (or, with a GPU of
+# another architecture, "no sm_90 GPU (...): built, not run").
 #
 # Usage: downstream_build.sh BUILD_DIR SOURCE_DIR CMAKE NVCC GENERATOR MAKE_PROGRAM
 set -euo pipefail
