@@ -1,104 +1,14 @@
 #include "codegen/dispatch_header.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cstdio>
 #include <set>
-#include <stdexcept>
-#include <string_view>
 
+#include "codegen/dispatch_header_parts.hpp"
+#include "codegen/header_text.hpp"
 #include "core/text.hpp"
 
 namespace kk3::codegen {
 namespace {
-
-using values = std::vector<std::pair<std::string, std::string>>;
-
-// The header is written from raw-string templates: each ${name} in `text` becomes its value.
-std::string fill(std::string_view text, const values& v) {
-  std::string out;
-  std::size_t at = 0;
-  for (std::size_t open; (open = text.find("${", at)) != std::string_view::npos;) {
-    const std::size_t close = text.find('}', open);
-    const std::string_view name = text.substr(open + 2, close - open - 2);
-    const auto it =
-        std::find_if(v.begin(), v.end(), [&](const auto& kv) { return kv.first == name; });
-    if (close == std::string_view::npos || it == v.end()) {
-      throw std::logic_error("dispatch header template: no value for " + std::string(name));
-    }
-    out.append(text.substr(at, open - at));
-    out += it->second;
-    at = close + 1;
-  }
-  out.append(text.substr(at));
-  return out;
-}
-
-// Text from configs and result files inside a // comment: printable ASCII only, no line
-// splice (a trailing backslash) and no "/*" (-Wcomment).
-std::string comment_text(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\\') {
-      out += '/';
-    } else if (u < 0x20 || u >= 0x7f) {
-      out += (c == '\n' || c == '\t' || c == '\r') ? ' ' : '?';
-    } else if (c == '*' && !out.empty() && out.back() == '/') {
-      out += " *";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-// A C++ string literal.
-std::string cpp_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\' || c == '?') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\%03o", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-// Each item through `format`, joined by `separator`.
-template <class T, class F>
-std::string join_each(const std::vector<T>& items, std::string_view separator, F format) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i) out += separator;
-    out += format(items[i]);
-  }
-  return out;
-}
-
-std::string values_text(const knob_values& k) {
-  return join_each(k, ", ", [](long long v) { return std::to_string(v); });
-}
-
-std::string tuple_text(const knob_values& k) {
-  return "{" + values_text(k) + "}";
-}
-
-// "slower by 4.1%"; a negative margin (an incumbent kept against a challenger faster within
-// the noise) reads "faster by 0.3%".
-std::string margin_text(double margin) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%s by %.1f%%", margin < 0 ? "faster" : "slower",
-                (margin < 0 ? -margin : margin) * 100);
-  return buf;
-}
 
 // The entry with each {KNOB} replaced by `prefix` KNOB, e.g. "k<V::SPLIT, V::UNROLL>".
 std::string entry_with(const std::string& entry, const std::string& prefix) {
@@ -118,21 +28,6 @@ std::string entry_with(const std::string& entry, const std::string& prefix) {
 std::string padded(const std::string& s, std::size_t width) {
   return s + std::string(width > s.size() ? width - s.size() : 0, ' ');
 }
-
-std::string table_name(const dispatch_model& m, const header_arch& a, const header_table& t) {
-  std::string name = a.name + "_" + m.modes[t.mode].identifier;
-  for (std::size_t i = 0; i < m.shape_keys.size(); ++i) name += "_" + m.shape_keys[i] + std::to_string(t.shape[i]);
-  return name;
-}
-
-// select()'s shape parameters ("int heads, "), its arguments ("heads, "), and the names as prose.
-std::string shape_params(const dispatch_model& m) {
-  return join_each(m.shape_keys, "", [](const std::string& k) { return "int " + k + ", "; });
-}
-std::string shape_args(const dispatch_model& m) {
-  return join_each(m.shape_keys, "", [](const std::string& k) { return k + ", "; });
-}
-std::string shape_names(const dispatch_model& m) { return m.shape_keys.empty() ? "none" : join(m.shape_keys, ", "); }
 
 std::string mode_defines_text(const header_mode& mode) {
   return join_each(mode.defines, " ", [](const auto& d) { return d.first + "=" + d.second; });
@@ -199,19 +94,44 @@ void provenance(std::string& out, const dispatch_model& m) {
     out += "//   " + padded(comment_text(mode.name), mode_width + 2) +
            (defines.empty() ? "(none)" : comment_text(defines)) + "\n";
   }
-  out += fill(R"(//
-// Use:
+  const values use = {{"family", m.family},
+                      {"mode", m.modes.front().identifier},
+                      {"shape", shape_args(m)},
+                      {"kernel", comment_text(entry_with(m.entry, "V::"))},
+                      {"header", comment_text(m.launch_header)}};
+  if (m.launch_header.empty()) {
+    out += fill(R"(//
+// Use (the family describes no launch settings: the grid, block, thread-block cluster and dynamic
+// shared memory of a variant are the caller's):
 //   namespace d = kk3tune::dispatch::${family};
 //   const d::knobs k = d::select(d::mode::${mode}, ${shape}num_tokens);  // sm_90 tables
 //   d::with_variant(k, [&](auto v) {
 //     using V = decltype(v);
-//     ${launch}<<<grid, block>>>(params);
+//     ${kernel}<<<grid, block>>>(params);
 //   });
 )",
-              {{"family", m.family},
-               {"mode", m.modes.front().identifier},
-               {"shape", shape_args(m)},
-               {"launch", comment_text(entry_with(m.entry, "V::"))}});
+                use);
+    return;
+  }
+  out += fill(R"(//
+// Use, in a CUDA translation unit that defines the mode's macros and then includes the kernel
+// source (one translation unit per mode):
+//   namespace d = kk3tune::dispatch::${family};
+//   const d::knobs k = d::select(d::mode::${mode}, ${shape}num_tokens);  // sm_90 tables
+//   cudaError_t e = cudaErrorInvalidValue;  // stays so when k is no variant of the mode
+//   d::with_mode_variant<d::mode::${mode}>(k, [&](auto v) {
+//     using V = decltype(v);
+//     e = d::launch(&${kernel}, k, d::mode::${mode}, ${shape}num_tokens, stream, params);
+//   });
+// Launch settings: settings() gives every variant's grid, block, thread-block cluster (CTAs per
+// cluster; 1: none), dynamic shared memory and whether it launches with programmatic dependent
+// launch (PDL), computed by the arithmetic kk3tune launches it with:
+//   <kk3tune/kernels/${header}>
+// launch() (nvcc only) launches through cudaLaunchKernelEx with those settings: the cluster
+// dimension attribute when a cluster has more than one CTA, the dynamic shared memory limit raised
+// above 48 KiB, and the PDL attribute, as kk3tune verified and timed the variant.
+)",
+              use);
 }
 
 void knobs_struct(std::string& out, const dispatch_model& m) {
@@ -288,19 +208,46 @@ constexpr bool mode_from_name(const char* name, mode& out) noexcept {
        {"defines", chain(mode_defines_text)}});
 }
 
+// The indices into m.variants of the tuples mode `mode`'s tables can return on any
+// architecture, the reference (0) first, then ascending.
+std::vector<std::size_t> mode_variants(const dispatch_model& m, std::size_t mode) {
+  std::set<std::size_t> used = {0};
+  for (const header_arch& a : m.archs) {
+    for (const header_table& t : a.tables) {
+      if (t.mode != mode) continue;
+      for (const header_range& r : t.ranges) {
+        for (std::size_t i = 0; i < m.variants.size(); ++i) {
+          if (m.variants[i].first == r.knobs) used.insert(i);
+        }
+      }
+    }
+  }
+  return {used.begin(), used.end()};
+}
+
+std::string indices_text(const std::vector<std::size_t>& indices) {
+  return join_each(indices, ", ", [](std::size_t i) { return std::to_string(i); });
+}
+
 void variants(std::string& out, const dispatch_model& m) {
   const auto& names = m.knob_names;
-  std::string ids, calls;
+  std::string ids, variant_at, per_mode;
+  std::vector<std::size_t> every;
   for (std::size_t i = 0; i < m.variants.size(); ++i) {
     const std::string index = std::to_string(i);
     ids += "  if (k == all_variants[" + index + "]) return " + cpp_string(m.variants[i].second) +
            ";\n";
-    calls += fill(R"(  if (k == all_variants[${index}]) {
-    f(variant<${values}>{});
-    return true;
+    variant_at += "template <>\nstruct variant_at<" + index + "> {\n  using type = variant<" +
+                  values_text(m.variants[i].first) + ">;\n};\n";
+    every.push_back(i);
   }
-)",
-                  {{"index", index}, {"values", values_text(m.variants[i].first)}});
+  for (std::size_t i = 0; i < m.modes.size(); ++i) {
+    per_mode += fill(R"(${else}if constexpr (M == mode::${mode}) {
+    return detail::with_one_of<${indices}>(k, f);
+  } )",
+                     {{"else", i ? "else " : "  "},
+                      {"mode", m.modes[i].identifier},
+                      {"indices", indices_text(mode_variants(m, i))}});
   }
   out += fill(
       R"(/// The reference variant: the plainest kernel, and what select() returns where no table
@@ -322,12 +269,38 @@ constexpr const char* variant_id(const knobs& k) noexcept {
 ${ids}  return "";
 }
 
+namespace detail {
+
+/// The instantiation of all_variants[I].
+template <int I>
+struct variant_at;
+${variant_at}
+/// Calls f(variant<...>{}) with the instantiation of the first of all_variants[I...] equal to
+/// `k` and returns true; false, without calling f, when none is. f is instantiated for each.
+template <int... I, class F>
+bool with_one_of(const knobs& k, F& f) {
+  return ((k == all_variants[I] ? (f(typename variant_at<I>::type{}), true) : false) || ...);
+}
+
+}  // namespace detail
+
 /// Calls f(variant<...>{}) with the instantiation equal to `k` and returns true; returns false,
 /// without calling f, when `k` is not one of all_variants. f is instantiated for every tuple of
 /// all_variants.
 template <class F>
 bool with_variant(const knobs& k, F&& f) {
-${calls}  return false;
+  return detail::with_one_of<${every}>(k, f);
+}
+
+/// with_variant() over the tuples mode M's tables can return (on any architecture), the reference
+/// first: a build that compiles each mode in a translation unit of its own (the kernel source
+/// takes the mode as macros) instantiates f for those only. Returns false, without calling f,
+/// for any other tuple.
+template <mode M, class F>
+bool with_mode_variant(const knobs& k, F&& f) {
+${per_mode}else {
+    return false;
+  }
 }
 
 )",
@@ -345,198 +318,67 @@ ${calls}  return false;
                                      comment_text(v.second) + "\n";
                             })},
        {"ids", ids},
-       {"calls", calls}});
+       {"variant_at", variant_at},
+       {"every", indices_text(every)},
+       {"per_mode", per_mode}});
 }
 
-std::string range_text(const header_range& r, bool last) {
-  const std::string tokens =
-      std::to_string(r.min_tokens) +
-      (r.max_tokens != r.min_tokens ? ".." + std::to_string(r.max_tokens) : "");
-  return fill(R"(    // T ${tokens}${above}: ${variant}${kept}
-    //   ${runner_up}
-    {${max_tokens}, ${knobs}},
-)",
-              {{"tokens", tokens},
-               {"above", last ? " and above" : ""},
-               {"variant", comment_text(r.variant)},
-               {"kept", r.incumbent_kept ? " (incumbent kept)" : ""},
-               {"runner_up", r.runner_up.empty() ? "no runner-up"
-                                                 : "runner-up " + comment_text(r.runner_up) + ", " +
-                                                       margin_text(r.margin)},
-               {"max_tokens", std::to_string(r.max_tokens)},
-               {"knobs", tuple_text(r.knobs)}});
-}
-
-void arch_tables(std::string& out, const dispatch_model& m, const header_arch& a) {
-  if (!a.tuned) {
-    out += fill(R"(// ${arch}: no sweep result; the reference variant everywhere.
-constexpr knobs select_${arch}(mode, int, long long) noexcept { return reference_knobs; }
-
-)",
-                {{"arch", a.name}});
-    return;
-  }
-  out += "// " + a.name + ": " +
-         join_each(a.sources, "; ",
-                   [](const header_source& src) {
-                     return comment_text(src.gpu_name) + ", sweep " + src.digest_kind + " digest " +
-                            src.digest;
-                   }) +
-         "\n\n";
-  std::string picks;
-  for (const header_table& t : a.tables) {
-    std::string ranges;
-    for (std::size_t i = 0; i < t.ranges.size(); ++i)
-      ranges += range_text(t.ranges[i], i + 1 == t.ranges.size());
-    // ", heads 16" in the comment, " && heads == 16" in the pick.
-    std::string shape_text, shape_test;
-    for (std::size_t i = 0; i < m.shape_keys.size(); ++i) {
-      shape_text += ", " + m.shape_keys[i] + " " + std::to_string(t.shape[i]);
-      shape_test += " && " + m.shape_keys[i] + " == " + std::to_string(t.shape[i]);
-    }
-    const values v = {{"arch", a.name},
-                      {"mode", m.modes[t.mode].identifier},
-                      {"mode_name", comment_text(m.modes[t.mode].name)},
-                      {"shape", shape_text},
-                      {"table", table_name(m, a, t)},
-                      {"ranges", ranges},
-                      {"shape_test", shape_test}};
-    out += fill(R"(// ${arch}, mode ${mode_name}${shape}
-inline constexpr range ${table}[] = {
-${ranges}};
-
-)",
-                v);
-    picks += fill("  if (m == mode::${mode}${shape_test}) return pick(${table}, num_tokens);\n", v);
-  }
+// settings() and, under nvcc, launch(): a variant's launch from the family's launch header.
+void launch_settings(std::string& out, const dispatch_model& m) {
+  if (m.launch_header.empty()) return;
+  const std::string calls = join_each(m.modes, "", [](const header_mode& mode) {
+    return "  if (m == mode::" + mode.identifier + ")\n    return " + mode.launch_call + ";\n";
+  });
   out += fill(
-      R"(constexpr knobs select_${arch}(mode m, ${shape_params}long long num_tokens) noexcept {
-${picks}  return reference_knobs;
+      R"(/// The launch settings of variant `k` in mode `m` at model shape `${shape}` for `num_tokens`
+/// tokens: grid, block, thread-block cluster (CTAs per cluster, {1, 1, 1}: none), dynamic shared
+/// memory per block and whether the launch carries the PDL attribute, as kk3tune launches the
+/// variant. Any knobs of the family's space work, not only the tables' tuples; all zero for a
+/// mode the header does not know. Computed by <kk3tune/kernels/${header}>.
+constexpr kk3tune::kernels::launch_settings settings(const knobs& k, mode m,${unused_params}
+                                                     long long num_tokens) noexcept {
+${calls}  return {};
 }
+
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+/// Launches `kernel`, the kernel source's instantiation for `k` (as with_variant() and
+/// with_mode_variant() hand it over) compiled with mode `m`'s macros, with
+/// settings(k, m, ${args}num_tokens) on `stream`, its arguments `args` (the params struct),
+/// through kk3tune::kernels::launch() (cudaLaunchKernelEx). Returns the first CUDA error of the
+/// function attributes it sets and the launch.
+template <class... Params, class... Args>
+cudaError_t launch(void (*kernel)(Params...), const knobs& k, mode m, ${params}long long num_tokens,
+                   cudaStream_t stream, Args&&... args) {
+  return kk3tune::kernels::launch(kernel, settings(k, m, ${args}num_tokens), stream, static_cast<Args&&>(args)...);
+}
+#endif
 
 )",
-      {{"arch", a.name}, {"shape_params", shape_params(m)}, {"picks", picks}});
-}
-
-void tables(std::string& out, const dispatch_model& m) {
-  out += R"(namespace detail {
-
-/// One token range of a table: up to max_tokens tokens (and beyond, for the last range), `k`.
-struct range {
-  long long max_tokens;
-  knobs k;
-};
-
-/// The first range with num_tokens <= max_tokens; the last range above them all.
-template <std::size_t N>
-constexpr knobs pick(const range (&table)[N], long long num_tokens) noexcept {
-  for (std::size_t i = 0; i + 1 < N; ++i) {
-    if (num_tokens <= table[i].max_tokens) return table[i].k;
-  }
-  return table[N - 1].k;
-}
-
-)";
-  for (const header_arch& a : m.archs) arch_tables(out, m, a);
-  out += "}  // namespace detail\n\n";
-}
-
-void selects(std::string& out, const dispatch_model& m) {
-  // An sm_arch uses the tables of the highest table arch at or below it, else the lowest's.
-  const header_arch& first = m.archs.front();
-  std::string rule, tuned, by_arch;
-  for (std::size_t i = m.archs.size(); i-- > 1;) {
-    const header_arch& a = m.archs[i];
-    const std::string sm = std::to_string(a.sm);
-    rule += sm + " and above: " + a.name + "; ";
-    tuned += "  if (sm_arch >= " + sm + ") return " + (a.tuned ? "true" : "false") + ";\n";
-    by_arch += "  if (sm_arch >= " + sm + ") return detail::select_" + a.name + "(m, " + shape_args(m) + "num_tokens);\n";
-  }
-  out += fill(
-      R"(/// Whether sm_arch's tables come from a sweep (false: they give the reference variant).
-constexpr bool is_tuned(int sm_arch) noexcept {
-${tuned}  return ${first_tuned};
-}
-
-/// The knobs to launch in mode `m` at model shape `${shape}` for `num_tokens` tokens, on ${first}:
-/// the first range with num_tokens <= its max_tokens, the last range above them all, and the
-/// reference knobs for a mode or ${shape} without a table.
-constexpr knobs select(mode m, ${params}long long num_tokens) noexcept {
-  return detail::select_${first}(m, ${args}num_tokens);
-}
-
-/// select() on the architecture sm_arch = 10 * major + minor of the compute capability (90 for
-/// sm_90 / sm_90a, 100 for sm_100a). Tables: ${rule}below: ${first}.
-constexpr knobs select(int sm_arch, mode m, ${params}long long num_tokens) noexcept {
-${by_arch}  return detail::select_${first}(m, ${args}num_tokens);
-}
-
-)",
-      {{"tuned", tuned},
-       {"first_tuned", first.tuned ? "true" : "false"},
-       {"shape", shape_names(m)},
+      {{"shape", shape_names(m)},
+       {"header", m.launch_header},
+       {"unused_params",
+        join_each(m.shape_keys, "", [](const std::string& k) { return " [[maybe_unused]] int " + k + ","; })},
+       {"calls", calls},
        {"params", shape_params(m)},
-       {"args", shape_args(m)},
-       {"first", first.name},
-       {"rule", rule},
-       {"by_arch", by_arch}});
+       {"args", shape_args(m)}});
 }
 
 }  // namespace
 
-bool is_cpp_keyword(const std::string& name) {
-  static const std::set<std::string> k_keywords = {
-      "alignas",       "alignof",     "and",
-      "and_eq",        "asm",         "auto",
-      "bitand",        "bitor",       "bool",
-      "break",         "case",        "catch",
-      "char",          "char8_t",     "char16_t",
-      "char32_t",      "class",       "compl",
-      "concept",       "const",       "consteval",
-      "constexpr",     "constinit",   "const_cast",
-      "continue",      "co_await",    "co_return",
-      "co_yield",      "decltype",    "default",
-      "delete",        "do",          "double",
-      "dynamic_cast",  "else",        "enum",
-      "explicit",      "export",      "extern",
-      "false",         "float",       "for",
-      "friend",        "goto",        "if",
-      "inline",        "int",         "long",
-      "mutable",       "namespace",   "new",
-      "noexcept",      "not",         "not_eq",
-      "nullptr",       "operator",    "or",
-      "or_eq",         "private",     "protected",
-      "public",        "register",    "reinterpret_cast",
-      "requires",      "return",      "short",
-      "signed",        "sizeof",      "static",
-      "static_assert", "static_cast", "struct",
-      "switch",        "template",    "this",
-      "thread_local",  "throw",       "true",
-      "try",           "typedef",     "typeid",
-      "typename",      "union",       "unsigned",
-      "using",         "virtual",     "void",
-      "volatile",      "wchar_t",     "while",
-      "xor",           "xor_eq"};
-  return k_keywords.count(name) != 0;
-}
-
-std::string to_identifier(const std::string& name) {
-  std::string out;
-  for (const char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    out += (u < 0x80 && std::isalnum(u)) || c == '_' ? c : '_';
-  }
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
-  if (is_cpp_keyword(out)) out += "_";
-  return out;
-}
-
 std::string dispatch_header(const dispatch_model& m) {
   std::string out = "#pragma once\n";
   provenance(out, m);
+  out += "\n#include <cstddef>\n";
+  if (!m.launch_header.empty()) {
+    out += fill(R"(
+#include <kk3tune/kernels/${header}>
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#include <kk3tune/kernels/common/launch.cuh>
+#endif
+)",
+                {{"header", m.launch_header}});
+  }
   out += fill(R"(
-#include <cstddef>
-
 namespace kk3tune {
 namespace dispatch {
 namespace ${family} {
@@ -558,6 +400,7 @@ inline constexpr char compile_options[] = ${options};
   variants(out, m);
   tables(out, m);
   selects(out, m);
+  launch_settings(out, m);
   out += fill(R"(}  // namespace ${family}
 }  // namespace dispatch
 }  // namespace kk3tune

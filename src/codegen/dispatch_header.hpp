@@ -1,11 +1,14 @@
 #pragma once
 // The text of one generated dispatch header (kk3tune/dispatch/<family>.h): a C++17 header with
-// one constexpr table per architecture, mode and model shape, `select()` over them, and
-// `with_variant()` to turn the selected runtime knobs into a kernel instantiation. It depends
-// only on the model below (no time, host or path), so equal models give equal bytes.
+// one constexpr table per architecture, mode and model shape, `select()` over them,
+// `with_variant()` to turn the selected runtime knobs into a kernel instantiation, and the
+// launch settings of every variant (`settings()`, and `launch()` under nvcc). It depends only on
+// the model below (no time, host or path), so equal models give equal bytes.
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "codegen/header_text.hpp"  // to_identifier(), is_cpp_keyword()
 
 namespace kk3::codegen {
 
@@ -52,6 +55,8 @@ struct header_mode {
   std::string name;                                          ///< as in the config, e.g. "bf16_rope"
   std::string identifier;                                    ///< its C++ enumerator name
   std::vector<std::pair<std::string, std::string>> defines;  ///< the -D defines, in config order
+  /// settings()'s expression for the mode (family::launch_call); empty without a launch header
+  std::string launch_call;
 };
 
 /// Everything one header says.
@@ -69,16 +74,12 @@ struct dispatch_model {
   /// Every distinct knob tuple a table can return, the reference first, with its variant id.
   std::vector<std::pair<knob_values, std::string>> variants;
   std::vector<header_arch> archs;  ///< sm_90 first (the default of select())
+  /// The family's launch header, relative to kernels/ (family::launch_header()); empty: the
+  /// header has no settings() and no launch().
+  std::string launch_header;
 };
 
 /// The header text.
 std::string dispatch_header(const dispatch_model& model);
-
-/// A mode name as a C++ identifier: other characters become '_', a leading digit or a keyword
-/// gets a prefix or suffix '_'.
-std::string to_identifier(const std::string& name);
-
-/// True for the C++ keywords (and alternative tokens) a name must not be.
-bool is_cpp_keyword(const std::string& name);
 
 }  // namespace kk3::codegen

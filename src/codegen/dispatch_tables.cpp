@@ -231,8 +231,9 @@ dispatch_model base_model(const family_facts& ff) {
   m.options = cfg.options;
   m.shape_keys = key_names(ff);
   for (const std::string& k : m.shape_keys) {
-    if (is_cpp_keyword(k) || k == "m" || k == "num_tokens" || k == "sm_arch") {
-      throw error(error_kind::config, cfg.family + ": its dimension \"" + k + "\" cannot name a parameter of select()");
+    if (is_cpp_keyword(k) || k == "m" || k == "num_tokens" || k == "sm_arch" || k == "k" || k == "kernel" ||
+        k == "stream" || k == "args") {
+      throw error(error_kind::config, cfg.family + ": its dimension \"" + k + "\" cannot name a parameter of select() or launch()");
     }
   }
   m.knob_names = ff.knob_names;
@@ -248,9 +249,11 @@ dispatch_model base_model(const family_facts& ff) {
     }
     if (cfg.entry.find("{" + k.name + "}") == std::string::npos) m.macro_knobs.push_back(k.name);
   }
+  m.launch_header = ff.space->impl->launch_header();
   std::set<std::string> identifiers;
   for (const space::mode& mode : cfg.modes) {
-    header_mode hm{mode.name, to_identifier(mode.name), mode.defines};
+    header_mode hm{mode.name, to_identifier(mode.name), mode.defines, {}};
+    if (!m.launch_header.empty()) hm.launch_call = ff.space->impl->launch_call(mode);
     if (!identifiers.insert(hm.identifier).second) {
       fail_config(cfg, "/modes/" + mode.name, "two modes map to the C++ name " + hm.identifier);
     }

@@ -2,6 +2,7 @@
 // Kernel launches through cuLaunchKernelEx, with programmatic dependent launch when asked.
 #include <array>
 
+#include "common/launch_settings.h"
 #include "device/driver_api.hpp"
 
 namespace kk3::device {
@@ -26,9 +27,9 @@ struct launch_config {
 };
 
 /// Dynamic shared memory a function may use without opting in to more.
-inline constexpr unsigned k_default_dynamic_shared_bytes = 48 * 1024;
+inline constexpr unsigned k_default_dynamic_shared_bytes = kk3tune::kernels::k_default_dynamic_shared_bytes;
 /// CTAs a cluster may have only with CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED.
-inline constexpr unsigned k_portable_cluster_ctas = 8;
+inline constexpr unsigned k_portable_cluster_ctas = kk3tune::kernels::k_portable_cluster_ctas;
 
 /// Sets the function attributes a launch with `config` needs: the dynamic shared memory limit
 /// when it asks for more than 48 KiB, the non-portable cluster size beyond 8 CTAs. Throws

@@ -2,6 +2,15 @@
 
 namespace kk3::families {
 
+device::launch_config launch_config_of(const kk3tune::kernels::launch_settings& s) {
+  device::launch_config c;
+  c.grid = {s.grid.x, s.grid.y, s.grid.z};
+  c.block = {s.block.x, s.block.y, s.block.z};
+  c.cluster = {s.cluster.x, s.cluster.y, s.cluster.z};
+  c.shared_bytes = s.shared_bytes;
+  return c;
+}
+
 std::optional<dimension> family::find_dimension(const std::string& name) const {
   for (dimension& d : dimensions()) {
     if (d.name == name) return std::move(d);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/launch_settings.h"
 #include "device/launch.hpp"
 #include "families/problem.hpp"
 #include "families/shape.hpp"
@@ -46,8 +47,22 @@ class family {
   /// graph mode by default; a PDL family models the kernels it runs between in the model (its
   /// chain's producer and consumer), so its time is the latency it adds where it runs.
   virtual timing::objective default_objective() const { return {}; }
-  /// Launch geometry of a variant in a mode at a shape (dynamic shared memory included).
+  /// Launch geometry of a variant in a mode at a shape (dynamic shared memory included). A
+  /// family with a launch header (below) computes it there. `pdl` stays false: each caller
+  /// decides per launch (timing from the objective, as served; verify behind its producer).
   virtual device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const = 0;
+  /// The installed header under kernels/ whose constexpr function gives the family's launch
+  /// settings (e.g. "attn_res_launch.h"): the one arithmetic geometry() and the generated
+  /// dispatch header's settings() share. Empty: the family has none, and its dispatch header
+  /// carries no launch settings.
+  virtual std::string launch_header() const { return {}; }
+  /// With a launch header: the C++ expression the generated dispatch header's settings()
+  /// returns for mode `m`, a call of that header's function in terms of settings()'s
+  /// parameters: `k` (the header's knobs), the key dimensions by name and `num_tokens`.
+  virtual std::string launch_call(const space::mode& m) const {
+    (void)m;
+    return {};
+  }
   /// Bytes a call reads and writes, each input read once and each output written once.
   virtual double bytes_moved(const shape& s, const space::mode& m) const = 0;
   /// The family's model dimensions besides T, in its order; every shape it makes sets each of
@@ -88,5 +103,8 @@ class family {
     return make_workspace(s, m, make_problem(s, m, seed));
   }
 };
+
+/// `s` as kk3tune's driver-API launch takes it, `pdl` left false (see family::geometry()).
+device::launch_config launch_config_of(const kk3tune::kernels::launch_settings& s);
 
 }  // namespace kk3::families

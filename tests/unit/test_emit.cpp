@@ -230,7 +230,8 @@ TEST(emit, headers_compile_warning_free_and_select_at_compile_time) {
   const std::string exe = (out.path() / "select_gxx").string();
   auto c = test::run_command(
       std::string(KK3_CXX_COMPILER) + " -std=c++17 -Wall -Wextra -Werror -pedantic -I" +
-      test::shell_quote(out.path().string()) + " " + test::shell_quote(source) + " -o " +
+      test::shell_quote(out.path().string()) + " -I" + test::shell_quote(KK3_BUILD_INCLUDE_DIR) + " " +
+      test::shell_quote(source) + " -o " +
       test::shell_quote(exe) + " && " + test::shell_quote(exe));
   EXPECT_EQ(c.exit_code, 0) << c.output;
   EXPECT_TRUE(contains(c.output, "select ok")) << c.output;
@@ -241,7 +242,8 @@ TEST(emit, headers_compile_warning_free_and_select_at_compile_time) {
   c = test::run_command(
       test::shell_quote(nvcc) +
       " -std=c++17 -x cu -Xcompiler=-Wall,-Wextra,-Werror -Werror all-warnings -I" +
-      test::shell_quote(out.path().string()) + " " + test::shell_quote(source) + " -o " +
+      test::shell_quote(out.path().string()) + " -I" + test::shell_quote(KK3_BUILD_INCLUDE_DIR) + " " +
+      test::shell_quote(source) + " -o " +
       test::shell_quote(cu_exe) + " && " + test::shell_quote(cu_exe));
   EXPECT_EQ(c.exit_code, 0) << c.output;
   EXPECT_TRUE(contains(c.output, "select ok")) << c.output;

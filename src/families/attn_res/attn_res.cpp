@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "attn_res_launch.h"
 #include "attn_res_params.h"
 #include "core/error.hpp"
 #include "families/numerics.hpp"
@@ -53,28 +54,24 @@ timing::objective attn_res::default_objective() const {
   return o;
 }
 
+namespace {
+
+kk3tune::kernels::attn_res_launch_mode launch_mode(const ar_mode& m) { return {m.hidden, m.nb, m.delta, m.out_norm}; }
+
+}  // namespace
+
 device::launch_config attn_res::geometry(const space::variant& v, const space::mode& mode, const shape& s) const {
-  // The kernel's own arithmetic (kernels/attn_res.cuh): CTA r of the cluster takes slices
-  // [r K / B, (r + 1) K / B), the busiest ceil(K / B); a warp takes GPW of them.
-  const ar_mode m = read_mode(mode);
-  const long long ctas = v.value("B"), slices = m.hidden / 256, mine = (slices + ctas - 1) / ctas;
-  const long long warps = (mine + v.value("GPW") - 1) / v.value("GPW"), tokens_per_cluster = v.value("TPC");
-  device::launch_config c;
-  long long bytes = 0;
-  if (v.value("STAGE")) {  // per stage: every staged row (the sources, delta) of the busiest CTA's slices
-    const long long rows = m.nb + 1 + (m.delta ? 1 : 0);
-    bytes += v.value("STAGES") * rows * mine * 512;
-  }
-  // Per warp, one scratch for two phases: the lane rows of the column sums (with 2N >= 8 unit
-  // sums per slice: 32 lanes x 2 (N | 1) doubles) and the fp32 mix of its GPW slices.
-  const long long rows = 2 * (m.nb + 1) >= 8 ? 32 * 2 * ((m.nb + 1) | 1) * 8 : 0;
-  const long long mix = m.out_norm ? v.value("GPW") * 1024 : 0;
-  bytes += warps * std::max(rows, mix);
-  c.shared_bytes = static_cast<unsigned>(bytes);
-  c.grid.x = static_cast<unsigned>((s.tokens + tokens_per_cluster - 1) / tokens_per_cluster * ctas);
-  c.block.x = static_cast<unsigned>(32 * warps);
-  c.cluster.x = static_cast<unsigned>(ctas);
-  return c;
+  const kk3tune::kernels::attn_res_launch_knobs k = {static_cast<int>(v.value("B")), static_cast<int>(v.value("GPW")),
+                                                     static_cast<int>(v.value("STAGE")), static_cast<int>(v.value("TPC")),
+                                                     static_cast<int>(v.value("STAGES"))};
+  return launch_config_of(kk3tune::kernels::attn_res_launch(k, launch_mode(read_mode(mode)), s.tokens));
+}
+
+std::string attn_res::launch_call(const space::mode& mode) const {
+  const kk3tune::kernels::attn_res_launch_mode m = launch_mode(read_mode(mode));
+  auto flag = [](bool b) { return b ? std::string("true") : std::string("false"); };
+  return "kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {" + std::to_string(m.hidden) +
+         ", " + std::to_string(m.nb) + ", " + flag(m.delta) + ", " + flag(m.out_norm) + "}, num_tokens)";
 }
 
 double attn_res::bytes_moved(const shape& s, const space::mode& mode) const {

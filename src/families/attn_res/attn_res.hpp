@@ -11,6 +11,8 @@ class attn_res final : public family {
   std::string name() const override { return "attn_res"; }
   timing::objective default_objective() const override;
   device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
+  std::string launch_header() const override { return "attn_res_launch.h"; }
+  std::string launch_call(const space::mode& m) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
   /// blocks (NB, the key): set by the mode (its define NB), so a plan does not choose it.
   std::vector<dimension> dimensions() const override { return {{"blocks", "NB", 0, false, true}}; }

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "families/numerics.hpp"
 #include "families/tensor_workspace.hpp"
+#include "mla_decode_epilogue_launch.h"
 #include "mla_decode_epilogue_params.h"
 
 namespace kk3::families {
@@ -50,14 +51,13 @@ timing::objective mla_decode_epilogue::default_objective() const {
 }
 
 device::launch_config mla_decode_epilogue::geometry(const space::variant& v, const space::mode&, const shape& s) const {
-  const long long rows = s.tokens * (heads_of(s) + 1);
-  const long long rows_per_warp = v.value("ROWS_PER_WARP");
-  const long long warps = (rows + rows_per_warp - 1) / rows_per_warp * v.value("SPLIT");
-  const long long warps_per_block = v.value("THREADS") / 32;
-  device::launch_config c;
-  c.grid.x = static_cast<unsigned>((warps + warps_per_block - 1) / warps_per_block);
-  c.block.x = static_cast<unsigned>(v.value("THREADS"));
-  return c;
+  const kk3tune::kernels::mla_decode_epilogue_launch_knobs k = {
+      static_cast<int>(v.value("SPLIT")), static_cast<int>(v.value("ROWS_PER_WARP")), static_cast<int>(v.value("THREADS"))};
+  return launch_config_of(kk3tune::kernels::mla_decode_epilogue_launch(k, heads_of(s), s.tokens));
+}
+
+std::string mla_decode_epilogue::launch_call(const space::mode&) const {
+  return "kk3tune::kernels::mla_decode_epilogue_launch({k.SPLIT, k.ROWS_PER_WARP, k.THREADS}, heads, num_tokens)";
 }
 
 double mla_decode_epilogue::bytes_moved(const shape& s, const space::mode& m) const {

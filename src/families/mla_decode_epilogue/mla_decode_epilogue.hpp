@@ -14,6 +14,8 @@ class mla_decode_epilogue final : public family {
   std::string name() const override { return "mla_decode_epilogue"; }
   timing::objective default_objective() const override;
   device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
+  std::string launch_header() const override { return "mla_decode_epilogue_launch.h"; }
+  std::string launch_call(const space::mode& m) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
   /// heads (H, the key: a plan lists the head counts to sweep) and block_size (the KV-cache
   /// block size: 64 in the model, other sizes in the verifier's edge shapes).

@@ -42,15 +42,29 @@
 //   common_nb8  H=7168 NB=8 HAS_DELTA=1 HAS_OUT_NORM=1 BLOCK_WRITE=0
 //   final_nb8   H=7168 NB=8 HAS_DELTA=1 HAS_OUT_NORM=0 BLOCK_WRITE=0
 //
-// Use:
+// Use, in a CUDA translation unit that defines the mode's macros and then includes the kernel
+// source (one translation unit per mode):
 //   namespace d = kk3tune::dispatch::attn_res;
 //   const d::knobs k = d::select(d::mode::write_nb0, blocks, num_tokens);  // sm_90 tables
-//   d::with_variant(k, [&](auto v) {
+//   cudaError_t e = cudaErrorInvalidValue;  // stays so when k is no variant of the mode
+//   d::with_mode_variant<d::mode::write_nb0>(k, [&](auto v) {
 //     using V = decltype(v);
-//     attn_res<V::B, V::GPW, V::STAGE, V::TPC, V::STAGES, V::SPREAD, V::TRIGGER, V::REGS><<<grid, block>>>(params);
+//     e = d::launch(&attn_res<V::B, V::GPW, V::STAGE, V::TPC, V::STAGES, V::SPREAD, V::TRIGGER, V::REGS>, k, d::mode::write_nb0, blocks, num_tokens, stream, params);
 //   });
+// Launch settings: settings() gives every variant's grid, block, thread-block cluster (CTAs per
+// cluster; 1: none), dynamic shared memory and whether it launches with programmatic dependent
+// launch (PDL), computed by the arithmetic kk3tune launches it with:
+//   <kk3tune/kernels/attn_res_launch.h>
+// launch() (nvcc only) launches through cudaLaunchKernelEx with those settings: the cluster
+// dimension attribute when a cluster has more than one CTA, the dynamic shared memory limit raised
+// above 48 KiB, and the PDL attribute, as kk3tune verified and timed the variant.
 
 #include <cstddef>
+
+#include <kk3tune/kernels/attn_res_launch.h>
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#include <kk3tune/kernels/common/launch.cuh>
+#endif
 
 namespace kk3tune {
 namespace dispatch {
@@ -246,113 +260,189 @@ constexpr const char* variant_id(const knobs& k) noexcept {
   return "";
 }
 
+namespace detail {
+
+/// The instantiation of all_variants[I].
+template <int I>
+struct variant_at;
+template <>
+struct variant_at<0> {
+  using type = variant<1, 4, 0, 1, 1, 0, 0, 0>;
+};
+template <>
+struct variant_at<1> {
+  using type = variant<1, 2, 0, 1, 1, 0, 0, 0>;
+};
+template <>
+struct variant_at<2> {
+  using type = variant<1, 2, 0, 1, 1, 0, 0, 64>;
+};
+template <>
+struct variant_at<3> {
+  using type = variant<1, 2, 0, 1, 1, 0, 0, 96>;
+};
+template <>
+struct variant_at<4> {
+  using type = variant<1, 2, 0, 1, 1, 0, 1, 0>;
+};
+template <>
+struct variant_at<5> {
+  using type = variant<1, 2, 0, 1, 1, 0, 1, 64>;
+};
+template <>
+struct variant_at<6> {
+  using type = variant<1, 2, 1, 1, 1, 0, 1, 0>;
+};
+template <>
+struct variant_at<7> {
+  using type = variant<1, 4, 0, 1, 1, 0, 0, 64>;
+};
+template <>
+struct variant_at<8> {
+  using type = variant<1, 4, 0, 1, 1, 0, 0, 96>;
+};
+template <>
+struct variant_at<9> {
+  using type = variant<1, 4, 0, 1, 1, 0, 1, 0>;
+};
+template <>
+struct variant_at<10> {
+  using type = variant<1, 4, 0, 1, 1, 0, 1, 64>;
+};
+template <>
+struct variant_at<11> {
+  using type = variant<1, 4, 0, 1, 1, 0, 1, 96>;
+};
+template <>
+struct variant_at<12> {
+  using type = variant<1, 4, 1, 1, 1, 0, 0, 0>;
+};
+template <>
+struct variant_at<13> {
+  using type = variant<2, 1, 0, 1, 1, 0, 1, 0>;
+};
+template <>
+struct variant_at<14> {
+  using type = variant<2, 1, 0, 1, 1, 0, 1, 96>;
+};
+template <>
+struct variant_at<15> {
+  using type = variant<2, 1, 1, 1, 1, 0, 1, 0>;
+};
+template <>
+struct variant_at<16> {
+  using type = variant<2, 2, 0, 1, 1, 0, 0, 96>;
+};
+template <>
+struct variant_at<17> {
+  using type = variant<2, 2, 0, 1, 1, 0, 1, 64>;
+};
+template <>
+struct variant_at<18> {
+  using type = variant<2, 2, 0, 1, 1, 0, 1, 96>;
+};
+template <>
+struct variant_at<19> {
+  using type = variant<4, 1, 0, 1, 1, 0, 1, 0>;
+};
+template <>
+struct variant_at<20> {
+  using type = variant<4, 1, 1, 1, 1, 0, 1, 0>;
+};
+template <>
+struct variant_at<21> {
+  using type = variant<7, 1, 0, 1, 1, 0, 1, 0>;
+};
+template <>
+struct variant_at<22> {
+  using type = variant<7, 1, 1, 1, 1, 0, 1, 0>;
+};
+
+/// Calls f(variant<...>{}) with the instantiation of the first of all_variants[I...] equal to
+/// `k` and returns true; false, without calling f, when none is. f is instantiated for each.
+template <int... I, class F>
+bool with_one_of(const knobs& k, F& f) {
+  return ((k == all_variants[I] ? (f(typename variant_at<I>::type{}), true) : false) || ...);
+}
+
+}  // namespace detail
+
 /// Calls f(variant<...>{}) with the instantiation equal to `k` and returns true; returns false,
 /// without calling f, when `k` is not one of all_variants. f is instantiated for every tuple of
 /// all_variants.
 template <class F>
 bool with_variant(const knobs& k, F&& f) {
-  if (k == all_variants[0]) {
-    f(variant<1, 4, 0, 1, 1, 0, 0, 0>{});
-    return true;
-  }
-  if (k == all_variants[1]) {
-    f(variant<1, 2, 0, 1, 1, 0, 0, 0>{});
-    return true;
-  }
-  if (k == all_variants[2]) {
-    f(variant<1, 2, 0, 1, 1, 0, 0, 64>{});
-    return true;
-  }
-  if (k == all_variants[3]) {
-    f(variant<1, 2, 0, 1, 1, 0, 0, 96>{});
-    return true;
-  }
-  if (k == all_variants[4]) {
-    f(variant<1, 2, 0, 1, 1, 0, 1, 0>{});
-    return true;
-  }
-  if (k == all_variants[5]) {
-    f(variant<1, 2, 0, 1, 1, 0, 1, 64>{});
-    return true;
-  }
-  if (k == all_variants[6]) {
-    f(variant<1, 2, 1, 1, 1, 0, 1, 0>{});
-    return true;
-  }
-  if (k == all_variants[7]) {
-    f(variant<1, 4, 0, 1, 1, 0, 0, 64>{});
-    return true;
-  }
-  if (k == all_variants[8]) {
-    f(variant<1, 4, 0, 1, 1, 0, 0, 96>{});
-    return true;
-  }
-  if (k == all_variants[9]) {
-    f(variant<1, 4, 0, 1, 1, 0, 1, 0>{});
-    return true;
-  }
-  if (k == all_variants[10]) {
-    f(variant<1, 4, 0, 1, 1, 0, 1, 64>{});
-    return true;
-  }
-  if (k == all_variants[11]) {
-    f(variant<1, 4, 0, 1, 1, 0, 1, 96>{});
-    return true;
-  }
-  if (k == all_variants[12]) {
-    f(variant<1, 4, 1, 1, 1, 0, 0, 0>{});
-    return true;
-  }
-  if (k == all_variants[13]) {
-    f(variant<2, 1, 0, 1, 1, 0, 1, 0>{});
-    return true;
-  }
-  if (k == all_variants[14]) {
-    f(variant<2, 1, 0, 1, 1, 0, 1, 96>{});
-    return true;
-  }
-  if (k == all_variants[15]) {
-    f(variant<2, 1, 1, 1, 1, 0, 1, 0>{});
-    return true;
-  }
-  if (k == all_variants[16]) {
-    f(variant<2, 2, 0, 1, 1, 0, 0, 96>{});
-    return true;
-  }
-  if (k == all_variants[17]) {
-    f(variant<2, 2, 0, 1, 1, 0, 1, 64>{});
-    return true;
-  }
-  if (k == all_variants[18]) {
-    f(variant<2, 2, 0, 1, 1, 0, 1, 96>{});
-    return true;
-  }
-  if (k == all_variants[19]) {
-    f(variant<4, 1, 0, 1, 1, 0, 1, 0>{});
-    return true;
-  }
-  if (k == all_variants[20]) {
-    f(variant<4, 1, 1, 1, 1, 0, 1, 0>{});
-    return true;
-  }
-  if (k == all_variants[21]) {
-    f(variant<7, 1, 0, 1, 1, 0, 1, 0>{});
-    return true;
-  }
-  if (k == all_variants[22]) {
-    f(variant<7, 1, 1, 1, 1, 0, 1, 0>{});
-    return true;
-  }
-  return false;
+  return detail::with_one_of<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22>(k, f);
 }
 
-namespace detail {
+/// with_variant() over the tuples mode M's tables can return (on any architecture), the reference
+/// first: a build that compiles each mode in a translation unit of its own (the kernel source
+/// takes the mode as macros) instantiates f for those only. Returns false, without calling f,
+/// for any other tuple.
+template <mode M, class F>
+bool with_mode_variant(const knobs& k, F&& f) {
+  if constexpr (M == mode::write_nb0) {
+    return detail::with_one_of<0, 6, 11, 12, 13, 19>(k, f);
+  } else if constexpr (M == mode::write_nb1) {
+    return detail::with_one_of<0, 1, 8, 10, 15, 19, 21>(k, f);
+  } else if constexpr (M == mode::write_nb2) {
+    return detail::with_one_of<0, 2, 5, 8, 10, 21>(k, f);
+  } else if constexpr (M == mode::write_nb3) {
+    return detail::with_one_of<0, 2, 4, 5, 8, 14, 18, 21>(k, f);
+  } else if constexpr (M == mode::write_nb4) {
+    return detail::with_one_of<0, 1, 8, 9, 15, 17, 21>(k, f);
+  } else if constexpr (M == mode::write_nb5) {
+    return detail::with_one_of<0, 3, 8, 15, 18, 21>(k, f);
+  } else if constexpr (M == mode::write_nb6) {
+    return detail::with_one_of<0, 1, 4, 13, 15, 18, 20, 21>(k, f);
+  } else if constexpr (M == mode::write_nb7) {
+    return detail::with_one_of<0, 1, 13, 18, 21>(k, f);
+  } else if constexpr (M == mode::post_nb1) {
+    return detail::with_one_of<0, 6, 12, 15, 19, 22>(k, f);
+  } else if constexpr (M == mode::post_nb2) {
+    return detail::with_one_of<0, 1, 3, 6, 7, 13, 19, 21>(k, f);
+  } else if constexpr (M == mode::post_nb3) {
+    return detail::with_one_of<0, 2, 7, 13, 17, 20, 22>(k, f);
+  } else if constexpr (M == mode::post_nb4) {
+    return detail::with_one_of<0, 1, 2, 7, 8, 11, 15, 17, 19, 21>(k, f);
+  } else if constexpr (M == mode::post_nb5) {
+    return detail::with_one_of<0, 1, 8, 9, 15, 18, 19, 21>(k, f);
+  } else if constexpr (M == mode::post_nb6) {
+    return detail::with_one_of<0, 1, 8, 13, 15, 17, 20, 21>(k, f);
+  } else if constexpr (M == mode::post_nb7) {
+    return detail::with_one_of<0, 1, 13, 16, 18, 20, 21>(k, f);
+  } else if constexpr (M == mode::post_nb8) {
+    return detail::with_one_of<0, 1, 4, 15, 18, 21>(k, f);
+  } else if constexpr (M == mode::common_nb1) {
+    return detail::with_one_of<0, 3, 10, 15, 22>(k, f);
+  } else if constexpr (M == mode::common_nb2) {
+    return detail::with_one_of<0, 1, 2, 7, 8, 13, 21>(k, f);
+  } else if constexpr (M == mode::common_nb3) {
+    return detail::with_one_of<0, 1, 2, 7, 8, 13, 21>(k, f);
+  } else if constexpr (M == mode::common_nb4) {
+    return detail::with_one_of<0, 1, 2, 7, 8, 15, 18, 21>(k, f);
+  } else if constexpr (M == mode::common_nb5) {
+    return detail::with_one_of<0, 2, 3, 8, 15, 17, 21>(k, f);
+  } else if constexpr (M == mode::common_nb6) {
+    return detail::with_one_of<0, 2, 3, 4, 8, 15, 16, 18, 20, 21>(k, f);
+  } else if constexpr (M == mode::common_nb7) {
+    return detail::with_one_of<0, 1, 4, 13, 18, 20, 21>(k, f);
+  } else if constexpr (M == mode::common_nb8) {
+    return detail::with_one_of<0, 1, 15, 18, 21, 22>(k, f);
+  } else if constexpr (M == mode::final_nb8) {
+    return detail::with_one_of<0, 1, 13, 15, 18, 21>(k, f);
+  } else {
+    return false;
+  }
+}
 
 /// One token range of a table: up to max_tokens tokens (and beyond, for the last range), `k`.
 struct range {
   long long max_tokens;
   knobs k;
 };
+
+namespace detail {
 
 /// The first range with num_tokens <= max_tokens; the last range above them all.
 template <std::size_t N>
@@ -1012,6 +1102,47 @@ constexpr knobs select_sm_100(mode, int, long long) noexcept { return reference_
 
 }  // namespace detail
 
+/// One table as data: the ranges select() picks from on an architecture, for a mode at a model
+/// shape.
+struct table {
+  int sm_arch;  ///< the table architecture: 90 (sm_90), 100 (sm_100)
+  mode m;
+  int blocks;  ///< the model shape
+  const range* ranges;      ///< ascending max_tokens; the last also takes every count above
+  std::size_t range_count;  ///< how many
+};
+
+/// How many tables all_tables holds: those of every architecture with a sweep result.
+inline constexpr std::size_t table_count = 25;
+/// The tables, by architecture, then mode, then shape.
+inline constexpr table all_tables[] = {
+    {90, mode::write_nb0, 0, detail::sm_90_write_nb0_blocks0, 5},
+    {90, mode::write_nb1, 1, detail::sm_90_write_nb1_blocks1, 7},
+    {90, mode::write_nb2, 2, detail::sm_90_write_nb2_blocks2, 5},
+    {90, mode::write_nb3, 3, detail::sm_90_write_nb3_blocks3, 8},
+    {90, mode::write_nb4, 4, detail::sm_90_write_nb4_blocks4, 8},
+    {90, mode::write_nb5, 5, detail::sm_90_write_nb5_blocks5, 7},
+    {90, mode::write_nb6, 6, detail::sm_90_write_nb6_blocks6, 7},
+    {90, mode::write_nb7, 7, detail::sm_90_write_nb7_blocks7, 5},
+    {90, mode::post_nb1, 1, detail::sm_90_post_nb1_blocks1, 6},
+    {90, mode::post_nb2, 2, detail::sm_90_post_nb2_blocks2, 7},
+    {90, mode::post_nb3, 3, detail::sm_90_post_nb3_blocks3, 8},
+    {90, mode::post_nb4, 4, detail::sm_90_post_nb4_blocks4, 10},
+    {90, mode::post_nb5, 5, detail::sm_90_post_nb5_blocks5, 9},
+    {90, mode::post_nb6, 6, detail::sm_90_post_nb6_blocks6, 9},
+    {90, mode::post_nb7, 7, detail::sm_90_post_nb7_blocks7, 7},
+    {90, mode::post_nb8, 8, detail::sm_90_post_nb8_blocks8, 5},
+    {90, mode::common_nb1, 1, detail::sm_90_common_nb1_blocks1, 5},
+    {90, mode::common_nb2, 2, detail::sm_90_common_nb2_blocks2, 6},
+    {90, mode::common_nb3, 3, detail::sm_90_common_nb3_blocks3, 6},
+    {90, mode::common_nb4, 4, detail::sm_90_common_nb4_blocks4, 7},
+    {90, mode::common_nb5, 5, detail::sm_90_common_nb5_blocks5, 7},
+    {90, mode::common_nb6, 6, detail::sm_90_common_nb6_blocks6, 9},
+    {90, mode::common_nb7, 7, detail::sm_90_common_nb7_blocks7, 6},
+    {90, mode::common_nb8, 8, detail::sm_90_common_nb8_blocks8, 6},
+    {90, mode::final_nb8, 8, detail::sm_90_final_nb8_blocks8, 6},
+};
+
 /// Whether sm_arch's tables come from a sweep (false: they give the reference variant).
 constexpr bool is_tuned(int sm_arch) noexcept {
   if (sm_arch >= 100) return false;
@@ -1031,6 +1162,79 @@ constexpr knobs select(int sm_arch, mode m, int blocks, long long num_tokens) no
   if (sm_arch >= 100) return detail::select_sm_100(m, blocks, num_tokens);
   return detail::select_sm_90(m, blocks, num_tokens);
 }
+
+/// The launch settings of variant `k` in mode `m` at model shape `blocks` for `num_tokens`
+/// tokens: grid, block, thread-block cluster (CTAs per cluster, {1, 1, 1}: none), dynamic shared
+/// memory per block and whether the launch carries the PDL attribute, as kk3tune launches the
+/// variant. Any knobs of the family's space work, not only the tables' tuples; all zero for a
+/// mode the header does not know. Computed by <kk3tune/kernels/attn_res_launch.h>.
+constexpr kk3tune::kernels::launch_settings settings(const knobs& k, mode m, [[maybe_unused]] int blocks,
+                                                     long long num_tokens) noexcept {
+  if (m == mode::write_nb0)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 0, false, true}, num_tokens);
+  if (m == mode::write_nb1)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 1, true, true}, num_tokens);
+  if (m == mode::write_nb2)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 2, true, true}, num_tokens);
+  if (m == mode::write_nb3)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 3, true, true}, num_tokens);
+  if (m == mode::write_nb4)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 4, true, true}, num_tokens);
+  if (m == mode::write_nb5)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 5, true, true}, num_tokens);
+  if (m == mode::write_nb6)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 6, true, true}, num_tokens);
+  if (m == mode::write_nb7)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 7, true, true}, num_tokens);
+  if (m == mode::post_nb1)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 1, false, true}, num_tokens);
+  if (m == mode::post_nb2)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 2, false, true}, num_tokens);
+  if (m == mode::post_nb3)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 3, false, true}, num_tokens);
+  if (m == mode::post_nb4)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 4, false, true}, num_tokens);
+  if (m == mode::post_nb5)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 5, false, true}, num_tokens);
+  if (m == mode::post_nb6)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 6, false, true}, num_tokens);
+  if (m == mode::post_nb7)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 7, false, true}, num_tokens);
+  if (m == mode::post_nb8)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 8, false, true}, num_tokens);
+  if (m == mode::common_nb1)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 1, true, true}, num_tokens);
+  if (m == mode::common_nb2)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 2, true, true}, num_tokens);
+  if (m == mode::common_nb3)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 3, true, true}, num_tokens);
+  if (m == mode::common_nb4)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 4, true, true}, num_tokens);
+  if (m == mode::common_nb5)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 5, true, true}, num_tokens);
+  if (m == mode::common_nb6)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 6, true, true}, num_tokens);
+  if (m == mode::common_nb7)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 7, true, true}, num_tokens);
+  if (m == mode::common_nb8)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 8, true, true}, num_tokens);
+  if (m == mode::final_nb8)
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 8, true, false}, num_tokens);
+  return {};
+}
+
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+/// Launches `kernel`, the kernel source's instantiation for `k` (as with_variant() and
+/// with_mode_variant() hand it over) compiled with mode `m`'s macros, with
+/// settings(k, m, blocks, num_tokens) on `stream`, its arguments `args` (the params struct),
+/// through kk3tune::kernels::launch() (cudaLaunchKernelEx). Returns the first CUDA error of the
+/// function attributes it sets and the launch.
+template <class... Params, class... Args>
+cudaError_t launch(void (*kernel)(Params...), const knobs& k, mode m, int blocks, long long num_tokens,
+                   cudaStream_t stream, Args&&... args) {
+  return kk3tune::kernels::launch(kernel, settings(k, m, blocks, num_tokens), stream, static_cast<Args&&>(args)...);
+}
+#endif
 
 }  // namespace attn_res
 }  // namespace dispatch

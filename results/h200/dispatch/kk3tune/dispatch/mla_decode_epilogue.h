@@ -21,15 +21,29 @@
 //   fp8        MODE_FP8=1 MODE_ROPE=0
 //   fp8_rope   MODE_FP8=1 MODE_ROPE=1
 //
-// Use:
+// Use, in a CUDA translation unit that defines the mode's macros and then includes the kernel
+// source (one translation unit per mode):
 //   namespace d = kk3tune::dispatch::mla_decode_epilogue;
 //   const d::knobs k = d::select(d::mode::bf16, heads, num_tokens);  // sm_90 tables
-//   d::with_variant(k, [&](auto v) {
+//   cudaError_t e = cudaErrorInvalidValue;  // stays so when k is no variant of the mode
+//   d::with_mode_variant<d::mode::bf16>(k, [&](auto v) {
 //     using V = decltype(v);
-//     mla_decode_epilogue<V::SPLIT, V::UNROLL, V::EARLY_READS, V::CACHE_WAIT, V::ROWS_PER_WARP, V::TRIGGER_EARLY, V::THREADS><<<grid, block>>>(params);
+//     e = d::launch(&mla_decode_epilogue<V::SPLIT, V::UNROLL, V::EARLY_READS, V::CACHE_WAIT, V::ROWS_PER_WARP, V::TRIGGER_EARLY, V::THREADS>, k, d::mode::bf16, heads, num_tokens, stream, params);
 //   });
+// Launch settings: settings() gives every variant's grid, block, thread-block cluster (CTAs per
+// cluster; 1: none), dynamic shared memory and whether it launches with programmatic dependent
+// launch (PDL), computed by the arithmetic kk3tune launches it with:
+//   <kk3tune/kernels/mla_decode_epilogue_launch.h>
+// launch() (nvcc only) launches through cudaLaunchKernelEx with those settings: the cluster
+// dimension attribute when a cluster has more than one CTA, the dynamic shared memory limit raised
+// above 48 KiB, and the PDL attribute, as kk3tune verified and timed the variant.
 
 #include <cstddef>
+
+#include <kk3tune/kernels/mla_decode_epilogue_launch.h>
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#include <kk3tune/kernels/common/launch.cuh>
+#endif
 
 namespace kk3tune {
 namespace dispatch {
@@ -158,69 +172,103 @@ constexpr const char* variant_id(const knobs& k) noexcept {
   return "";
 }
 
+namespace detail {
+
+/// The instantiation of all_variants[I].
+template <int I>
+struct variant_at;
+template <>
+struct variant_at<0> {
+  using type = variant<1, 1, 0, 1, 1, 0, 128>;
+};
+template <>
+struct variant_at<1> {
+  using type = variant<1, 3, 0, 1, 1, 1, 128>;
+};
+template <>
+struct variant_at<2> {
+  using type = variant<1, 3, 0, 1, 1, 1, 256>;
+};
+template <>
+struct variant_at<3> {
+  using type = variant<1, 3, 0, 0, 1, 0, 256>;
+};
+template <>
+struct variant_at<4> {
+  using type = variant<1, 3, 1, 1, 1, 0, 128>;
+};
+template <>
+struct variant_at<5> {
+  using type = variant<1, 3, 1, 1, 1, 1, 256>;
+};
+template <>
+struct variant_at<6> {
+  using type = variant<2, 3, 0, 1, 1, 1, 256>;
+};
+template <>
+struct variant_at<7> {
+  using type = variant<3, 1, 0, 1, 1, 1, 128>;
+};
+template <>
+struct variant_at<8> {
+  using type = variant<3, 1, 0, 1, 1, 1, 256>;
+};
+template <>
+struct variant_at<9> {
+  using type = variant<3, 1, 1, 1, 1, 1, 128>;
+};
+template <>
+struct variant_at<10> {
+  using type = variant<4, 1, 0, 1, 1, 1, 128>;
+};
+template <>
+struct variant_at<11> {
+  using type = variant<4, 1, 0, 1, 1, 1, 256>;
+};
+
+/// Calls f(variant<...>{}) with the instantiation of the first of all_variants[I...] equal to
+/// `k` and returns true; false, without calling f, when none is. f is instantiated for each.
+template <int... I, class F>
+bool with_one_of(const knobs& k, F& f) {
+  return ((k == all_variants[I] ? (f(typename variant_at<I>::type{}), true) : false) || ...);
+}
+
+}  // namespace detail
+
 /// Calls f(variant<...>{}) with the instantiation equal to `k` and returns true; returns false,
 /// without calling f, when `k` is not one of all_variants. f is instantiated for every tuple of
 /// all_variants.
 template <class F>
 bool with_variant(const knobs& k, F&& f) {
-  if (k == all_variants[0]) {
-    f(variant<1, 1, 0, 1, 1, 0, 128>{});
-    return true;
-  }
-  if (k == all_variants[1]) {
-    f(variant<1, 3, 0, 1, 1, 1, 128>{});
-    return true;
-  }
-  if (k == all_variants[2]) {
-    f(variant<1, 3, 0, 1, 1, 1, 256>{});
-    return true;
-  }
-  if (k == all_variants[3]) {
-    f(variant<1, 3, 0, 0, 1, 0, 256>{});
-    return true;
-  }
-  if (k == all_variants[4]) {
-    f(variant<1, 3, 1, 1, 1, 0, 128>{});
-    return true;
-  }
-  if (k == all_variants[5]) {
-    f(variant<1, 3, 1, 1, 1, 1, 256>{});
-    return true;
-  }
-  if (k == all_variants[6]) {
-    f(variant<2, 3, 0, 1, 1, 1, 256>{});
-    return true;
-  }
-  if (k == all_variants[7]) {
-    f(variant<3, 1, 0, 1, 1, 1, 128>{});
-    return true;
-  }
-  if (k == all_variants[8]) {
-    f(variant<3, 1, 0, 1, 1, 1, 256>{});
-    return true;
-  }
-  if (k == all_variants[9]) {
-    f(variant<3, 1, 1, 1, 1, 1, 128>{});
-    return true;
-  }
-  if (k == all_variants[10]) {
-    f(variant<4, 1, 0, 1, 1, 1, 128>{});
-    return true;
-  }
-  if (k == all_variants[11]) {
-    f(variant<4, 1, 0, 1, 1, 1, 256>{});
-    return true;
-  }
-  return false;
+  return detail::with_one_of<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>(k, f);
 }
 
-namespace detail {
+/// with_variant() over the tuples mode M's tables can return (on any architecture), the reference
+/// first: a build that compiles each mode in a translation unit of its own (the kernel source
+/// takes the mode as macros) instantiates f for those only. Returns false, without calling f,
+/// for any other tuple.
+template <mode M, class F>
+bool with_mode_variant(const knobs& k, F&& f) {
+  if constexpr (M == mode::bf16) {
+    return detail::with_one_of<0, 2, 3, 7, 8, 10>(k, f);
+  } else if constexpr (M == mode::bf16_rope) {
+    return detail::with_one_of<0, 1, 2, 7, 8>(k, f);
+  } else if constexpr (M == mode::fp8) {
+    return detail::with_one_of<0, 1, 2, 4, 5, 6, 7, 8, 9, 10>(k, f);
+  } else if constexpr (M == mode::fp8_rope) {
+    return detail::with_one_of<0, 1, 2, 9, 10, 11>(k, f);
+  } else {
+    return false;
+  }
+}
 
 /// One token range of a table: up to max_tokens tokens (and beyond, for the last range), `k`.
 struct range {
   long long max_tokens;
   knobs k;
 };
+
+namespace detail {
 
 /// The first range with num_tokens <= max_tokens; the last range above them all.
 template <std::size_t N>
@@ -343,6 +391,26 @@ constexpr knobs select_sm_100(mode, int, long long) noexcept { return reference_
 
 }  // namespace detail
 
+/// One table as data: the ranges select() picks from on an architecture, for a mode at a model
+/// shape.
+struct table {
+  int sm_arch;  ///< the table architecture: 90 (sm_90), 100 (sm_100)
+  mode m;
+  int heads;  ///< the model shape
+  const range* ranges;      ///< ascending max_tokens; the last also takes every count above
+  std::size_t range_count;  ///< how many
+};
+
+/// How many tables all_tables holds: those of every architecture with a sweep result.
+inline constexpr std::size_t table_count = 4;
+/// The tables, by architecture, then mode, then shape.
+inline constexpr table all_tables[] = {
+    {90, mode::bf16, 16, detail::sm_90_bf16_heads16, 6},
+    {90, mode::bf16_rope, 16, detail::sm_90_bf16_rope_heads16, 5},
+    {90, mode::fp8, 16, detail::sm_90_fp8_heads16, 10},
+    {90, mode::fp8_rope, 16, detail::sm_90_fp8_rope_heads16, 6},
+};
+
 /// Whether sm_arch's tables come from a sweep (false: they give the reference variant).
 constexpr bool is_tuned(int sm_arch) noexcept {
   if (sm_arch >= 100) return false;
@@ -362,6 +430,37 @@ constexpr knobs select(int sm_arch, mode m, int heads, long long num_tokens) noe
   if (sm_arch >= 100) return detail::select_sm_100(m, heads, num_tokens);
   return detail::select_sm_90(m, heads, num_tokens);
 }
+
+/// The launch settings of variant `k` in mode `m` at model shape `heads` for `num_tokens`
+/// tokens: grid, block, thread-block cluster (CTAs per cluster, {1, 1, 1}: none), dynamic shared
+/// memory per block and whether the launch carries the PDL attribute, as kk3tune launches the
+/// variant. Any knobs of the family's space work, not only the tables' tuples; all zero for a
+/// mode the header does not know. Computed by <kk3tune/kernels/mla_decode_epilogue_launch.h>.
+constexpr kk3tune::kernels::launch_settings settings(const knobs& k, mode m, [[maybe_unused]] int heads,
+                                                     long long num_tokens) noexcept {
+  if (m == mode::bf16)
+    return kk3tune::kernels::mla_decode_epilogue_launch({k.SPLIT, k.ROWS_PER_WARP, k.THREADS}, heads, num_tokens);
+  if (m == mode::bf16_rope)
+    return kk3tune::kernels::mla_decode_epilogue_launch({k.SPLIT, k.ROWS_PER_WARP, k.THREADS}, heads, num_tokens);
+  if (m == mode::fp8)
+    return kk3tune::kernels::mla_decode_epilogue_launch({k.SPLIT, k.ROWS_PER_WARP, k.THREADS}, heads, num_tokens);
+  if (m == mode::fp8_rope)
+    return kk3tune::kernels::mla_decode_epilogue_launch({k.SPLIT, k.ROWS_PER_WARP, k.THREADS}, heads, num_tokens);
+  return {};
+}
+
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+/// Launches `kernel`, the kernel source's instantiation for `k` (as with_variant() and
+/// with_mode_variant() hand it over) compiled with mode `m`'s macros, with
+/// settings(k, m, heads, num_tokens) on `stream`, its arguments `args` (the params struct),
+/// through kk3tune::kernels::launch() (cudaLaunchKernelEx). Returns the first CUDA error of the
+/// function attributes it sets and the launch.
+template <class... Params, class... Args>
+cudaError_t launch(void (*kernel)(Params...), const knobs& k, mode m, int heads, long long num_tokens,
+                   cudaStream_t stream, Args&&... args) {
+  return kk3tune::kernels::launch(kernel, settings(k, m, heads, num_tokens), stream, static_cast<Args&&>(args)...);
+}
+#endif
 
 }  // namespace mla_decode_epilogue
 }  // namespace dispatch
