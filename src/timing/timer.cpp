@@ -194,14 +194,14 @@ class chain_sampler final : public sampler {
     // makes tens of thousands of samplers).
     std::vector<unsigned long long> jobs;
     for (std::size_t w = 0; w < c.workspaces.size(); ++w) {
-      m_job_offsets.push_back(jobs.size());
+      job_list& list = m_job_lists.emplace_back(job_list{jobs.size(), 0});
       if (q.reads != consumer_reads::none) {
         for (const auto& [ptr, bytes] : c.workspaces[w]->written(q.reads == consumer_reads::written)) {
           jobs.push_back(ptr);
           jobs.push_back(bytes);
+          ++list.count;
         }
       }
-      m_read_counts.push_back(static_cast<int>((jobs.size() - m_job_offsets.back()) / 2));
     }
     m_jobs = device::device_buffer(std::max<std::size_t>(16, jobs.size() * sizeof(unsigned long long)));
     if (!jobs.empty()) m_jobs.upload(jobs.data(), jobs.size() * sizeof(unsigned long long));
@@ -291,17 +291,20 @@ class chain_sampler final : public sampler {
       const unsigned w = i % m_rotation;
       device::launch(m_h.producer(), m_stream.get(), m_producer, producer_args);
       if (with_variant) launch_variant(w, m_o.pdl);
-      jobs = m_jobs.ptr() + m_job_offsets[w] * sizeof(unsigned long long);
-      count = m_read_counts[w];
+      jobs = m_jobs.ptr() + m_job_lists[w].offset * sizeof(unsigned long long);
+      count = m_job_lists[w].count;
       device::launch(m_h.consumer(), m_stream.get(), m_consumer, consumer_args);
     }
     return device::graph_exec::end_capture(m_stream.get());
   }
 
   device::launch_config m_producer, m_consumer;
-  device::device_buffer m_jobs;             // (pointer, bytes) pairs the consumer reads, all workspaces
-  std::vector<std::size_t> m_job_offsets;   // where workspace w's pairs start in m_jobs
-  std::vector<int> m_read_counts;
+  struct job_list {
+    std::size_t offset;  // where the workspace's pairs start in m_jobs, in words
+    int count;           // how many pairs
+  };
+  device::device_buffer m_jobs;       // (pointer, bytes) pairs the consumer reads, all workspaces'
+  std::vector<job_list> m_job_lists;  // per workspace
   device::device_buffer m_sink;
   unsigned m_rotation = 1;
   double m_added_us = 0;  ///< the added latency per chain in the warm replays (not flushed)
@@ -391,8 +394,6 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
     const std::size_t p = index % placements[i];
     if (p < own.size()) return *own[p];
     const candidate& c = candidates[i];
-    nvtx::range variant_range(c.label, c.tokens);
-    nvtx::range measure_range("measure", c.tokens);
     own.push_back(make_sampler(c, options, m_helpers, m_info, flusher));
     watch::scope gpu_work(c.label);  // a supervisor names this variant if it hangs or faults here
     own.back()->prepare();
@@ -403,6 +404,8 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
     const candidate& c = candidates[i];
     if (c.workspaces.empty()) throw error(error_kind::usage, c.label + ": no workspace to launch on");
     started[i] = clock_type::now();
+    nvtx::range variant_range(c.label, c.tokens);  // later placements are made inside a round's ranges
+    nvtx::range measure_range("measure", c.tokens);
     const sampler& first = placed(i, 0);
     placements[i] = options.placements ? options.placements : first.placements_wanted();
     measurement& m = out[i];

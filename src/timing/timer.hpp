@@ -77,9 +77,9 @@ struct measurement {
   double chain_base_us = 0;          ///< chain: median time per chain without it
 };
 
-/// Measures candidates of one shape on one GPU.
 class l2_flusher;
 
+/// Measures candidates of one shape on one GPU.
 class timer {
  public:
   timer(const device::device_info& info, const helper_kernels& helpers);
