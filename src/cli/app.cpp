@@ -20,18 +20,18 @@ void add_cache_options(CLI::App* cmd, cache_options& o) {
 
 namespace {
 
-/// The subcommand a command line names: its first word that is neither an option nor the value
-/// of a global option ("" when there is none).
-std::string subcommand_word(int argc, char** argv) {
+/// Where the command line names its subcommand: the index of its first word that is neither an
+/// option nor the value of a global option (argc when there is none).
+int subcommand_index(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--kernel-dir" || a == "--config-dir" || a == "--device") {
       ++i;  // its value
     } else if (a.empty() || a[0] != '-') {
-      return a;
+      return i;
     }
   }
-  return {};
+  return argc;
 }
 
 /// The subcommand nearest to `word` (by edits, or one it begins), or "".
@@ -63,10 +63,6 @@ std::string subcommand_names(const CLI::App& app) {
   return join(names, ", ");
 }
 
-}  // namespace
-
-namespace {
-
 CLI::Validator integer_from(long long least, long long most, const char* expected, const char* name) {
   return CLI::Validator(
       [=](std::string& text) -> std::string {
@@ -76,12 +72,6 @@ CLI::Validator integer_from(long long least, long long most, const char* expecte
       },
       name);
 }
-
-}  // namespace
-
-CLI::Validator positive_integer() { return integer_from(1, LLONG_MAX, "a positive integer", "POSITIVE"); }
-
-namespace {
 
 CLI::Validator number_at_least(double least, bool strictly, const char* expected, const char* name) {
   return CLI::Validator(
@@ -98,6 +88,8 @@ CLI::Validator number_at_least(double least, bool strictly, const char* expected
 
 }  // namespace
 
+CLI::Validator positive_integer() { return integer_from(1, LLONG_MAX, "a positive integer", "POSITIVE"); }
+
 double percent_flag(const std::string& text, const std::string& flag, double lo, double hi, bool note_small) {
   const std::optional<double> v = parse_percent(text);
   if (!v || *v * 100 < lo || *v * 100 > hi) {
@@ -109,6 +101,10 @@ double percent_flag(const std::string& text, const std::string& flag, double lo,
               << format_number(*v * 1e4) << "% for a fraction of " << t << "\n";
   }
   return *v;
+}
+
+void add_text_or_json_option(CLI::App* cmd, std::string& format, const std::string& json_what) {
+  cmd->add_option("--format", format, "text (default) or json (" + json_what + ")")->check(CLI::IsMember({"text", "json"}));
 }
 
 CLI::Validator positive_number() { return number_at_least(0, true, "a number above 0", "POSITIVE"); }
@@ -146,16 +142,12 @@ int run(int argc, char** argv) {
 
   // `kk3tune help [SUBCOMMAND]`, and a word that names no subcommand, before CLI11 sees them (it
   // would only say that a subcommand is required).
-  const std::string word = subcommand_word(argc, argv);
+  const int at = subcommand_index(argc, argv);
+  const std::string word = at < argc ? argv[at] : "";
   const CLI::App* named = word.empty() ? nullptr : find_subcommand(app, word);
   if (!word.empty() && !named) {
     if (word == "help") {
-      const std::string what = [&] {
-        for (int i = 1; i + 1 < argc; ++i) {
-          if (argv[i] == word) return std::string(argv[i + 1]);
-        }
-        return std::string();
-      }();
+      const std::string what = at + 1 < argc ? argv[at + 1] : "";
       if (const CLI::App* s = find_subcommand(app, what)) {
         std::cout << s->help();
         return k_exit_ok;

@@ -163,8 +163,7 @@ void add_compile_command(CLI::App& app, const global_options& global, int& exit_
   cmd->add_option("--jobs,-j", options->jobs, "compile threads (default: one per hardware thread)");
   add_cache_options(cmd, options->cache);
   cmd->add_flag("--show-logs", options->show_logs, "print the NVRTC log and options of every variant");
-  cmd->add_option("--format", options->format, "text (default) or json (one object per variant compile, and the totals)")
-      ->check(CLI::IsMember({"text", "json"}));
+  add_text_or_json_option(cmd, options->format, "one object per variant compile, and the totals");
   cmd->callback([&global, &exit_code, options] { exit_code = run_compile(global, *options); });
 }
 

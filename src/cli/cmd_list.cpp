@@ -123,8 +123,7 @@ void add_list_command(CLI::App& app, const global_options& global, int& exit_cod
   cmd->add_option("--family", options->family, "only this family");
   cmd->add_flag("--all", options->all, "include the example kernels");
   cmd->add_flag("--variants", options->variants, "print every variant id");
-  cmd->add_option("--format", options->format, "text (default) or json (every family with its modes, knobs and variants)")
-      ->check(CLI::IsMember({"text", "json"}));
+  add_text_or_json_option(cmd, options->format, "every family with its modes, knobs and variants");
   cmd->callback([&global, &exit_code, options] { exit_code = run_list(global, *options); });
 }
 

@@ -167,8 +167,7 @@ void add_verify_command(CLI::App& app, const global_options& global, int& exit_c
   cmd->add_flag("--include-test-knobs", o->with_test_knobs, "also verify the test-only variants (they should be flagged)");
   cmd->add_flag("--no-edge-shapes", o->no_edge_shapes, "only the requested shapes");
   cmd->add_option("--hazard-runs", o->hazard_runs, "PDL hazard checks per variant and shape (default 1)");
-  cmd->add_option("--format", o->format, "text (default) or json (one object per variant and mode, and the totals)")
-      ->check(CLI::IsMember({"text", "json"}));
+  add_text_or_json_option(cmd, o->format, "one object per variant and mode, and the totals");
   add_cache_options(cmd, o->cache);
   cmd->callback([&global, &exit_code, o] { exit_code = run_verify(global, *o); });
 }

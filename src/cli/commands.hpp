@@ -33,6 +33,9 @@ CLI::Validator positive_integer();
 /// plan writes the same setting as a fraction.
 double percent_flag(const std::string& text, const std::string& flag, double lo, double hi, bool note_small);
 
+/// `--format text|json` (default text); `json_what` says what the JSON holds.
+void add_text_or_json_option(CLI::App* cmd, std::string& format, const std::string& json_what);
+
 /// Checks for number flags (seconds, percent): above 0, or at least 0, with a short message.
 CLI::Validator positive_number();
 CLI::Validator non_negative_number();
