@@ -137,7 +137,7 @@ def main():
         "measure-engine-2026-11-29/repeat1-T8.json",
         "isolated-overhead-2026-11-29/cold-T64.json",
         "attn_res-323-2026-11-29/bench/copy.json",
-        "objective-2026-12-01/call8-sweep-3-baseline-floor.json.gz",
+        "chain-2026-12-01/sweep2.json.gz",  # schema 3, chain objective, --baseline with the noise floor
         "objective-2026-12-01/call4-time-bf16-T1.json.gz")]
     committed += [p for p in sorted(glob.glob(os.path.join(source, "tests", "fixtures", "compare", "*.json")))
                   if not p.endswith(("-v4.json", "-truncated.json"))]
