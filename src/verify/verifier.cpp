@@ -1,5 +1,6 @@
 #include "verify/verifier.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "families/tensor_workspace.hpp"
 #include "jit/plan.hpp"
 #include "verify/npy.hpp"
+#include "verify/tolerance.hpp"
 #include "verify/unlaunchable.hpp"
 
 namespace kk3::verify {
@@ -40,6 +42,13 @@ std::string shape_name(const families::shape& s) {
 }
 
 namespace {
+
+/// One number as text, e.g. cell("%.3g", 1.25).
+std::string cell(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
 
 std::string hex_element(const families::tensor& t, std::size_t index) {
   const std::size_t width = families::dtype_bytes(t.type);
@@ -71,39 +80,33 @@ std::optional<mismatch> compare(const families::problem& want, const families::p
 }
 
 bool is_written(const families::tensor& t) { return t.use != families::role::input; }
-bool is_written_exact(const families::tensor& t) { return is_written(t) && t.max_ulps == 0; }
+bool is_written_exact(const families::tensor& t) { return is_written(t) && !t.bounded(); }
 
-/// bf16 bits on a line where neighbours differ by one (negative values mirrored).
-int ordered_bf16(std::uint16_t b) { return b & 0x8000 ? -static_cast<int>(b & 0x7fff) : static_cast<int>(b); }
-
-/// The tolerance check of written bf16 tensors with max_ulps > 0: updates the record's figures
-/// and returns the first element beyond the tolerance (or a note that too few were exact).
-std::optional<mismatch> compare_within_tolerance(const families::problem& want, const families::problem& got,
-                                                 verify_record& r) {
+/// The bound check (SPEC 1.3, verify/tolerance.hpp) of the written tensors the CPU reference
+/// gave x and m for: updates the record's figures and returns the first element beyond the
+/// bound, or the first inexact one when fewer than 99.9% are exact.
+std::optional<mismatch> compare_within_bound(const families::problem& want, const families::problem& got, verify_record& r) {
   for (const families::tensor& w : want.tensors) {
-    if (!is_written(w) || w.max_ulps == 0) continue;
-    const auto* a = reinterpret_cast<const std::uint16_t*>(w.bytes.data());
-    const auto* b = reinterpret_cast<const std::uint16_t*>(got.at(w.name).bytes.data());
-    std::size_t exact = 0, worst_at = 0;
-    int worst = 0;
-    for (std::size_t i = 0; i < w.elements(); ++i) {
-      const int d = std::abs(ordered_bf16(a[i]) - ordered_bf16(b[i]));
-      exact += d == 0;
-      if (d > worst) {
-        worst = d;
-        worst_at = i;
-      }
+    if (!is_written(w) || !w.bounded()) continue;
+    const families::tensor& g = got.at(w.name);
+    if (w.type != families::dtype::bf16 || w.exact_value.size() != w.elements() || w.term_magnitude.size() != w.elements()) {
+      throw error(error_kind::verify, w.name + ": the CPU reference's bound needs a bf16 tensor and one x and m per element");
     }
-    const double fraction = w.elements() ? static_cast<double>(exact) / static_cast<double>(w.elements()) : 1.0;
-    r.exact_fraction = std::min(r.exact_fraction, fraction);
-    r.max_ulps = std::max(r.max_ulps, worst);
-    if (worst > w.max_ulps) {
-      return mismatch{"cpu reference (" + std::to_string(worst) + " ulps > " + std::to_string(w.max_ulps) + ")", w.name,
-                      static_cast<long long>(worst_at), hex_element(w, worst_at), hex_element(got.at(w.name), worst_at), {}};
+    const bound_figures f = bound_check(g.data<std::uint16_t>(), w.exact_value.data(), w.term_magnitude.data(), w.elements());
+    r.exact_fraction = std::min(r.exact_fraction, f.exact_share());
+    r.max_ulps = std::max(r.max_ulps, f.max_ulps);
+    r.worst_ratio = std::max(r.worst_ratio, f.worst_ratio);
+    auto at = [&](std::size_t i, const std::string& why) {
+      return mismatch{"cpu reference: " + why, w.name, static_cast<long long>(i), hex_element(w, i), hex_element(g, i), {}};
+    };
+    if (f.over) {
+      const std::size_t i = f.first_over;
+      return at(i, "|out - x| is " + cell("%.3g", f.first_over_ratio) + " times the bound ulp_bf16(x) + 2^-12 m, x = " +
+                       cell("%.9g", w.exact_value[i]) + ", m = " + cell("%.6g", w.term_magnitude[i]));
     }
-    if (fraction < w.min_exact_fraction) {
-      return mismatch{"cpu reference (only " + std::to_string(100 * fraction) + "% exact)", w.name, 0, hex_element(w, 0),
-                      hex_element(got.at(w.name), 0), {}};
+    if (!f.passes()) {
+      return at(f.first_inexact, "only " + cell("%.3f", 100 * f.exact_share()) + "% of the elements equal bf16(x), below " +
+                                     cell("%.1f", 100 * k_min_exact_share) + "%; the first that does not");
     }
   }
   return std::nullopt;
@@ -297,7 +300,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
         const families::problem got = run(i, false);
         ++r.checks;
         std::optional<mismatch> bad = compare(expected, got, is_written_exact, "cpu reference");
-        if (!bad) bad = compare_within_tolerance(expected, got, r);
+        if (!bad) bad = compare_within_bound(expected, got, r);
         if (!bad && reference_got) bad = compare(*reference_got, got, is_written, "reference variant");
         if (!bad) bad = input_changed();
         if (i == reference) reference_got = got;

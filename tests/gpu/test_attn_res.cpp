@@ -1,5 +1,6 @@
 // GPU verification of attn_res: every variant in every mode bit for bit equal to the reference
-// variant, the reference within 1 bf16 ulp of the float64 CPU reference (99% exact), the prefix
+// variant, out within SPEC 1.3's bound of the float64 CPU reference (every ratio |out - x| /
+// (ulp_bf16(x) + 2^-12 m) at most 1, at least 99.9% of the elements equal to bf16(x)), the prefix
 // update and the block write bitwise, no shipped variant flagged by the PDL hazard check, the
 // early reader flagged; and H from 256 to 16384 through a mode's H, where a variant the device
 // cannot launch is recorded as unlaunchable and the others still verify.
@@ -23,7 +24,7 @@ class attn_res_gpu : public test::hopper_jit_test {
   /// unlaunchable count and prints the mode's figures against the CPU reference.
   int check_mode(const verifier& check, const families::family_space& space, const space::mode& m, const verify_options& o,
                  bool unlaunchable_allowed) {
-    double exact = 1.0;
+    double exact = 1.0, ratio = 0;
     int ulps = 0, variants = 0, unlaunchable = 0;
     for (const auto& r : check.verify_mode(space, m, space.variants, o)) {
       if (r.test_only) {
@@ -38,14 +39,15 @@ class attn_res_gpu : public test::hopper_jit_test {
         continue;
       }
       EXPECT_EQ(r.outcome, status::ok) << m.name << " " << r.variant << ": " << r.reason;
-      EXPECT_GE(r.exact_fraction, 0.99) << m.name << " " << r.variant;
-      EXPECT_LE(r.max_ulps, 1) << m.name << " " << r.variant;
+      EXPECT_GE(r.exact_fraction, 0.999) << m.name << " " << r.variant;
+      EXPECT_LE(r.worst_ratio, 1.0) << m.name << " " << r.variant;
       exact = std::min(exact, r.exact_fraction);
       ulps = std::max(ulps, r.max_ulps);
+      ratio = std::max(ratio, r.worst_ratio);
       ++variants;
     }
-    std::printf("attn_res %-22s %d variants ok, %d unlaunchable; T=%lld%s and the edge shapes: against float64 at least %.4f%% exact, at most %d ulps\n",
-                m.name.c_str(), variants, unlaunchable, o.tokens.front(), o.tokens.size() > 1 ? " and 4097" : "", 100 * exact, ulps);
+    std::printf("attn_res %-22s %d variants ok, %d unlaunchable; T=%lld%s and the edge shapes: against float64 at least %.4f%% exact, at most %d ulps, worst ratio %.3f\n",
+                m.name.c_str(), variants, unlaunchable, o.tokens.front(), o.tokens.size() > 1 ? " and 4097" : "", 100 * exact, ulps, ratio);
     return unlaunchable;
   }
 };

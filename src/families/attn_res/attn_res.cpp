@@ -136,9 +136,7 @@ problem attn_res::make_problem(const shape& s, const space::mode& mode, unsigned
   fill(p.add("rms_w", dtype::bf16, {Hd}, role::input), 1.0f, 0.1f);
   fill(p.add("res_w", dtype::bf16, {Hd}, role::input), 0.0f, 3.0f / std::sqrt(static_cast<float>(Hd)));
   if (m.out_norm) fill(p.add("out_w", dtype::bf16, {Hd}, role::input), 1.0f, 0.1f);
-  tensor& out = p.add("out", dtype::bf16, {T, Hd}, role::output);
-  out.max_ulps = 1;
-  out.min_exact_fraction = 0.99;
+  p.add("out", dtype::bf16, {T, Hd}, role::output);  // held to SPEC 1.3's bound: reference() gives x and m
   return p;
 }
 
@@ -151,12 +149,19 @@ void attn_res::reference(const shape& s, const space::mode& mode, problem& p) co
   auto* block_out = p.at("blocks").data<std::uint16_t>();  // the block write (p into block NB)
   const auto* rms_w = p.at("rms_w").data<std::uint16_t>();
   const auto* res_w = p.at("res_w").data<std::uint16_t>();
-  auto* out = p.at("out").data<std::uint16_t>();
+  tensor& out_tensor = p.at("out");
+  auto* out = out_tensor.data<std::uint16_t>();
+  // SPEC 1.3's bound on out: per element the float64 result x and the magnitude m of the terms
+  // that sum to it, scaled as x is (verify/tolerance.hpp).
+  out_tensor.exact_value.assign(out_tensor.elements(), 0.0);
+  out_tensor.term_magnitude.assign(out_tensor.elements(), 0.0);
+  double* exact = out_tensor.exact_value.data();
+  double* magnitude = out_tensor.term_magnitude.data();
   std::vector<double> q(static_cast<std::size_t>(Hd));
   for (long long i = 0; i < Hd; ++i) q[i] = static_cast<double>(bf16_to_f32(rms_w[i]) * bf16_to_f32(res_w[i]));  // fp32 product
   parallel_for(static_cast<std::size_t>(T), [&](std::size_t token) {  // tokens are independent
     const long long t = static_cast<long long>(token);
-    std::vector<double> acc(static_cast<std::size_t>(Hd));
+    std::vector<double> acc(static_cast<std::size_t>(Hd)), terms(static_cast<std::size_t>(Hd));
     std::uint16_t* pre = prefix + t * Hd;
     if (m.delta) {  // p = bf16(prefix + delta), exactly as the GPU rounds it, written back
       const auto* d = p.at("delta").data<std::uint16_t>() + t * Hd;
@@ -184,15 +189,23 @@ void attn_res::reference(const shape& s, const space::mode& mode, problem& p) co
     for (double& x : logit) wsum += (x /= z);
     double ss = 0;
     for (long long i = 0; i < Hd; ++i) {
-      double a = 0;
-      for (long long n = 0; n < N; ++n) a += logit[n] * source(n, i);
+      double a = 0, mag = 0;
+      for (long long n = 0; n < N; ++n) {
+        a += logit[n] * source(n, i);
+        mag += logit[n] * std::fabs(source(n, i));
+      }
       acc[i] = a;
+      terms[i] = mag;
       ss += a * a;
     }
     const double r = 1.0 / std::sqrt(ss / static_cast<double>(Hd) + static_cast<double>(k_out_eps) * wsum * wsum);
     const auto* ow = m.out_norm ? p.at("out_w").data<std::uint16_t>() : nullptr;
     for (long long i = 0; i < Hd; ++i) {
-      out[t * Hd + i] = f64_to_bf16_rn(m.out_norm ? acc[i] * r * static_cast<double>(bf16_to_f32(ow[i])) : acc[i] / wsum);
+      // x = acc * rsqrt(...) * out_w, or acc / s; m is the terms' magnitude scaled as x is.
+      const double w = m.out_norm ? static_cast<double>(bf16_to_f32(ow[i])) : 0.0;
+      exact[t * Hd + i] = m.out_norm ? acc[i] * r * w : acc[i] / wsum;
+      magnitude[t * Hd + i] = m.out_norm ? terms[i] * r * std::fabs(w) : terms[i] / wsum;
+      out[t * Hd + i] = f64_to_bf16_rn(exact[t * Hd + i]);
     }
   });
 }
