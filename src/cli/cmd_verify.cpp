@@ -101,7 +101,7 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
     for (const families::shape& model : fam.sweep_shapes(*m, chosen)) {
       long long most = o.tokens.empty() ? 1 : *std::max_element(o.tokens.begin(), o.tokens.end());
       if (!o.no_edge_shapes) {
-        for (const families::shape& e : fam.edge_shapes(model)) most = std::max(most, e.tokens);
+        for (const families::shape& e : fam.edge_shapes(model, *m)) most = std::max(most, e.tokens);
       }
       families::dims given;  // the values this model shape has of the dimensions given
       for (const auto& c : chosen) given.emplace_back(c.first, model.at(c.first));

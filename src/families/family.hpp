@@ -88,8 +88,9 @@ class family {
   /// model's). The sweep asks the family, never guesses.
   virtual std::vector<shape> sweep_shapes(const space::mode& m, const planned_dims& planned) const;
   /// Shapes the verifier always covers besides the requested ones (T = 1, thresholds, odd
-  /// sizes, strided inputs), built around a model shape.
-  virtual std::vector<shape> edge_shapes(const shape& model) const = 0;
+  /// sizes, strided inputs), built around a model shape of mode `m` (some edges exist in some
+  /// modes only: attn_res's block write into a block past NB).
+  virtual std::vector<shape> edge_shapes(const shape& model, const space::mode& m) const = 0;
 
   /// The host tensors of one call: inputs random from `seed`, outputs zero.
   virtual problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const = 0;

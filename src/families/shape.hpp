@@ -36,7 +36,9 @@ struct shape {
   explicit shape(long long t) : tokens(t) {}
 
   long long tokens = 1;  ///< T: tokens in the decode batch
-  dims model;            ///< every model dimension of the family, by name
+  dims model;            ///< every model dimension of the family, by name, and where a family
+                         ///< takes one, an edge-case value the verifier varies beside them that
+                         ///< is no dimension (attn_res's block_write_idx where it is not NB)
   bool strided = false;  ///< inputs laid out with padded token / head / row strides
 
   /// The value of model dimension `name`; throws std::logic_error when the family gave none

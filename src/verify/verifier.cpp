@@ -192,7 +192,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
   // The shapes: edge shapes, then every requested combination.
   std::vector<families::shape> shapes;
   const std::vector<families::shape> models = fam.sweep_shapes(m, o.shapes);  // at T = 1
-  if (o.edge_shapes) shapes = fam.edge_shapes(models.front());
+  if (o.edge_shapes) shapes = fam.edge_shapes(models.front(), m);
   for (long long t : o.tokens) {
     for (families::shape s : models) {
       s.tokens = t;

@@ -53,8 +53,9 @@ class attn_res_gpu : public test::hopper_jit_test {
 };
 
 // Every mode (write with its block write, post, common, final; NB 0 to 8) at the edge shapes
-// (T = 1, 2 strided, 7, 64 strided) and T = 65; write_nb0, common_nb8 and final_nb8 also at
-// T = 4097, an odd T past the 4096 that a power-of-two grid would stop at.
+// (T = 1, 2 strided, 7, 64 strided; the write modes also T = 3 strided with the block write into
+// block NB + 1, a spare block NB left untouched) and T = 65; write_nb0, common_nb8 and final_nb8
+// also at T = 4097, an odd T past the 4096 that a power-of-two grid would stop at.
 TEST_F(attn_res_gpu, every_variant_in_every_mode_matches_and_the_early_reader_is_caught) {
   const verifier check(info, *engine, KK3_KERNEL_DIR, *helpers);
   const auto space = families::load_family_space(families::find_family("attn_res"), KK3_CONFIG_DIR, true);

@@ -61,8 +61,8 @@ class unlaunchable_example final : public families::family {
   families::shape model_shape(long long t, const space::mode& m, const families::dims& given) const override {
     return m_copy.model_shape(t, m, given);
   }
-  std::vector<families::shape> edge_shapes(const families::shape& s) const override {
-    return m_copy.edge_shapes(s);
+  std::vector<families::shape> edge_shapes(const families::shape& s, const space::mode& m) const override {
+    return m_copy.edge_shapes(s, m);
   }
   families::problem make_problem(const families::shape& s, const space::mode& m,
                                  unsigned long long seed) const override {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "attn_res_launch.h"
@@ -23,17 +24,40 @@ ar_mode read_mode(const space::mode& m) {
           m.define_or("BLOCK_WRITE", 0) != 0};
 }
 
+/// k, the block the block write stores p into (`block_write_idx`), from `d`: a shape's
+/// dimensions or model_shape's `given`. NB (the block p completes) unless `d` names another;
+/// -1 in a mode without a block write. Throws error(usage) for k < NB, and for a k given to a
+/// mode without a block write.
+long long write_index_of(const dims& d, const ar_mode& m, const std::string& mode) {
+  constexpr long long k_absent = std::numeric_limits<long long>::min();
+  const long long k = dim_or(d, attn_res::k_block_write_idx, k_absent);
+  if (!m.block_write) {
+    if (k == k_absent) return -1;
+    throw error(error_kind::usage, "attn_res mode " + mode + " has no block write (BLOCK_WRITE=0): it takes no " +
+                                       attn_res::k_block_write_idx);
+  }
+  if (k == k_absent) return m.nb;
+  if (k < m.nb) {
+    throw error(error_kind::usage, "attn_res mode " + mode + ": " + attn_res::k_block_write_idx + " k=" + std::to_string(k) +
+                                       " is below NB=" + std::to_string(m.nb) + ": block k < NB is a source of the same call " +
+                                       "(p may go into block NB, the one it completes, or a later one)");
+  }
+  return k;
+}
+
 /// Element strides of the block sums: padded when the shape asks for strided inputs. With a
-/// block write the tensor holds one block more, the one p completes (index NB).
+/// block write the tensor holds the blocks up to k, the one p is stored into (k = NB: one
+/// block more, the one p completes; k = NB + 1: a spare block NB, which stays untouched).
 struct ar_layout {
   long long block_stride, token_stride;
 };
 
-ar_layout layout_for(const shape& s, const ar_mode& m) {
+ar_layout layout_for(const shape& s, const ar_mode& m, long long write_index) {
   const long long pad = s.strided ? 1 : 0;
+  const long long blocks = m.block_write ? write_index + 1 : m.nb;
   ar_layout l;
   l.block_stride = m.hidden + 64 * pad;
-  l.token_stride = (m.nb + (m.block_write ? 1 : 0) + pad) * l.block_stride + 128 * pad;  // strided: one unused block more
+  l.token_stride = (blocks + pad) * l.block_stride + 128 * pad;  // strided: one unused block more
   if (l.token_stride == 0) l.token_stride = 1;
   return l;
 }
@@ -86,32 +110,44 @@ double attn_res::bytes_moved(const shape& s, const space::mode& mode) const {
 }
 
 shape attn_res::model_shape(long long tokens, const space::mode& mode, const dims& given) const {
-  const long long nb = read_mode(mode).nb;
+  const ar_mode m = read_mode(mode);
+  const long long nb = m.nb;
   const long long asked = dim_or(given, "blocks", nb);
   if (asked != nb) {
     throw error(error_kind::usage, "blocks: NB=" + std::to_string(asked) + " is not mode " + mode.name +
                                        "'s (NB=" + std::to_string(nb) + "); attn_res's NB is set by the mode");
   }
+  const long long k = write_index_of(given, m, mode.name);
   shape s;
   s.tokens = tokens;
   s.set("blocks", nb);
+  if (m.block_write && k != nb) s.set(k_block_write_idx, k);  // in the shape's name only where it is not NB
   return s;
 }
 
-std::vector<shape> attn_res::edge_shapes(const shape& model) const {
+std::vector<shape> attn_res::edge_shapes(const shape& model, const space::mode& mode) const {
   auto with = [&](long long t, bool strided) {
     shape s = model;
     s.tokens = t;
     s.strided = strided;
     return s;
   };
-  return {with(1, false), with(2, true), with(7, false), with(64, true)};
+  std::vector<shape> edges = {with(1, false), with(2, true), with(7, false), with(64, true)};
+  const ar_mode m = read_mode(mode);
+  if (m.block_write) {
+    // The block write into block NB + 1 with a spare block NB between: a kernel that stores p
+    // into block NB whatever block_write_idx says changes the spare block and misses block k.
+    shape spare = with(3, true);
+    spare.set(k_block_write_idx, m.nb + 1);
+    edges.push_back(spare);
+  }
+  return edges;
 }
 
 problem attn_res::make_problem(const shape& s, const space::mode& mode, unsigned long long seed) const {
   const ar_mode m = read_mode(mode);
   if (s.tokens < 1) throw error(error_kind::usage, "attn_res: T must be at least 1");
-  const ar_layout l = layout_for(s, m);
+  const ar_layout l = layout_for(s, m, write_index_of(s.model, m, mode.name));
   const long long T = s.tokens, Hd = m.hidden;
   // Normal values; each block n scaled by 0.5 + 0.4 n, so the logits differ and the softmax
   // is not flat. Drawn in parallel chunks (see parallel_fill): the seed alone decides them.
@@ -142,11 +178,12 @@ problem attn_res::make_problem(const shape& s, const space::mode& mode, unsigned
 
 void attn_res::reference(const shape& s, const space::mode& mode, problem& p) const {
   const ar_mode m = read_mode(mode);
-  const ar_layout l = layout_for(s, m);
+  const long long k = write_index_of(s.model, m, mode.name);
+  const ar_layout l = layout_for(s, m, k);
   const long long T = s.tokens, Hd = m.hidden, N = m.nb + 1;
   const auto* blocks = p.at("blocks").data<std::uint16_t>();
   auto* prefix = p.at("prefix").data<std::uint16_t>();
-  auto* block_out = p.at("blocks").data<std::uint16_t>();  // the block write (p into block NB)
+  auto* block_out = p.at("blocks").data<std::uint16_t>();  // the block write (p into block k)
   const auto* rms_w = p.at("rms_w").data<std::uint16_t>();
   const auto* res_w = p.at("res_w").data<std::uint16_t>();
   tensor& out_tensor = p.at("out");
@@ -167,7 +204,7 @@ void attn_res::reference(const shape& s, const space::mode& mode, problem& p) co
       const auto* d = p.at("delta").data<std::uint16_t>() + t * Hd;
       for (long long i = 0; i < Hd; ++i) pre[i] = f32_to_bf16_rn(bf16_to_f32(pre[i]) + bf16_to_f32(d[i]));
     }
-    if (m.block_write) std::copy(pre, pre + Hd, block_out + t * l.token_stride + m.nb * l.block_stride);
+    if (m.block_write) std::copy(pre, pre + Hd, block_out + t * l.token_stride + k * l.block_stride);
     auto source = [&](long long n, long long i) -> double {
       return n < m.nb ? bf16_to_f32(blocks[t * l.token_stride + n * l.block_stride + i]) : bf16_to_f32(pre[i]);
     };
@@ -214,8 +251,8 @@ namespace {
 
 class attn_res_workspace final : public tensor_workspace {
  public:
-  attn_res_workspace(const shape& s, const ar_mode& m, const problem& p) : tensor_workspace(p) {
-    const ar_layout l = layout_for(s, m);
+  attn_res_workspace(const shape& s, const ar_mode& m, long long write_index, const problem& p) : tensor_workspace(p) {
+    const ar_layout l = layout_for(s, m, write_index);
     m_params.blocks = ptr("blocks");
     m_params.prefix = ptr("prefix");
     m_params.delta = m.delta ? ptr("delta") : 0;
@@ -225,7 +262,7 @@ class attn_res_workspace final : public tensor_workspace {
     m_params.out = ptr("out");
     m_params.block_token_stride = l.token_stride;
     m_params.block_stride = l.block_stride;
-    m_params.block_write_idx = m.block_write ? m.nb : -1;
+    m_params.block_write_idx = write_index;  // k (NB unless the shape names another); -1 without a block write
     m_params.eps = attn_res::k_eps;
     m_params.out_eps = attn_res::k_out_eps;
     m_params.tokens = static_cast<int>(s.tokens);
@@ -240,7 +277,8 @@ class attn_res_workspace final : public tensor_workspace {
 }  // namespace
 
 std::unique_ptr<workspace> attn_res::make_workspace(const shape& s, const space::mode& m, const problem& p) const {
-  return std::make_unique<attn_res_workspace>(s, read_mode(m), p);
+  const ar_mode mode = read_mode(m);
+  return std::make_unique<attn_res_workspace>(s, mode, write_index_of(s.model, mode, m.name), p);
 }
 
 const family& register_attn_res() {

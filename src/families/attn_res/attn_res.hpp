@@ -1,7 +1,8 @@
 #pragma once
 // attn_res's host side (SPEC 1.2): buffers, launch geometry, bytes moved, edge shapes, and the
 // float64 CPU reference. The block count NB, H and the optional inputs are compile-time: they
-// come from the mode (its defines NB, H, HAS_DELTA, HAS_OUT_NORM), not from the shape.
+// come from the mode (its defines NB, H, HAS_DELTA, HAS_OUT_NORM), not from the shape. The block
+// write's index k is a run-time argument: NB unless the shape holds another (k_block_write_idx).
 #include "families/family.hpp"
 
 namespace kk3::families {
@@ -16,14 +17,23 @@ class attn_res final : public family {
   double bytes_moved(const shape& s, const space::mode& m) const override;
   /// blocks (NB, the key): set by the mode (its define NB), so a plan does not choose it.
   std::vector<dimension> dimensions() const override { return {{"blocks", "NB", 0, false, true}}; }
+  /// `given` may also hold k_block_write_idx (block-write modes only, at least NB; refused
+  /// otherwise with error(usage)); the shape names it only where it is not NB.
   shape model_shape(long long tokens, const space::mode& m, const dims& given) const override;
-  std::vector<shape> edge_shapes(const shape& model) const override;
+  /// T = 1, 2 (strided), 7 and 64 (strided); in block-write modes also T = 3 (strided) with
+  /// k = NB + 1, a spare block NB left between.
+  std::vector<shape> edge_shapes(const shape& model, const space::mode& m) const override;
   problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const override;
   void reference(const shape& s, const space::mode& m, problem& p) const override;
   std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, const problem& p) const override;
 
   static constexpr float k_eps = 1e-5f;      ///< eps of the logits' RMS
   static constexpr float k_out_eps = 1e-5f;  ///< eps of the output norm
+  /// The shape entry that holds k, the block the block write stores p into (the kernel's
+  /// block_write_idx): absent means k = NB, the block p completes, as the model calls it; the
+  /// verifier's edge shapes also take k = NB + 1. Not a dimension a plan or a flag chooses:
+  /// it changes which row is written, not the work, and every verify run covers both.
+  static constexpr const char* k_block_write_idx = "block_write_idx";
 };
 
 }  // namespace kk3::families

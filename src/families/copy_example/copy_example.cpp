@@ -21,7 +21,7 @@ double copy_example::bytes_moved(const shape& s, const space::mode&) const { ret
 
 shape copy_example::model_shape(long long tokens, const space::mode&, const dims&) const { return shape{tokens}; }
 
-std::vector<shape> copy_example::edge_shapes(const shape&) const { return {shape{1}, shape{3}}; }
+std::vector<shape> copy_example::edge_shapes(const shape&, const space::mode&) const { return {shape{1}, shape{3}}; }
 
 problem copy_example::make_problem(const shape& s, const space::mode&, unsigned long long seed) const {
   problem p;

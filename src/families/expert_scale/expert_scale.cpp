@@ -33,7 +33,7 @@ double expert_scale::bytes_moved(const shape& s, const space::mode&) const {
   return 2.0 * rows * k_row * 2 + static_cast<double>(experts_of(s)) * 4;  // x read, y written, the scales
 }
 
-std::vector<shape> expert_scale::edge_shapes(const shape& model) const {
+std::vector<shape> expert_scale::edge_shapes(const shape& model, const space::mode&) const {
   auto with = [&](long long t, long long e) {
     shape s = model;
     s.tokens = t;

@@ -83,7 +83,7 @@ shape mla_decode_epilogue::model_shape(long long tokens, const space::mode&, con
   return s;
 }
 
-std::vector<shape> mla_decode_epilogue::edge_shapes(const shape& model) const {
+std::vector<shape> mla_decode_epilogue::edge_shapes(const shape& model, const space::mode&) const {
   auto with = [&](long long t, long long h, long long block_size, bool strided) {
     shape s = model;
     s.tokens = t;
