@@ -1,58 +1,55 @@
 #pragma once
-// attn_res: Block Attention Residuals (SPEC 1.2). One cluster of B CTAs per token (H split into
-// B contiguous ranges of slices), each cluster working through its tokens t = c, c + G, ...
-// (G clusters in the grid).
+// attn_res: Block Attention Residuals (SPEC 1.2), in fp32 at the bandwidth floor. One cluster of
+// B CTAs per token (H split into B contiguous ranges of slices); every source row is read from
+// HBM once, into registers or into a ring of shared-memory rows, and the mix is formed by an
+// online softmax over the sources, so no row is read twice.
 //
-// The numerics contract: every variant computes bit for bit the same result, because the
-// arithmetic is fixed by the data layout alone, never by a knob:
+// The numerics contract (SPEC 1.3): every variant computes bit for bit the same result, because
+// the arithmetic is fixed by the data layout alone, never by a knob:
 // - H is cut into slices of 256 elements, a slice into 32 units of 8 contiguous elements.
-// - A unit's sums (per source: the sum of squares and the dot product with Q; later the sum of
-//   acc^2) run over its 8 elements in order; a slice's 32 unit sums are added in the butterfly
-//   tree (units u and u ^ 16 first, then ^ 8, ... ^ 1); a token's total over its K slices is:
-//   lane l of one warp adds slices l, l + 32, ... in order, then the same butterfly over lanes.
-// - The softmax: max, exp, then the butterfly sum z of the N values e_n = exp(logit_n - max).
-//   The mix is left unnormalised, acc_i = sum_n e_n V_n,i (source order), which makes the
-//   division by z cancel inside the output norm: out = acc * rsqrt(sum acc^2 / H + out_eps z^2)
-//   * out_w; without the norm, out = acc * (1 / z).
-// Knobs only choose which warp of which CTA takes a slice, how and when data is loaded, and
-// how many tokens a cluster works through.
-//
-// Precision: the logits' sums are float64 (each bf16 converted exactly by the conversion pipe;
-// products x*x and x*q, q = fp32 rms_w * res_w with 16 significant bits, are exact in a double),
-// and so are the trees, the logits and the softmax. The mix is fp32 fused multiply-adds with the
-// bound sum_n |e_n V_n| / 2^10 beside it: where |acc| falls below the bound (the sources cancel)
-// the element is recomputed in float64, from the bf16 bits placed in a double's high word (the
-// value times 2^-896, exact for zeros and subnormals too) and the weight times 2^896. The output
-// product is fp32. A CPU emulation (bench/attn_res_precision.cpp, 21.5 M elements per case)
-// found 87 to 221 elements beyond 1 bf16 ulp of the float64 reference with fp32 sums and mix,
-// and none with this arithmetic; the contract allows none. The prefix update
-// p = bf16(prefix + delta) is fp32, as specified. Compiled with -fmad=false; the fused
-// multiply-adds are written out.
+// - A unit's sums (per source: the sum of squares and the dot product with Q = rms_w * res_w,
+//   fp32; later the sum of acc^2) run over its 8 elements in order, by fused multiply-adds;
+//   a slice's 32 unit sums are added in the butterfly tree (units u and u ^ 16 first, then ^ 8,
+//   ... ^ 1); a token's total over its K slices: lane l of a warp adds slices l, l + 32, ... in
+//   order, then the same butterfly over the lanes.
+// - The softmax is online, over the sources in order (blocks 0..NB-1, then p): with the
+//   running maximum `top` of the logits, each source first rescales the running mix acc and the
+//   running weight sum s by e^(top - max(top, l)) when the maximum moves (not at all when it
+//   does not), then adds itself with weight e^(l - top): acc_i = fma(w, V_i, acc_i), s += w.
+//   The first source sets acc = V, s = 1. The chunking of the sources (NC) only decides how many
+//   logits are reduced at once; the steps stay per source, in order.
+// - The scalar functions (logit, e^x, the output scale) are correctly rounded fp32 operations
+//   in a fixed order (kernels/attn_res_math.h), so a host emulation gives the same bits
+//   (bench/attn_res_precision.cpp).
+// - out = bf16(acc * scale * out_w) with scale = 1 / sqrt(sum acc^2 / H + out_eps s^2), or
+//   bf16(acc * (1 / s)) without the output norm. p = bf16(prefix + delta), the sum in fp32.
+// Every operation is written as an explicit round-to-nearest intrinsic, so the bits do not
+// depend on -fmad. Knobs only choose which warp of which CTA takes a slice, how and when rows
+// are loaded, and how many logits are reduced per barrier.
 //
 // PDL: prefix and delta come from the kernel launched just before: read after
 // griddepcontrol.wait. The block sums and the weights are older and are fetched before it.
 //
-// Compile-time (the mode): H, NB (0..8), HAS_DELTA, HAS_OUT_NORM, BLOCK_WRITE. The knobs:
+// Compile-time (the mode): H, NB (0..15), HAS_DELTA, HAS_OUT_NORM, BLOCK_WRITE. The knobs:
 //   B       CTAs per token (a thread-block cluster when > 1); CTA r takes slices
 //           [r K / B, (r + 1) K / B); the totals read the peers' partials over distributed
 //           shared memory.
 //   GPW     slices per warp: a CTA has ceil(ceil(K / B) / GPW) warps, warp w takes its CTA's
-//           slices w, w + warps, ...
-//   STAGE   1: the CTA's rows of every source (and delta) are copied into shared memory by
-//           bulk asynchronous copies completing on an mbarrier; 0: requested into L2 by bulk
-//           prefetches, then loaded into registers (and read again, from L2, for the mix).
-//   TPC     tokens per cluster: the grid has ceil(T / TPC) clusters.
-//   STAGES  (STAGE = 1) tokens in shared memory at once: the copies of the next STAGES - 1
-//           tokens are in flight while a token is computed. (STAGE = 0 prefetches one token
-//           ahead.)
-//   SPREAD  1: every warp derives the totals and the softmax itself; 0: warp 0 does, and hands
-//           the weights over in shared memory (one more block barrier, fewer instructions).
+//           slices w, w + warps, ...; a thread keeps acc and Q of its GPW units in registers.
+//   NC      sources per chunk: the logits of NC sources are reduced at one barrier (0: all N).
+//   STAGE   0: rows are loaded into registers; 1: bulk asynchronous copies of the CTA's part of
+//           each row into a ring of shared-memory rows, completing on one mbarrier per row.
+//   UNROLL  (STAGE 0) chunks whose loads are in flight: with 2, the next chunk's rows are
+//           requested before this chunk's logits are reduced.
+//   STAGES  (STAGE 1) chunks the ring holds (plus delta's row): STAGES - 1 chunks ahead.
+//   TPC     (STAGE 1) tokens per cluster: the grid has ceil(T / TPC) clusters, cluster c takes
+//           tokens c, c + clusters, ...; the ring runs on from one token's rows into the next's,
+//           and Q is loaded once for all of them.
 //   TRIGGER 1: griddepcontrol.launch_dependents right after the wait, so the next kernel's
 //           CTAs start their own prologue while this one runs; 0: at the end.
-//   REGS    0: registers as the compiler likes; R: at most about R per thread (launch bounds
-//           asking for 65536 / (threads R) CTAs per SM), for more tokens in flight per SM.
 #include "common/fault_point.cuh"
 #include "common/pdl.cuh"
+#include "attn_res_math.h"
 #include "attn_res_params.h"
 
 #ifndef H
@@ -79,12 +76,10 @@ namespace kk3_ar {
 constexpr int k_slice = 256;                    // elements per slice: 32 units of 8
 constexpr int k_slices = H / k_slice;           // K
 constexpr int k_sources = NB + 1;               // the block sums, then p (the updated prefix)
-constexpr int k_values = 2 * k_sources;         // per source: sum of squares, dot with Q
 constexpr int k_rows = k_sources + HAS_DELTA;   // rows per token: blocks, prefix, delta
-constexpr double k_up = 0x1p896;                // undoes the 2^-896 of a placed bf16
-constexpr double k_inv_h = 1.0 / H;
+constexpr float k_hidden = static_cast<float>(H);
 static_assert(H % k_slice == 0 && H > 0, "H must be a positive multiple of 256");
-static_assert(NB >= 0 && k_values <= 32, "NB from 0 to 15: transpose_sum gives each total its own lane");
+static_assert(NB >= 0 && NB <= 15, "NB from 0 to 15: a chunk's 2 N sums fit the 32 lanes");
 
 /// Threads per CTA: ceil(ceil(K / B) / GPW) warps.
 __host__ __device__ constexpr int threads_of(int b, int gpw) { return 32 * (((k_slices + b - 1) / b + gpw - 1) / gpw); }
@@ -95,18 +90,14 @@ __device__ __forceinline__ int first_slice(int r) { return r * k_slices / B; }
 template <int B>
 __device__ __forceinline__ int owner_of(int k) { return ((k + 1) * B - 1) / k_slices; }
 
-/// Element i (0..7) of 8 packed bf16 values times 2^-896, as a double: exact for every finite
-/// value, by integer operations only (sign, exponent and mantissa placed in the high word).
-__device__ __forceinline__ double placed(const uint4& raw, int i) {
-  const unsigned w = i < 2 ? raw.x : i < 4 ? raw.y : i < 6 ? raw.z : raw.w;
-  const int top = static_cast<int>(i & 1 ? w : w << 16);
-  // Shifted right arithmetically by 3, the sign lands in bits 31..28 (30..28 cleared by the
-  // mask), exponent and mantissa in 27..13.
-  return __hiloint2double(static_cast<int>(static_cast<unsigned>(top >> 3) & 0x8fffe000u), 0);
-}
-
 __device__ __forceinline__ float lo_f32(unsigned w) { return __uint_as_float(w << 16); }
 __device__ __forceinline__ float hi_f32(unsigned w) { return __uint_as_float(w & 0xffff0000u); }
+
+/// Element i (0..7) of 8 packed bf16 values as a float (exact).
+__device__ __forceinline__ float element(const uint4& raw, int i) {
+  const unsigned w = i < 2 ? raw.x : i < 4 ? raw.y : i < 6 ? raw.z : raw.w;
+  return i & 1 ? hi_f32(w) : lo_f32(w);
+}
 
 /// Two floats rounded to bf16 (nearest even), packed: lo in bits 15..0, hi in 31..16.
 __device__ __forceinline__ unsigned pack_bf16(float lo, float hi) {
@@ -125,9 +116,9 @@ __device__ __forceinline__ uint4 add_bf16(const uint4& a, const uint4& b) {
 }
 
 /// The fixed butterfly: every lane ends with the same sum.
-__device__ __forceinline__ double warp_sum(double x) {
+__device__ __forceinline__ float warp_sum(float x) {
 #pragma unroll
-  for (int offset = 16; offset >= 1; offset /= 2) x = __dadd_rn(x, __shfl_xor_sync(0xffffffffu, x, offset));
+  for (int offset = 16; offset >= 1; offset /= 2) x = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, offset));
   return x;
 }
 
@@ -137,13 +128,13 @@ __device__ __forceinline__ double warp_sum(double x) {
 /// The pairs added are those of the butterfly, so every total equals warp_sum's bit for bit.
 /// In the end a lane holds the total of at most one value: `index` says which (-1 for none).
 template <int Count, int Offset = 16>
-__device__ __forceinline__ void transpose_sum(double* v, int lane, int& index, int have = Count, int base = 0) {
+__device__ __forceinline__ void transpose_sum(float* v, int lane, int& index, int have = Count, int base = 0) {
   constexpr int half = (Count + 1) / 2;
   const bool upper = lane & Offset;
 #pragma unroll
   for (int j = 0; j < half; ++j) {
-    const double lo = v[j], hi = j + half < Count ? v[j + half] : 0.0;
-    v[j] = __dadd_rn(upper ? hi : lo, __shfl_xor_sync(0xffffffffu, upper ? lo : hi, Offset));
+    const float lo = v[j], hi = j + half < Count ? v[j + half] : 0.0f;
+    v[j] = __fadd_rn(upper ? hi : lo, __shfl_xor_sync(0xffffffffu, upper ? lo : hi, Offset));
   }
   if (upper) {
     base += half;
@@ -155,6 +146,18 @@ __device__ __forceinline__ void transpose_sum(double* v, int lane, int& index, i
     transpose_sum<half, Offset / 2>(v, lane, index, have, base);
   } else {
     index = have == 1 ? base : -1;
+  }
+}
+
+/// The lane that transpose_sum<Count> leaves holding value q (the inverse of its `index`).
+template <int Count, int Offset = 16>
+__device__ __forceinline__ int holder_lane(int q) {
+  constexpr int half = (Count + 1) / 2;
+  const int bit = q >= half ? Offset : 0;
+  if constexpr (Offset > 1) {
+    return bit + holder_lane<half, Offset / 2>(q >= half ? q - half : q);
+  } else {
+    return bit;
   }
 }
 
@@ -182,16 +185,16 @@ __device__ __forceinline__ void barrier() {
 
 __device__ __forceinline__ unsigned smem_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
-/// The double at `local` (an address of this CTA's shared memory) in CTA `rank` of the cluster.
+/// The float at `local` (an address of this CTA's shared memory) in CTA `rank` of the cluster.
 template <int B>
-__device__ __forceinline__ double load_shared(const double* local, int rank) {
+__device__ __forceinline__ float load_shared(const float* local, int rank) {
   if constexpr (B == 1) {
     return *local;
   } else {
     unsigned remote;
     asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_address(local)), "r"(rank));
-    double v;
-    asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(remote) : "memory");
+    float v;
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
     return v;
   }
 }
@@ -223,419 +226,365 @@ __device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned b
                : "memory");
 }
 
-/// Brings `bytes` (a multiple of 16) of global memory into L2.
-__device__ __forceinline__ void prefetch_l2(const void* src, unsigned bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
-}
-
 /// Orders this thread's generic-proxy accesses to shared memory before later bulk copies.
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 /// 8 bf16 from global memory that no kernel of this stream is writing (block sums, weights).
 __device__ __forceinline__ uint4 load_old(const unsigned short* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
-/// 8 bf16 from global memory written by the previous kernel or by this thread.
+/// 8 bf16 from global memory written by the previous kernel.
 __device__ __forceinline__ uint4 load_new(const unsigned short* p) { return *reinterpret_cast<const uint4*>(p); }
 
-/// Q for a unit's 8 elements: the fp32 product rms_w * res_w (exact), as doubles.
-__device__ __forceinline__ void unit_q(const uint4& rms, const uint4& res, double* q) {
-  const unsigned a[4] = {rms.x, rms.y, rms.z, rms.w}, b[4] = {res.x, res.y, res.z, res.w};
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    q[2 * i] = static_cast<double>(__fmul_rn(lo_f32(a[i]), lo_f32(b[i])));
-    q[2 * i + 1] = static_cast<double>(__fmul_rn(hi_f32(a[i]), hi_f32(b[i])));
-  }
-}
-
-/// Element i (0..7) of 8 packed bf16 values as a float (exact).
-__device__ __forceinline__ float element(const uint4& raw, int i) {
-  const unsigned w = i < 2 ? raw.x : i < 4 ? raw.y : i < 6 ? raw.z : raw.w;
-  return i & 1 ? hi_f32(w) : lo_f32(w);
-}
-
-/// Element i (0..7) of 8 packed bf16 values as a double, by the conversion instruction (exact;
-/// it runs on the conversion pipe, which this kernel otherwise leaves nearly idle, and costs two
-/// issue slots where placing the bits and scaling costs five).
-__device__ __forceinline__ double converted(const uint4& raw, int i) {
-  return static_cast<double>(element(raw, i));
-}
-
 /// One source's unit sums over the 8 elements in order: of the squares, of the products with Q.
-__device__ __forceinline__ void unit_sums(const uint4& raw, const double* q, double& ss, double& dot) {
-  ss = 0.0;
-  dot = 0.0;
+/// (x * x and x * q are exact in fp32: 8 and 8 + 16 significant bits; only the sums round.)
+__device__ __forceinline__ void unit_sums(const uint4& raw, const float* q, float& ss, float& dot) {
+  ss = 0.0f;
+  dot = 0.0f;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
-    const double x = converted(raw, i);
-    ss = __fma_rn(x, x, ss);
-    dot = __fma_rn(x, q[i], dot);
+    const float x = element(raw, i);
+    ss = __fmaf_rn(x, x, ss);
+    dot = __fmaf_rn(x, q[i], dot);
   }
 }
 
-/// The butterfly's sum over lanes Base, Base + Step, ... of column[l * stride] (pairs l, l + 16
-/// first, then l, l + 8 of those, ...), computed by one thread from shared memory: with Base 0
-/// and Step 1, the same bits as warp_sum and transpose_sum give.
-template <int Base = 0, int Step = 1>
-__device__ __forceinline__ double tree_of_32(const double* column, int stride) {
-  if constexpr (Step == 16) {
-    return __dadd_rn(column[Base * stride], column[(Base + 16) * stride]);
-  } else {
-    return __dadd_rn(tree_of_32<Base, 2 * Step>(column, stride), tree_of_32<Base + Step, 2 * Step>(column, stride));
-  }
-}
-
-/// The total over the token's K slices of one per-slice value, in the fixed tree, by a whole
-/// warp: lane l adds slices l, l + 32, ... in order, then warp_sum. `row` is indexed by local
-/// slice; slice k lives in the shared memory of its owner CTA.
-template <int B>
-__device__ __forceinline__ double slices_total_warp(const double* row, int lane) {
-  double sum = 0.0;
-  for (int k = lane; k < k_slices; k += 32) {
-    const int r = owner_of<B>(k);
-    sum = __dadd_rn(sum, load_shared<B>(row + (k - first_slice<B>(r)), r));
-  }
-  return warp_sum(sum);
-}
-
-/// The lane that transpose_sum<Count> leaves holding value q (the inverse of its `index`).
-template <int Count, int Offset = 16>
-__device__ __forceinline__ int holder_lane(int q) {
-  constexpr int half = (Count + 1) / 2;
-  const int bit = q >= half ? Offset : 0;
-  if constexpr (Offset > 1) {
-    return bit + holder_lane<half, Offset / 2>(q >= half ? q - half : q);
-  } else {
-    return bit;
-  }
-}
-
-/// The token's weights, derived by one warp from the slice partials part[value][local slice]
-/// of every CTA of the cluster: the totals over slices in the fixed tree (lane l adds slices l,
-/// l + 32, ..., then the butterfly, all 2N values at once), then lane n < N computes logit n
-/// and returns e_n = exp(logit_n - max) (0 in lanes >= N); every lane gets z, the sum of the e_n.
-template <int B, int Mine>
-__device__ __forceinline__ double token_weight(const double (*part)[Mine], int lane, float eps, double& z) {
-  double v[k_values];
+/// The butterfly over the lanes of each of a warp's slices, for Values partial sums per slice
+/// (v[j][value] of the warp's slice j), as few shuffle rounds as the 32 lanes allow: slices
+/// J0, J0 + 1, ... go through one transpose_sum together while their values fit the lanes. The
+/// lane left holding a slice's value stores it to part[value * Stride + local slice].
+template <int Values, int Slices, int Stride, int J0 = 0>
+__device__ __forceinline__ void reduce_slices(float (&v)[Slices][Values], float* part, int lane, int warp, int warps, int count) {
+  constexpr int k_group = 32 / Values;
+  constexpr int k_here = Slices - J0 < k_group ? Slices - J0 : k_group;
+  float flat[k_here * Values];
 #pragma unroll
-  for (int i = 0; i < k_values; ++i) v[i] = 0.0;
+  for (int j = 0; j < k_here; ++j) {
+#pragma unroll
+    for (int i = 0; i < Values; ++i) flat[j * Values + i] = v[J0 + j][i];
+  }
+  int index;
+  transpose_sum<k_here * Values>(flat, lane, index);
+  if (index >= 0) {
+    const int m = warp + (J0 + index / Values) * warps;
+    if (m < count) part[(index % Values) * Stride + m] = flat[0];
+  }
+  if constexpr (J0 + k_here < Slices) reduce_slices<Values, Slices, Stride, J0 + k_here>(v, part, lane, warp, warps, count);
+}
+
+/// The token's totals of Values per-slice sums, by one warp, in the fixed tree: lane l adds
+/// slices l, l + 32, ... in order (part[value * Stride + local slice] of the slice's owner CTA),
+/// then the butterfly; afterwards a lane holds at most one total, `index` says which.
+template <int B, int Values, int Stride>
+__device__ __forceinline__ void slices_total(const float* part, int lane, float (&v)[Values], int& index) {
+#pragma unroll
+  for (int i = 0; i < Values; ++i) v[i] = 0.0f;
   for (int k = lane; k < k_slices; k += 32) {
     const int r = owner_of<B>(k), m = k - first_slice<B>(r);
 #pragma unroll
-    for (int i = 0; i < k_values; ++i) v[i] = __dadd_rn(v[i], load_shared<B>(&part[i][m], r));
+    for (int i = 0; i < Values; ++i) v[i] = __fadd_rn(v[i], load_shared<B>(part + i * Stride + m, r));
   }
-  int index;
-  transpose_sum<k_values>(v, lane, index);
-  const int n = lane < k_sources ? lane : 0;
-  const double ss = __shfl_sync(0xffffffffu, v[0], holder_lane<k_values>(2 * n));
-  const double dot = __shfl_sync(0xffffffffu, v[0], holder_lane<k_values>(2 * n + 1));
-  const double logit = lane < k_sources ? __dmul_rn(dot, rsqrt(__fma_rn(ss, k_inv_h, static_cast<double>(eps)))) : -1.0e308;
-  double top = logit;
-#pragma unroll
-  for (int offset = 16; offset >= 1; offset /= 2) top = fmax(top, __shfl_xor_sync(0xffffffffu, top, offset));
-  const double e = lane < k_sources ? exp(__dsub_rn(logit, top)) : 0.0;
-  z = warp_sum(e);
-  return e;
+  transpose_sum<Values>(v, lane, index);
 }
 
 }  // namespace kk3_ar
 
 /// The knobs are described at the top of this file.
-template <int B, int GPW, int STAGE, int TPC, int STAGES, int SPREAD, int TRIGGER, int REGS>
-__global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW), REGS ? 65536 / (kk3_ar::threads_of(B, GPW) * REGS) : 1)
-    attn_res(const kk3_attn_res_params p) {
+template <int B, int GPW, int NC, int STAGE, int UNROLL, int STAGES, int TPC, int TRIGGER>
+__global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW)) attn_res(const kk3_attn_res_params p) {
   using namespace kk3_ar;
+  namespace am = kk3_ar_math;
   KK3_FAULT_POINT();  // empty unless a test injects a fault (common/fault_injection.cuh)
-  constexpr int k_mine = (k_slices + B - 1) / B;            // slices of the busiest CTA
+  constexpr int k_mine = (k_slices + B - 1) / B;  // slices of the busiest CTA
   constexpr int k_warps = (k_mine + GPW - 1) / GPW;
-  constexpr int k_stages = STAGE ? STAGES : 1;
-  // Sources per load batch of the logits pass: a token split over 4 or more CTAs is latency
-  // bound, so every source of a slice is loaded at once; whole-token CTAs keep registers for
-  // occupancy and take three at a time.
-  constexpr int k_batch = B >= 4 ? k_sources : (k_sources < 3 ? k_sources : 3);
-  // How a slice's 2N unit sums are added across the lanes: with 8 or more, each lane writes its
-  // row to shared memory and lane i adds column i in the butterfly's tree (fewer instructions
-  // and a shorter chain than 2N - 1 + 5 shuffle steps); with fewer, transpose_sum.
-  constexpr bool k_columns = k_values >= 8;
-  constexpr int k_row = 2 * (k_sources | 1);  // doubles per lane row: an odd number of 16-byte pairs, no bank conflicts
-  // Per warp: the row scratch of the logits pass, which the mix of the warp's slices (fp32,
-  // kept from the mix pass to the output pass) reuses: different phases of one warp.
-  constexpr int k_rows_bytes = k_columns ? 32 * k_row * 8 : 0, k_mix_bytes = HAS_OUT_NORM ? GPW * 1024 : 0;
-  constexpr int k_warp_bytes = k_rows_bytes > k_mix_bytes ? k_rows_bytes : k_mix_bytes;
-  static_assert(STAGE || STAGES == 1, "shared-memory stages need STAGE = 1");
-  static_assert(B >= 1 && B <= 16 && GPW >= 1 && TPC >= 1 && STAGES >= 1, "knob out of range");
-  __shared__ double part[2][k_values][k_mine];    // per token parity: this CTA's slice partials
-  __shared__ double norm_part[2][k_mine];         // per token parity: this CTA's slice sums of acc^2
-  __shared__ double weights[SPREAD ? k_warps : 1][k_sources + 1];  // e_n, then z (per warp with SPREAD)
-  __shared__ unsigned long long full[k_stages];   // STAGE: one mbarrier per stage
-  // Dynamic: STAGE: [stage][row][local slice][32 units] of uint4; then per warp its scratch:
-  // the rows of the column sums ([lane][k_row] doubles) or its slices' mix ([j][half][lane] of
-  // float4).
-  extern __shared__ uint4 stage[];
-  char* warp_scratch = reinterpret_cast<char*>(stage + (STAGE ? k_stages * k_rows * k_mine * 32 : 0)) + (threadIdx.x >> 5) * k_warp_bytes;
-  double* rows = reinterpret_cast<double*>(warp_scratch);
-  float4* mixed = reinterpret_cast<float4*>(warp_scratch);
+  constexpr int k_nc = NC == 0 || NC > k_sources ? k_sources : NC;  // sources per chunk
+  constexpr int k_chunks = (k_sources + k_nc - 1) / k_nc;
+  constexpr int k_values = 2 * k_nc;  // per slice and chunk: each source's sum of squares and dot
+  constexpr int k_ahead = STAGE ? 1 : (UNROLL < k_chunks ? UNROLL : k_chunks);  // register buffers
+  constexpr int k_ring = STAGES * k_nc + HAS_DELTA;
+  constexpr int k_slots = !STAGE ? 1 : NC == 0 || k_ring > k_rows ? k_rows : k_ring;  // ring rows
+  constexpr bool k_mix = k_sources > 1;  // with one source there is nothing to weigh
+  static_assert(B >= 1 && B <= 16 && GPW >= 1 && UNROLL >= 1 && UNROLL <= 2 && STAGES >= 1 && TPC >= 1, "knob out of range");
+  static_assert(STAGE || STAGES == 1, "the ring's depth needs STAGE = 1");
+  static_assert(!STAGE || UNROLL == 1, "register buffers are STAGE = 0's");
+  static_assert(STAGE || TPC == 1, "tokens per cluster need the ring (STAGE = 1)");
+  static_assert(k_values <= 32, "a chunk's sums must fit the lanes");
+  // Per barrier parity: this CTA's slice partials of a chunk (the norm uses value 0).
+  __shared__ float part[2][k_values][k_mine];
+  __shared__ unsigned long long full[k_slots];  // STAGE: one mbarrier per ring row
+  extern __shared__ uint4 ring[];               // STAGE: [slot][local slice][32 units]
   if (blockDim.x != 32 * k_warps) asm volatile("trap;");  // the host's geometry disagrees
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = B == 1 ? 0 : static_cast<int>(cluster_rank());
   const int first = first_slice<B>(rank), count = first_slice<B>(rank + 1) - first;  // this CTA's slices
+  const int base = first * k_slice;  // this CTA's first element of a row
+  // The cluster's tokens: t = cluster, cluster + clusters, ... (at most TPC of them).
   const long long cluster = blockIdx.x / B, clusters = gridDim.x / B;
   const int tokens = p.tokens > cluster ? static_cast<int>((p.tokens - cluster + clusters - 1) / clusters) : 0;
   auto token_of = [&](int i) { return cluster + static_cast<long long>(i) * clusters; };
-  const auto* blocks = reinterpret_cast<const unsigned short*>(p.blocks);
-  auto block_row = [&](long long t, int n) { return blocks + t * p.block_token_stride + n * p.block_stride; };
-  auto prefix_row = [&](long long t) { return reinterpret_cast<unsigned short*>(p.prefix) + t * H; };
-  auto delta_row = [&](long long t) { return reinterpret_cast<const unsigned short*>(p.delta) + t * H; };
-  const auto* rms_w = reinterpret_cast<const unsigned short*>(p.rms_w);
-  const auto* res_w = reinterpret_cast<const unsigned short*>(p.res_w);
-  const auto* out_w = reinterpret_cast<const unsigned short*>(p.out_w);
+  auto* const blocks = reinterpret_cast<unsigned short*>(p.blocks);
+  auto* const prefix = reinterpret_cast<unsigned short*>(p.prefix);
+  const auto* const delta = reinterpret_cast<const unsigned short*>(p.delta);
+  const long long block_stride = p.block_stride;
+  // Row r of token t (blocks 0..NB-1, prefix, delta), from this CTA's first element.
+  auto row = [&](long long t, int r) -> const unsigned short* {
+    return r < NB ? blocks + (t * p.block_token_stride + r * block_stride + base) : r == NB ? prefix + (t * H + base) : delta + (t * H + base);
+  };
+  // The element of this lane's unit in the warp's slice j, within the CTA's part of a row.
+  auto unit = [&](int j) { return (warp + j * k_warps) * k_slice + 8 * lane; };
+  auto mine = [&](int j) { return warp + j * k_warps < count; };
+  auto chunk_end_row = [](int c) { return c == k_chunks - 1 ? k_rows : (c + 1) * k_nc; };
 
-  // STAGE: rows of stage s; one thread issues a token's copies, older rows (the block sums)
-  // and newer ones (prefix, delta) separately, so the older can go before the PDL wait.
-  auto staged = [&](int s, int row, int m) { return stage + ((s * k_rows + row) * k_mine + m) * 32; };
+  // STAGE = 1: thread 0 issues the rows of the cluster's tokens in order (row g is row g % k_rows
+  // of token g / k_rows), each into ring slot g % k_slots once the row k_slots before it is read.
   const unsigned row_bytes = static_cast<unsigned>(count) * 512u;
-  auto issue = [&](long long t, int s, bool olds) {
-    if (olds) {
-      for (int n = 0; n < NB; ++n) bulk_copy(staged(s, n, 0), block_row(t, n) + first * k_slice, row_bytes, &full[s]);
-    } else {
-      bulk_copy(staged(s, NB, 0), prefix_row(t) + first * k_slice, row_bytes, &full[s]);
-      if (HAS_DELTA) bulk_copy(staged(s, NB + 1, 0), delta_row(t) + first * k_slice, row_bytes, &full[s]);
+  const bool producer = STAGE && threadIdx.x == 0 && count > 0;
+  const int total_rows = tokens * k_rows;
+  int issued = 0;
+  auto issue_until = [&](int limit, bool olds_only) {
+    for (; issued < limit && issued < total_rows; ++issued) {
+      const int i = issued / k_rows, r = issued - i * k_rows;
+      if (olds_only && (i > 0 || r >= NB)) break;
+      const int slot = issued % k_slots;
+      mbarrier_expect(&full[slot], row_bytes);
+      bulk_copy(ring + slot * k_mine * 32, row(token_of(i), r), row_bytes, &full[slot]);
     }
   };
-  // STAGE = 0: the rows are requested into L2 ahead of the loads (a token's whole share at once,
-  // the next token's while this one is computed), so the loads in flight are not bounded by
-  // the registers that receive them.
-  auto prefetch = [&](long long t, bool olds) {
-    if (olds) {
-      for (int n = 0; n < NB; ++n) prefetch_l2(block_row(t, n) + first * k_slice, row_bytes);
-    } else {
-      prefetch_l2(prefix_row(t) + first * k_slice, row_bytes);
-      if (HAS_DELTA) prefetch_l2(delta_row(t) + first * k_slice, row_bytes);
-    }
+  auto ring_unit = [&](int g, int j) -> uint4 { return ring[((g % k_slots) * k_mine + warp + j * k_warps) * 32 + lane]; };
+  auto wait_row = [&](int g) {
+    if (count > 0) mbarrier_wait(&full[g % k_slots], static_cast<unsigned>(g / k_slots) & 1u);
   };
-  const bool issuer = threadIdx.x == 0 && count > 0;
-  if (STAGE) {
-    if (threadIdx.x == 0) {
-      for (int s = 0; s < k_stages; ++s) mbarrier_init(&full[s]);
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      for (int i = 0; i < k_stages && i < tokens; ++i) {
-        mbarrier_expect(&full[i], k_rows * row_bytes);
-        if (count > 0) issue(token_of(i), i, true);
+
+  // STAGE = 0 (one token): the block rows of the chunk in `cur` (with UNROLL = 2 the next chunk's
+  // already in `next`); prefix and delta apart.
+  uint4 cur[k_nc][GPW], next[k_nc][GPW];
+  uint4 pre[GPW], dlt[GPW];
+  auto load_blocks = [&](int c, uint4(&dst)[k_nc][GPW]) {
+#pragma unroll
+    for (int i = 0; i < k_nc; ++i) {
+      const int n = c * k_nc + i;
+      if (n < NB) {
+#pragma unroll
+        for (int j = 0; j < GPW; ++j) {
+          if (mine(j)) dst[i][j] = load_old(row(cluster, n) + unit(j));
+        }
       }
     }
-  } else if (issuer && tokens > 0) {  // the first token's block sums and the weights into L2
-    prefetch(token_of(0), true);
-    prefetch_l2(rms_w + first * k_slice, row_bytes);
-    prefetch_l2(res_w + first * k_slice, row_bytes);
-    if (HAS_OUT_NORM) prefetch_l2(out_w + first * k_slice, row_bytes);
+  };
+  auto load_news = [&]() {
+#pragma unroll
+    for (int j = 0; j < GPW; ++j) {
+      if (mine(j)) {
+        pre[j] = load_new(row(cluster, NB) + unit(j));
+        if (HAS_DELTA) dlt[j] = load_new(row(cluster, NB + 1) + unit(j));
+      }
+    }
+  };
+
+  // The prologue: the older rows and Q before the wait, the newer after it.
+  if (STAGE) {
+    if (threadIdx.x == 0) {
+#pragma unroll
+      for (int s = 0; s < k_slots; ++s) mbarrier_init(&full[s]);
+    }
+    __syncthreads();
+    if (producer) issue_until(k_slots, !READ_PREFIX_EARLY);
+  } else if (tokens > 0) {
+    load_blocks(0, cur);
+    if (k_ahead == 2) load_blocks(1, next);
+    if (READ_PREFIX_EARLY) load_news();
+  }
+  float q[GPW][8];  // Q = rms_w * res_w (fp32, exact) of this thread's units
+  if (k_mix) {
+    const auto* rms_w = reinterpret_cast<const unsigned short*>(p.rms_w) + base;
+    const auto* res_w = reinterpret_cast<const unsigned short*>(p.res_w) + base;
+#pragma unroll
+    for (int j = 0; j < GPW; ++j) {
+      const uint4 a = mine(j) ? load_old(rms_w + unit(j)) : make_uint4(0, 0, 0, 0);
+      const uint4 b = mine(j) ? load_old(res_w + unit(j)) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+      for (int x = 0; x < 8; ++x) q[j][x] = __fmul_rn(element(a, x), element(b, x));
+    }
   }
   if (!READ_PREFIX_EARLY) kk3_pdl_wait();
   if (TRIGGER) kk3_pdl_trigger();  // the next kernel may start its own prologue now
-  if (STAGE && issuer) {
-    for (int i = 0; i < k_stages && i < tokens; ++i) issue(token_of(i), i, false);
-  }
-  if (!STAGE && issuer && tokens > 0) prefetch(token_of(0), false);
+  if (producer) issue_until(k_slots, false);
+  if (!STAGE && tokens > 0 && !READ_PREFIX_EARLY && k_chunks <= k_ahead) load_news();
 
-  for (int i = 0; i < tokens; ++i) {
-    const long long t = token_of(i);
-    const int s = i % k_stages, buf = i & 1;
-    if (STAGE) mbarrier_wait(&full[s], static_cast<unsigned>(i / k_stages) & 1u);
-    if (!STAGE && issuer && i + 1 < tokens) {
-      prefetch(token_of(i + 1), true);
-      prefetch(token_of(i + 1), false);
-    }
-    unsigned short* prefix = prefix_row(t);
-    const unsigned short* token_blocks = block_row(t, 0);
-    const unsigned short* delta = delta_row(t);
-    const int block_stride = static_cast<int>(p.block_stride);
-    // The rows of local slice m for this lane: block n, and p = bf16(prefix + delta).
-    auto source = [&](int n, int m) -> uint4 {
-      if (STAGE) return staged(s, n, m)[lane];
-      return load_old(token_blocks + (n * block_stride + (first + m) * k_slice + 8 * lane));
-    };
-    auto newest = [&](int m, bool again) -> uint4 {
-      const int e = (first + m) * k_slice + 8 * lane;
+  int barriers = 0;  // barriers passed: the parity of `part` to use
+#pragma unroll 1
+  for (int token = 0; token < tokens; ++token) {
+    const long long t = token_of(token);
+    const int g0 = token * k_rows;  // the token's first row in the ring's sequence
+    float acc[GPW][8];
+    float s = 1.0f, top = am::minus_infinity();  // the running weight sum and maximum logit
+#pragma unroll 1
+    for (int c = 0; c < k_chunks; ++c) {
+      const int n0 = c * k_nc;
+      const int here = k_sources - n0 < k_nc ? k_sources - n0 : k_nc;  // sources in this chunk
+      if (!STAGE && c > 0) {  // this chunk's loads (UNROLL = 1), or the next chunk's (UNROLL = 2)
+        if (k_ahead == 2) {
+#pragma unroll
+          for (int i = 0; i < k_nc; ++i) {
+#pragma unroll
+            for (int j = 0; j < GPW; ++j) cur[i][j] = next[i][j];
+          }
+        }
+        const int ahead = c + k_ahead - 1;
+        if (ahead < k_chunks) {
+          load_blocks(ahead, k_ahead == 2 ? next : cur);
+          if (ahead == k_chunks - 1 && !READ_PREFIX_EARLY) load_news();
+        }
+      }
+      // The chunk's sources in registers; p = bf16(prefix + delta) is formed and written back.
+      uint4 src[k_nc][GPW];
       if (STAGE) {
-        const uint4 old = staged(s, NB, m)[lane];
-        return HAS_DELTA ? add_bf16(old, staged(s, NB + 1, m)[lane]) : old;
+        for (int r = n0; r < chunk_end_row(c); ++r) wait_row(g0 + r);
       }
-      if (again) return load_new(prefix + e);  // already p: written below by this thread
-      const uint4 old = load_new(prefix + e);
-      return HAS_DELTA ? add_bf16(old, load_new(delta + e)) : old;
-    };
-
-    // The logits pass: per slice, every source's unit sums, reduced across the lanes.
-#pragma unroll 1
-    for (int j = 0; j < GPW; ++j) {
-      const int m = warp + j * k_warps;
-      if (m >= count) break;
-      const int e = (first + m) * k_slice + 8 * lane;
-      double q[8];
-      unit_q(load_old(rms_w + e), load_old(res_w + e), q);
-      const uint4 newer = newest(m, false);
-      if (HAS_DELTA) *reinterpret_cast<uint4*>(prefix + e) = newer;
 #pragma unroll
-      for (int c0 = 0; c0 < k_sources; c0 += k_batch) {
-        uint4 raw[k_batch];
+      for (int i = 0; i < k_nc; ++i) {
+        const int n = n0 + i;
+        if (n >= k_sources) break;
 #pragma unroll
-        for (int c = 0; c < k_batch; ++c) {
-          const int n = c0 + c;
-          raw[c] = n < NB ? source(n, m) : newer;
+        for (int j = 0; j < GPW; ++j) {
+          if (!mine(j)) {
+            src[i][j] = make_uint4(0, 0, 0, 0);
+            continue;
+          }
+          if (n < NB) {
+            src[i][j] = STAGE ? ring_unit(g0 + n, j) : cur[i][j];
+            continue;
+          }
+          const uint4 old = STAGE ? ring_unit(g0 + NB, j) : pre[j];
+          const uint4 v = HAS_DELTA ? add_bf16(old, STAGE ? ring_unit(g0 + NB + 1, j) : dlt[j]) : old;
+          if (HAS_DELTA) *reinterpret_cast<uint4*>(prefix + (t * H + base + unit(j))) = v;
+          if (BLOCK_WRITE) {
+            *reinterpret_cast<uint4*>(blocks + (t * p.block_token_stride + p.block_write_idx * block_stride + base + unit(j))) = v;
+          }
+          src[i][j] = v;
         }
-        double v[2 * k_batch];
+      }
+      if (STAGE) fence_proxy_async();  // this thread's reads of the ring come before its refills
+      if (STAGE && TPC > 1 && !k_mix) {  // one source: no chunk barrier frees the ring, this one does
+        __syncthreads();
+        if (producer) issue_until(g0 + k_rows + k_slots, false);
+      }
+
+      float rescale[k_nc], weight[k_nc];
+      if (k_mix) {
+        // The chunk's logits: unit sums, the butterfly per slice, then the total over the slices.
+        float v[GPW][k_values];
 #pragma unroll
-        for (int c = 0; c < k_batch; ++c) {
-          if (c0 + c < k_sources) {
-            unit_sums(raw[c], q, v[2 * c], v[2 * c + 1]);
-          } else {
-            v[2 * c] = v[2 * c + 1] = 0.0;
+        for (int j = 0; j < GPW; ++j) {
+#pragma unroll
+          for (int i = 0; i < k_nc; ++i) {
+            if (i < here) {
+              unit_sums(src[i][j], q[j], v[j][2 * i], v[j][2 * i + 1]);
+            } else {
+              v[j][2 * i] = v[j][2 * i + 1] = 0.0f;
+            }
           }
         }
-        if (k_columns) {
+        float* chunk_part = &part[barriers & 1][0][0];
+        reduce_slices<k_values, GPW, k_mine>(v, chunk_part, lane, warp, k_warps, count);
+        barrier<B>();
+        ++barriers;
+        if (producer) issue_until(g0 + chunk_end_row(c) + k_slots, false);  // the rows up to this chunk's are read
+        float total[k_values];
+        int index;
+        slices_total<B, k_values, k_mine>(chunk_part, lane, total, index);
+        // Lane i < here takes source n0 + i: its logit, the running maximum before and with it
+        // (a prefix maximum over the lanes), then its step of the online softmax.
+        const int i = lane < here ? lane : here - 1;
+        const float ss = __shfl_sync(0xffffffffu, total[0], holder_lane<k_values>(2 * i));
+        const float dot = __shfl_sync(0xffffffffu, total[0], holder_lane<k_values>(2 * i + 1));
+        const float l = am::logit(ss, dot, k_hidden, p.eps);
+        float upto = l;  // max of the chunk's logits 0..i
 #pragma unroll
-          for (int c = 0; c < k_batch; ++c) {
-            if (c0 + c < k_sources) *reinterpret_cast<double2*>(rows + lane * k_row + 2 * (c0 + c)) = make_double2(v[2 * c], v[2 * c + 1]);
+        for (int d = 1; d < k_nc; d *= 2) {
+          const float o = __shfl_up_sync(0xffffffffu, upto, d);
+          if (lane >= d) upto = fmaxf(upto, o);
+        }
+        float before = __shfl_up_sync(0xffffffffu, upto, 1);
+        before = lane == 0 ? top : fmaxf(top, before);
+        const am::softmax_step step = am::next_step(before, l);
+#pragma unroll
+        for (int k = 0; k < k_nc; ++k) {
+          rescale[k] = __shfl_sync(0xffffffffu, step.rescale, k);
+          weight[k] = __shfl_sync(0xffffffffu, step.weight, k);
+        }
+        top = __shfl_sync(0xffffffffu, step.top, here - 1);
+      }
+
+      // The online mix, source by source.
+#pragma unroll
+      for (int i = 0; i < k_nc; ++i) {
+        if (i >= here) break;
+        if (c == 0 && i == 0) {
+#pragma unroll
+          for (int j = 0; j < GPW; ++j) {
+#pragma unroll
+            for (int x = 0; x < 8; ++x) acc[j][x] = element(src[0][j], x);
           }
-        } else {
-          int index;
-          transpose_sum<2 * k_batch>(v, lane, index);
-          if (index >= 0 && 2 * c0 + index < k_values) part[buf][2 * c0 + index][m] = v[0];
+          continue;
         }
+        if (rescale[i] != 1.0f) {
+#pragma unroll
+          for (int j = 0; j < GPW; ++j) {
+#pragma unroll
+            for (int x = 0; x < 8; ++x) acc[j][x] = __fmul_rn(acc[j][x], rescale[i]);
+          }
+          s = __fmul_rn(s, rescale[i]);
+        }
+#pragma unroll
+        for (int j = 0; j < GPW; ++j) {
+#pragma unroll
+          for (int x = 0; x < 8; ++x) acc[j][x] = __fmaf_rn(weight[i], element(src[i][j], x), acc[j][x]);
+        }
+        s = __fadd_rn(s, weight[i]);
       }
-      if (k_columns) {
-        __syncwarp();
-        if (lane < k_values) part[buf][lane][m] = tree_of_32(rows + lane, k_row);
-        __syncwarp();
-      }
+      if (READ_PREFIX_EARLY && token == 0 && c == 0) kk3_pdl_wait();
     }
-    if (READ_PREFIX_EARLY && i == 0) kk3_pdl_wait();
-    barrier<B>();
 
-    // The weights e_n (unnormalised) and their sum z: each warp derives them (SPREAD) or warp
-    // 0 does and hands them over; they stay in shared memory for the rare float64 mix.
-    double* w = weights[SPREAD ? warp : 0];
-    if (SPREAD || warp == 0) {
-      double z;
-      const double e = token_weight<B, k_mine>(part[buf], lane, p.eps, z);
-      if (lane < k_sources) w[lane] = e;
-      if (lane == 0) w[k_sources] = z;
-    }
-    if (SPREAD) {
-      __syncwarp();
-    } else {
-      __syncthreads();
-    }
-    float wf[k_sources], wb[k_sources];  // the weights, and times 2^-10 for the bound
-#pragma unroll
-    for (int n = 0; n < k_sources; ++n) {
-      wf[n] = __double2float_rn(w[n]);
-      wb[n] = __fmul_rn(wf[n], 0x1p-10f);
-    }
-    const double z = w[k_sources];
-
-    // The mix acc = sum_n e_n V_n in source order: fp32 fused multiply-adds, with the bound
-    // sum_n |e_n V_n| on their rounding. Where the sources nearly cancel (|acc| below 2^-10 of
-    // the bound, a few elements in ten thousand) the element is computed again in float64, so
-    // every element is within a quarter of a bf16 ulp of the exact mix of the weights. Without
-    // the output norm the scale 1 / z is known and the output is written here; with it, the
-    // mix waits in shared memory and its sums of squares go to the norm: per slice in fp32, by
-    // the butterfly over the lanes (a sum of squares loses nothing to cancellation), then over
-    // the slices in float64.
-    const float inv_z = __double2float_rn(__drcp_rn(z));
-    unsigned short* out = reinterpret_cast<unsigned short*>(p.out) + t * H;
-#pragma unroll 1
-    for (int j = 0; j < GPW; ++j) {
-      const int m = warp + j * k_warps;
-      if (m >= count) break;
-      const int e = (first + m) * k_slice + 8 * lane;
-      float a[8], bound[8];
-#pragma unroll
-      for (int x = 0; x < 8; ++x) a[x] = bound[x] = 0.0f;
-      uint4 newer;
-#pragma unroll
-      for (int n = 0; n < k_sources; ++n) {
-        const uint4 raw = n == NB ? (newer = newest(m, true)) : source(n, m);
-#pragma unroll
-        for (int x = 0; x < 8; ++x) {
-          const float v = element(raw, x);
-          a[x] = __fmaf_rn(wf[n], v, a[x]);
-          bound[x] = __fmaf_rn(wb[n], fabsf(v), bound[x]);
-        }
-      }
-      bool cancels = false;
-#pragma unroll
-      for (int x = 0; x < 8; ++x) cancels |= !(fabsf(a[x]) >= bound[x]);
-      if (cancels) {  // rare: the unit again, in float64 (the weights times 2^896 undo the placing)
-        double d[8];
-#pragma unroll
-        for (int x = 0; x < 8; ++x) d[x] = 0.0;
-#pragma unroll
-        for (int n = 0; n < k_sources; ++n) {
-          const uint4 raw = n == NB ? newest(m, true) : source(n, m);
-          const double wn = __dmul_rn(w[n], k_up);
-#pragma unroll
-          for (int x = 0; x < 8; ++x) d[x] = __fma_rn(wn, placed(raw, x), d[x]);
-        }
-#pragma unroll
-        for (int x = 0; x < 8; ++x) {
-          if (!(fabsf(a[x]) >= bound[x])) a[x] = __double2float_rn(d[x]);
-        }
-      }
-      if (BLOCK_WRITE) {
-        *reinterpret_cast<uint4*>(const_cast<unsigned short*>(token_blocks) + (static_cast<int>(p.block_write_idx) * block_stride + e)) = newer;
-      }
-      if (HAS_OUT_NORM) {
-        float sq = 0.0f;
-#pragma unroll
-        for (int x = 0; x < 8; ++x) sq = __fmaf_rn(a[x], a[x], sq);
-#pragma unroll
-        for (int offset = 16; offset >= 1; offset /= 2) sq = __fadd_rn(sq, __shfl_xor_sync(0xffffffffu, sq, offset));
-        if (lane == 0) norm_part[buf][m] = static_cast<double>(sq);
-        mixed[(2 * j) * 32 + lane] = make_float4(a[0], a[1], a[2], a[3]);
-        mixed[(2 * j + 1) * 32 + lane] = make_float4(a[4], a[5], a[6], a[7]);
-      } else {
-        __stcs(reinterpret_cast<uint4*>(out + e),
-               make_uint4(pack_bf16(__fmul_rn(a[0], inv_z), __fmul_rn(a[1], inv_z)), pack_bf16(__fmul_rn(a[2], inv_z), __fmul_rn(a[3], inv_z)),
-                          pack_bf16(__fmul_rn(a[4], inv_z), __fmul_rn(a[5], inv_z)), pack_bf16(__fmul_rn(a[6], inv_z), __fmul_rn(a[7], inv_z))));
-      }
-    }
-    if (STAGE) fence_proxy_async();  // this thread's reads of stage s come before its refill
-
-    // With the norm: the scale rsqrt(sum acc^2 / H + out_eps z^2) from every slice's partial.
-    float scale = 1.0f;
+    // The output: normalised by the norm's scale (its sum of acc^2 over the token first), or
+    // divided by s.
+    float scale;
     if (HAS_OUT_NORM) {
-      barrier<B>();
-      const double total = slices_total_warp<B>(norm_part[buf], lane);
-      scale = __double2float_rn(rsqrt(__fma_rn(total, k_inv_h, __dmul_rn(static_cast<double>(p.out_eps), __dmul_rn(z, z)))));
-    } else if (STAGE) {
-      __syncthreads();
-    }
-    // Stage s is free: the copies of the token STAGES later go in flight now.
-    if (STAGE && threadIdx.x == 0 && i + k_stages < tokens) {
-      mbarrier_expect(&full[s], k_rows * row_bytes);
-      if (count > 0) {
-        issue(token_of(i + k_stages), s, true);
-        issue(token_of(i + k_stages), s, false);
-      }
-    }
-    if (HAS_OUT_NORM) {
-#pragma unroll 1
+      float sq[GPW][1];
+#pragma unroll
       for (int j = 0; j < GPW; ++j) {
-        const int m = warp + j * k_warps;
-        if (m >= count) break;
-        const int e = (first + m) * k_slice + 8 * lane;
-        const float4 lo = mixed[(2 * j) * 32 + lane], hi = mixed[(2 * j + 1) * 32 + lane];
-        const float a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-        const uint4 ow = load_old(out_w + e);
-        const unsigned wo[4] = {ow.x, ow.y, ow.z, ow.w};
-        unsigned packed[4];
+        sq[j][0] = 0.0f;
+#pragma unroll
+        for (int x = 0; x < 8; ++x) sq[j][0] = __fmaf_rn(acc[j][x], acc[j][x], sq[j][0]);
+      }
+      float* norm_part = &part[barriers & 1][0][0];
+      reduce_slices<1, GPW, k_mine>(sq, norm_part, lane, warp, k_warps, count);
+      barrier<B>();
+      ++barriers;
+      float total[1];
+      int index;
+      slices_total<B, 1, k_mine>(norm_part, lane, total, index);
+      scale = am::norm_scale(__shfl_sync(0xffffffffu, total[0], holder_lane<1>(0)), s, k_hidden, p.out_eps);
+    } else {
+      scale = am::div(1.0f, s);
+    }
+    const auto* out_w = reinterpret_cast<const unsigned short*>(p.out_w) + base;
+    auto* out = reinterpret_cast<unsigned short*>(p.out) + (t * H + base);
+#pragma unroll
+    for (int j = 0; j < GPW; ++j) {
+      if (!mine(j)) continue;
+      unsigned packed[4];
+      if (HAS_OUT_NORM) {
+        const uint4 w = load_old(out_w + unit(j));
 #pragma unroll
         for (int x = 0; x < 4; ++x) {
-          packed[x] = pack_bf16(__fmul_rn(__fmul_rn(a[2 * x], scale), lo_f32(wo[x])), __fmul_rn(__fmul_rn(a[2 * x + 1], scale), hi_f32(wo[x])));
+          packed[x] = pack_bf16(__fmul_rn(__fmul_rn(acc[j][2 * x], scale), element(w, 2 * x)),
+                                __fmul_rn(__fmul_rn(acc[j][2 * x + 1], scale), element(w, 2 * x + 1)));
         }
-        __stcs(reinterpret_cast<uint4*>(out + e), make_uint4(packed[0], packed[1], packed[2], packed[3]));
+      } else {
+#pragma unroll
+        for (int x = 0; x < 4; ++x) packed[x] = pack_bf16(__fmul_rn(acc[j][2 * x], scale), __fmul_rn(acc[j][2 * x + 1], scale));
       }
+      __stcs(reinterpret_cast<uint4*>(out + unit(j)), make_uint4(packed[0], packed[1], packed[2], packed[3]));
     }
   }
   if (B > 1) cluster_sync();  // no CTA leaves while a peer may still read its shared memory

@@ -11,37 +11,37 @@ namespace kernels {
 struct attn_res_launch_knobs {
   int b;       ///< B: CTAs per token, one thread-block cluster when > 1
   int gpw;     ///< GPW: slices of 256 elements per warp
-  int stage;   ///< STAGE: 1 stages the rows in shared memory
+  int nc;      ///< NC: sources per chunk (0: all)
+  int stage;   ///< STAGE: 1 streams the rows through a ring of shared-memory rows
+  int stages;  ///< STAGES: chunks the ring holds (STAGE = 1)
   int tpc;     ///< TPC: tokens per cluster
-  int stages;  ///< STAGES: tokens staged at once (STAGE = 1)
 };
 
 /// The compile-time dimensions of the mode (its macros).
 struct attn_res_launch_mode {
   long long hidden;  ///< H: elements per row, a multiple of 256
-  long long nb;      ///< NB: completed block sums (0..8); N = NB + 1 sources
-  bool delta;        ///< HAS_DELTA: delta is an input (and staged with the sources)
+  long long nb;      ///< NB: completed block sums (0..15); N = NB + 1 sources
+  bool delta;        ///< HAS_DELTA: delta is an input (a row of the ring)
   bool out_norm;     ///< HAS_OUT_NORM: the output is RMS-normalised
 };
 
 /// The launch of a variant over `tokens` tokens. The kernel's own arithmetic: CTA r of a
 /// cluster of B takes slices [r K / B, (r + 1) K / B) of the K = H / 256, so the busiest takes
-/// ceil(K / B); a warp takes GPW of them; a cluster works through TPC tokens.
+/// ceil(K / B); a warp takes GPW of them; a cluster takes TPC tokens. With STAGE = 1 the dynamic
+/// shared memory is the ring: its rows (STAGES chunks of NC sources, and delta's row; all the
+/// token's rows when NC = 0 or when they are fewer) of the busiest CTA's slices.
 constexpr launch_settings attn_res_launch(const attn_res_launch_knobs& k,
                                           const attn_res_launch_mode& m,
                                           long long tokens) noexcept {
   const long long slices = m.hidden / 256, mine = (slices + k.b - 1) / k.b;
   const long long warps = (mine + k.gpw - 1) / k.gpw;
   long long bytes = 0;
-  if (k.stage) {  // per stage: every staged row (the sources, delta) of the busiest CTA's slices
-    const long long rows = m.nb + 1 + (m.delta ? 1 : 0);
-    bytes += k.stages * rows * mine * 512;
+  if (k.stage) {
+    const long long sources = m.nb + 1, rows = sources + (m.delta ? 1 : 0);
+    const long long nc = k.nc == 0 || k.nc > sources ? sources : k.nc;
+    const long long ring = k.stages * nc + (m.delta ? 1 : 0);
+    bytes = (k.nc == 0 || ring > rows ? rows : ring) * mine * 512;
   }
-  // Per warp, one scratch for two phases: the lane rows of the column sums (with 2N >= 8 unit
-  // sums per slice: 32 lanes x 2 (N | 1) doubles) and the fp32 mix of its GPW slices.
-  const long long rows = 2 * (m.nb + 1) >= 8 ? 32 * 2 * ((m.nb + 1) | 1) * 8 : 0;
-  const long long mix = m.out_norm ? k.gpw * 1024 : 0;
-  bytes += warps * (rows > mix ? rows : mix);
   const long long clusters = (tokens + k.tpc - 1) / k.tpc;
   return {{static_cast<unsigned>(clusters * k.b), 1, 1},
           {static_cast<unsigned>(32 * warps), 1, 1},

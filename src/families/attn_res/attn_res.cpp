@@ -86,15 +86,15 @@ kk3tune::kernels::attn_res_launch_mode launch_mode(const ar_mode& m) { return {m
 
 device::launch_config attn_res::geometry(const space::variant& v, const space::mode& mode, const shape& s) const {
   const kk3tune::kernels::attn_res_launch_knobs k = {static_cast<int>(v.value("B")), static_cast<int>(v.value("GPW")),
-                                                     static_cast<int>(v.value("STAGE")), static_cast<int>(v.value("TPC")),
-                                                     static_cast<int>(v.value("STAGES"))};
+                                                     static_cast<int>(v.value("NC")), static_cast<int>(v.value("STAGE")),
+                                                     static_cast<int>(v.value("STAGES")), static_cast<int>(v.value("TPC"))};
   return launch_config_of(kk3tune::kernels::attn_res_launch(k, launch_mode(read_mode(mode)), s.tokens));
 }
 
 std::string attn_res::launch_call(const space::mode& mode) const {
   const kk3tune::kernels::attn_res_launch_mode m = launch_mode(read_mode(mode));
   auto flag = [](bool b) { return b ? std::string("true") : std::string("false"); };
-  return "kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {" + std::to_string(m.hidden) +
+  return "kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {" + std::to_string(m.hidden) +
          ", " + std::to_string(m.nb) + ", " + flag(m.delta) + ", " + flag(m.out_norm) + "}, num_tokens)";
 }
 

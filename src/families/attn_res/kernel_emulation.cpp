@@ -1,0 +1,114 @@
+#include "families/attn_res/kernel_emulation.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "attn_res_math.h"
+#include "families/numerics.hpp"
+#include "families/problem.hpp"
+
+namespace kk3::families {
+namespace {
+
+namespace am = kk3_ar_math;
+
+/// The warp's butterfly over 32 lane values (pairs l, l ^ 16 first, then ^ 8, ...): the sum
+/// every lane ends with.
+float butterfly(float v[32]) {
+  for (int o = 16; o >= 1; o /= 2) {
+    float w[32];
+    for (int l = 0; l < 32; ++l) w[l] = am::add(v[l], v[l ^ o]);
+    std::memcpy(v, w, sizeof w);
+  }
+  return v[0];
+}
+
+/// The token's total of per-slice sums: lane l adds slices l, l + 32, ... in order, then the
+/// butterfly.
+float slices_total(const std::vector<float>& per_slice) {
+  float lanes[32];
+  for (int l = 0; l < 32; ++l) {
+    lanes[l] = 0.0f;
+    for (std::size_t k = static_cast<std::size_t>(l); k < per_slice.size(); k += 32) lanes[l] = am::add(lanes[l], per_slice[k]);
+  }
+  return butterfly(lanes);
+}
+
+/// A row's total of unit sums: each unit (8 elements) by term(i, sum) in order, the 32 units of
+/// a slice by the butterfly, the slices by slices_total.
+template <class Term>
+float row_total(long long hidden, Term term) {
+  const long long slices = hidden / 256;
+  std::vector<float> per_slice(static_cast<std::size_t>(slices));
+  for (long long k = 0; k < slices; ++k) {
+    float units[32];
+    for (int u = 0; u < 32; ++u) {
+      float sum = 0.0f;
+      for (int x = 0; x < 8; ++x) sum = term(k * 256 + 8 * u + x, sum);
+      units[u] = sum;
+    }
+    per_slice[static_cast<std::size_t>(k)] = butterfly(units);
+  }
+  return slices_total(per_slice);
+}
+
+void emulate_token(const attn_res_call& c, long long t) {
+  const long long hd = c.hidden, sources = c.nb + 1;
+  const float hidden = static_cast<float>(hd);
+  std::uint16_t* pre = c.prefix + t * hd;
+  std::uint16_t* token_blocks = c.blocks + t * c.block_token_stride;
+  std::vector<std::uint16_t> p(pre, pre + hd);
+  if (c.delta) {
+    const std::uint16_t* d = c.delta_in + t * hd;
+    for (long long i = 0; i < hd; ++i) p[i] = f32_to_bf16_rn(am::add(bf16_to_f32(pre[i]), bf16_to_f32(d[i])));
+    std::copy(p.begin(), p.end(), pre);
+  }
+  if (c.block_write) std::copy(p.begin(), p.end(), token_blocks + c.block_write_idx * c.block_stride);
+  auto source = [&](long long n, long long i) {
+    return bf16_to_f32(n < c.nb ? token_blocks[n * c.block_stride + i] : p[static_cast<std::size_t>(i)]);
+  };
+  std::vector<float> q(static_cast<std::size_t>(hd)), acc(static_cast<std::size_t>(hd));
+  for (long long i = 0; i < hd; ++i) q[i] = am::mul(bf16_to_f32(c.rms_w[i]), bf16_to_f32(c.res_w[i]));
+
+  float s = 1.0f, top = am::minus_infinity();
+  for (long long n = 0; n < sources; ++n) {
+    if (n == 0) {
+      for (long long i = 0; i < hd; ++i) acc[i] = source(0, i);
+      if (sources > 1) {  // the first logit only sets the maximum
+        const float ss = row_total(hd, [&](long long i, float sum) { return am::fma(source(0, i), source(0, i), sum); });
+        const float dot = row_total(hd, [&](long long i, float sum) { return am::fma(source(0, i), q[i], sum); });
+        top = am::next_step(top, am::logit(ss, dot, hidden, c.eps)).top;
+      }
+      continue;
+    }
+    const float ss = row_total(hd, [&](long long i, float sum) { return am::fma(source(n, i), source(n, i), sum); });
+    const float dot = row_total(hd, [&](long long i, float sum) { return am::fma(source(n, i), q[i], sum); });
+    const am::softmax_step step = am::next_step(top, am::logit(ss, dot, hidden, c.eps));
+    if (step.rescale != 1.0f) {
+      for (float& a : acc) a = am::mul(a, step.rescale);
+      s = am::mul(s, step.rescale);
+    }
+    for (long long i = 0; i < hd; ++i) acc[i] = am::fma(step.weight, source(n, i), acc[i]);
+    s = am::add(s, step.weight);
+    top = step.top;
+  }
+
+  std::uint16_t* out = c.out + t * hd;
+  if (c.out_norm) {
+    const float sumsq = row_total(hd, [&](long long i, float sum) { return am::fma(acc[i], acc[i], sum); });
+    const float scale = am::norm_scale(sumsq, s, hidden, c.out_eps);
+    for (long long i = 0; i < hd; ++i) out[i] = f32_to_bf16_rn(am::mul(am::mul(acc[i], scale), bf16_to_f32(c.out_w[i])));
+  } else {
+    const float scale = am::div(1.0f, s);
+    for (long long i = 0; i < hd; ++i) out[i] = f32_to_bf16_rn(am::mul(acc[i], scale));
+  }
+}
+
+}  // namespace
+
+void emulate_attn_res_kernel(const attn_res_call& c) {
+  parallel_for(static_cast<std::size_t>(c.tokens), [&](std::size_t t) { emulate_token(c, static_cast<long long>(t)); });
+}
+
+}  // namespace kk3::families

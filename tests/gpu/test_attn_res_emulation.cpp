@@ -1,0 +1,102 @@
+// attn_res on the GPU against the CPU emulation of its arithmetic
+// (src/families/attn_res/kernel_emulation.cpp): the kernel's fp32 operations in the kernel's
+// order, written independently of the kernel source. Every variant must give these bits, so the
+// emulation is a second, bitwise reference: it checks the reduction trees, the online softmax and
+// the scalar functions of kernels/attn_res_math.h as compiled by NVRTC for the GPU, beyond the
+// SPEC 1.3 bound the verifier applies against float64.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "device/launch.hpp"
+#include "device/resources.hpp"
+#include "families/attn_res/kernel_emulation.hpp"
+#include "families/registry.hpp"
+#include "families/tensor_workspace.hpp"
+#include "space/config.hpp"
+#include "jit/plan.hpp"
+#include "support/test_support.hpp"
+
+namespace kk3 {
+namespace {
+
+class attn_res_emulation_gpu : public test::hopper_jit_test {};
+
+/// The emulation's call over `p` (the non-strided layout attn_res makes: block stride H).
+families::attn_res_call call_of(const space::mode& m, long long tokens, families::problem& p) {
+  families::attn_res_call c;
+  c.tokens = tokens;
+  c.hidden = m.define_or("H", 7168);
+  c.nb = m.define_or("NB", 4);
+  c.delta = m.define_or("HAS_DELTA", 1) != 0;
+  c.out_norm = m.define_or("HAS_OUT_NORM", 1) != 0;
+  c.block_write = m.define_or("BLOCK_WRITE", 0) != 0;
+  c.block_token_stride = p.at("blocks").dims.at(1);
+  c.block_stride = c.hidden;
+  c.block_write_idx = c.nb;
+  c.blocks = p.at("blocks").data<std::uint16_t>();
+  c.prefix = p.at("prefix").data<std::uint16_t>();
+  c.delta_in = c.delta ? p.at("delta").data<std::uint16_t>() : nullptr;
+  c.rms_w = p.at("rms_w").data<std::uint16_t>();
+  c.res_w = p.at("res_w").data<std::uint16_t>();
+  c.out_w = c.out_norm ? p.at("out_w").data<std::uint16_t>() : nullptr;
+  c.out = p.at("out").data<std::uint16_t>();
+  return c;
+}
+
+// The reference variant and a few others (a cluster, the shared-memory ring with 1, 4 and 16
+// tokens per cluster, chunks of 2 and 3 with UNROLL 2) in a case of each kind, T = 65: every
+// written tensor equal to the emulation's.
+TEST_F(attn_res_emulation_gpu, the_kernel_writes_the_emulations_bits) {
+  const auto space = families::load_family_space(families::find_family("attn_res"), KK3_CONFIG_DIR);
+  const families::family& fam = *space.impl;
+  const unsigned long long seed = std::random_device{}() | 1ull;
+  std::cout << "[ seed ] " << seed << "\n";
+  const device::stream stream;
+  int compared = 0;
+  for (const char* name : {"common_nb8", "post_nb8", "final_nb8", "write_nb4", "common_nb1", "write_nb0"}) {
+    const space::mode& m = space::find_mode(space.config, name);
+    const families::shape shape = fam.model_shape(65, m, {});
+    const families::problem start = fam.make_problem(shape, m, seed);
+    families::problem want = start;
+    families::emulate_attn_res_kernel(call_of(m, shape.tokens, want));
+    for (const space::variant& v : space.variants) {
+      const bool picked = v.is_reference || v.id == "b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1" ||
+                          v.id == "b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1" ||
+                          v.id == "b1-gpw7-nc2-stage1-unroll1-stages2-tpc16-trigger1" ||
+                          v.id == "b1-gpw2-nc2-stage0-unroll2-stages1-tpc1-trigger1" ||
+                          v.id == "b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger0";
+      if (!picked) continue;
+      const auto r = engine->compile(jit::make_request(space.config, m, v, info.arch, KK3_KERNEL_DIR));
+      ASSERT_TRUE(r.ok) << r.log;
+      const device::module module(r.cubin, r.label);
+      const CUfunction fn = module.function(r.lowered_name);
+      const auto ws = fam.make_workspace(shape, m, start);
+      const auto* tensors = dynamic_cast<const families::tensor_workspace*>(ws.get());
+      ASSERT_NE(tensors, nullptr);
+      device::launch(fn, stream.get(), fam.geometry(v, m, shape), ws->args());
+      stream.synchronize();
+      families::problem got = start;
+      tensors->download(got);
+      for (const families::tensor& t : want.tensors) {
+        const families::tensor& g = got.at(t.name);
+        ASSERT_EQ(t.bytes.size(), g.bytes.size());
+        std::size_t first = t.bytes.size(), differing = 0;
+        for (std::size_t i = 0; i + 1 < t.bytes.size(); i += 2) {
+          if (std::memcmp(&t.bytes[i], &g.bytes[i], 2) != 0) {
+            first = std::min(first, i / 2);
+            ++differing;
+          }
+        }
+        EXPECT_EQ(differing, 0u) << name << " " << v.id << " " << t.name << ": " << differing
+                                 << " elements differ from the emulation, the first at " << first;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 6 * 6);
+}
+
+}  // namespace
+}  // namespace kk3
