@@ -82,12 +82,12 @@ TEST(launch_settings, attn_res_header_equals_geometry_for_every_variant_and_mode
         ar::knobs k{};
         k.B = static_cast<int>(v.value("B"));
         k.GPW = static_cast<int>(v.value("GPW"));
+        k.NC = static_cast<int>(v.value("NC"));
         k.STAGE = static_cast<int>(v.value("STAGE"));
-        k.TPC = static_cast<int>(v.value("TPC"));
+        k.UNROLL = static_cast<int>(v.value("UNROLL"));
         k.STAGES = static_cast<int>(v.value("STAGES"));
-        k.SPREAD = static_cast<int>(v.value("SPREAD"));
+        k.TPC = static_cast<int>(v.value("TPC"));
         k.TRIGGER = static_cast<int>(v.value("TRIGGER"));
-        k.REGS = static_cast<int>(v.value("REGS"));
         const ar::mode hm = header_mode<ar::mode>(ar::mode_name, ar::mode_from_name, m);
         return ar::settings(k, hm, static_cast<int>(s.at("blocks")), s.tokens);
       });
@@ -115,7 +115,7 @@ TEST(launch_settings, mla_header_equals_geometry_for_every_variant_mode_and_head
 // The launch settings are constant expressions: a downstream build can static_assert them.
 static_assert(ar::settings(ar::reference_knobs, ar::mode::common_nb8, 8, 4097).grid.x == 4097);
 static_assert(
-    ar::settings(ar::knobs{7, 1, 1, 1, 1, 0, 1, 0}, ar::mode::common_nb8, 8, 3).cluster.x == 7);
+    ar::settings(ar::knobs{7, 1, 0, 0, 1, 1, 1, 1}, ar::mode::common_nb8, 8, 3).cluster.x == 7);
 static_assert(mla::settings(mla::reference_knobs, mla::mode::bf16, 16, 1).block.x == 128);
 
 }  // namespace

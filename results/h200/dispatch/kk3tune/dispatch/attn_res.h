@@ -6,13 +6,13 @@
 // `kk3tune emit RESULTS.json... --out DIR` instead.
 //
 // Tables:
-//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 782edd7bfffd-dirty), NVRTC 13.0
-//           at 2026-12-01T17:01:16Z; sweep plan digest a829f3746f4303a77878cb3e65cc22b0
+//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 40cdcdf03628-dirty), NVRTC 13.0
+//           at 2026-12-02T00:42:32Z; sweep plan digest c228a25f2d4eb255004b31a066923f2c
 //           objective chain: producer 5 us x 1 CTA/SM (384 threads, max smem, triggers at end) -> variant (PDL) -> consumer 1 CTA/SM (384 threads, max smem) reads outputs
 //   sm_100  no sweep result: every select() returns the reference variant
 //
 // Kernel: source attn_res.cuh (installed as <kk3tune/kernels/attn_res.cuh>)
-//         entry  attn_res<{B}, {GPW}, {STAGE}, {TPC}, {STAGES}, {SPREAD}, {TRIGGER}, {REGS}>
+//         entry  attn_res<{B}, {GPW}, {NC}, {STAGE}, {UNROLL}, {STAGES}, {TPC}, {TRIGGER}>
 //         every knob is a template argument of the entry
 //         compile options: -fmad=false
 // Modes: the macros to define before including the kernel source:
@@ -49,7 +49,7 @@
 //   cudaError_t e = cudaErrorInvalidValue;  // stays so when k is no variant of the mode
 //   d::with_mode_variant<d::mode::write_nb0>(k, [&](auto v) {
 //     using V = decltype(v);
-//     e = d::launch(&attn_res<V::B, V::GPW, V::STAGE, V::TPC, V::STAGES, V::SPREAD, V::TRIGGER, V::REGS>, k, d::mode::write_nb0, blocks, num_tokens, stream, params);
+//     e = d::launch(&attn_res<V::B, V::GPW, V::NC, V::STAGE, V::UNROLL, V::STAGES, V::TPC, V::TRIGGER>, k, d::mode::write_nb0, blocks, num_tokens, stream, params);
 //   });
 // Launch settings: settings() gives every variant's grid, block, thread-block cluster (CTAs per
 // cluster; 1: none), dynamic shared memory and whether it launches with programmatic dependent
@@ -73,7 +73,7 @@ namespace attn_res {
 /// The kernel source, relative to the kernels folder.
 inline constexpr char source_file[] = "attn_res.cuh";
 /// The kernel's entry template: each {KNOB} stands for the knob's value.
-inline constexpr char entry_template[] = "attn_res<{B}, {GPW}, {STAGE}, {TPC}, {STAGES}, {SPREAD}, {TRIGGER}, {REGS}>";
+inline constexpr char entry_template[] = "attn_res<{B}, {GPW}, {NC}, {STAGE}, {UNROLL}, {STAGES}, {TPC}, {TRIGGER}>";
 /// Extra compile options the variants were compiled and verified with (space separated).
 inline constexpr char compile_options[] = "-fmad=false";
 
@@ -81,28 +81,28 @@ inline constexpr char compile_options[] = "-fmad=false";
 struct knobs {
   int B;
   int GPW;
+  int NC;
   int STAGE;
-  int TPC;
+  int UNROLL;
   int STAGES;
-  int SPREAD;
+  int TPC;
   int TRIGGER;
-  int REGS;
 
   friend constexpr bool operator==(const knobs& a, const knobs& b) noexcept {
     return a.B == b.B &&
            a.GPW == b.GPW &&
+           a.NC == b.NC &&
            a.STAGE == b.STAGE &&
-           a.TPC == b.TPC &&
+           a.UNROLL == b.UNROLL &&
            a.STAGES == b.STAGES &&
-           a.SPREAD == b.SPREAD &&
-           a.TRIGGER == b.TRIGGER &&
-           a.REGS == b.REGS;
+           a.TPC == b.TPC &&
+           a.TRIGGER == b.TRIGGER;
   }
   friend constexpr bool operator!=(const knobs& a, const knobs& b) noexcept { return !(a == b); }
 };
 
 /// The knob names, in the order of knobs' fields.
-inline constexpr const char* knob_names[] = {"B", "GPW", "STAGE", "TPC", "STAGES", "SPREAD", "TRIGGER", "REGS"};
+inline constexpr const char* knob_names[] = {"B", "GPW", "NC", "STAGE", "UNROLL", "STAGES", "TPC", "TRIGGER"};
 inline constexpr int knob_count = 8;
 
 /// The kernel's compile-time modes (each a set of macros, see mode_defines()).
@@ -188,77 +188,87 @@ constexpr bool mode_from_name(const char* name, mode& out) noexcept {
 }
 
 /// The reference variant: the plainest kernel, and what select() returns where no table
-/// applies (b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0).
-inline constexpr knobs reference_knobs = {1, 4, 0, 1, 1, 0, 0, 0};
+/// applies (b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0).
+inline constexpr knobs reference_knobs = {1, 4, 1, 0, 1, 1, 1, 0};
 
 /// One instantiation of the kernel: its knobs as compile-time constants.
-template <int v_B, int v_GPW, int v_STAGE, int v_TPC, int v_STAGES, int v_SPREAD, int v_TRIGGER, int v_REGS>
+template <int v_B, int v_GPW, int v_NC, int v_STAGE, int v_UNROLL, int v_STAGES, int v_TPC, int v_TRIGGER>
 struct variant {
   static constexpr int B = v_B;
   static constexpr int GPW = v_GPW;
+  static constexpr int NC = v_NC;
   static constexpr int STAGE = v_STAGE;
-  static constexpr int TPC = v_TPC;
+  static constexpr int UNROLL = v_UNROLL;
   static constexpr int STAGES = v_STAGES;
-  static constexpr int SPREAD = v_SPREAD;
+  static constexpr int TPC = v_TPC;
   static constexpr int TRIGGER = v_TRIGGER;
-  static constexpr int REGS = v_REGS;
-  static constexpr knobs as_knobs = {v_B, v_GPW, v_STAGE, v_TPC, v_STAGES, v_SPREAD, v_TRIGGER, v_REGS};
+  static constexpr knobs as_knobs = {v_B, v_GPW, v_NC, v_STAGE, v_UNROLL, v_STAGES, v_TPC, v_TRIGGER};
 };
 
 /// Every knob tuple select() can return, the reference first: the instantiations a build needs.
 inline constexpr knobs all_variants[] = {
-    {1, 4, 0, 1, 1, 0, 0, 0},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0
-    {1, 2, 0, 1, 1, 0, 0, 0},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0
-    {1, 2, 0, 1, 1, 0, 0, 64},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
-    {1, 2, 0, 1, 1, 0, 0, 96},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96
-    {1, 2, 0, 1, 1, 0, 1, 0},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
-    {1, 2, 0, 1, 1, 0, 1, 64},  // b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    {1, 2, 1, 1, 1, 0, 1, 0},  // b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    {1, 4, 0, 1, 1, 0, 0, 64},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64
-    {1, 4, 0, 1, 1, 0, 0, 96},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    {1, 4, 0, 1, 1, 0, 1, 0},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    {1, 4, 0, 1, 1, 0, 1, 64},  // b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64
-    {1, 4, 1, 1, 1, 0, 0, 0},  // b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0
-    {1, 4, 1, 1, 1, 0, 1, 0},  // b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
-    {2, 1, 0, 1, 1, 0, 1, 0},  // b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    {2, 1, 0, 1, 1, 0, 1, 64},  // b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs64
-    {2, 1, 0, 1, 1, 0, 1, 96},  // b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96
-    {2, 1, 1, 1, 1, 0, 1, 0},  // b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    {2, 2, 0, 1, 1, 0, 0, 96},  // b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96
-    {2, 2, 0, 1, 1, 0, 1, 64},  // b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    {2, 2, 0, 1, 1, 0, 1, 96},  // b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    {4, 1, 0, 1, 1, 0, 1, 0},  // b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    {4, 1, 1, 1, 1, 0, 1, 0},  // b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    {7, 1, 0, 1, 1, 0, 1, 0},  // b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    {7, 1, 1, 1, 1, 0, 1, 0},  // b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
+    {1, 4, 1, 0, 1, 1, 1, 0},  // b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0
+    {1, 2, 2, 0, 1, 1, 1, 0},  // b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger0
+    {1, 2, 2, 0, 1, 1, 1, 1},  // b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1
+    {1, 2, 2, 1, 1, 2, 1, 1},  // b1-gpw2-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    {1, 2, 3, 0, 1, 1, 1, 0},  // b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger0
+    {1, 2, 3, 0, 1, 1, 1, 1},  // b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    {1, 4, 2, 1, 1, 2, 1, 0},  // b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger0
+    {1, 4, 2, 1, 1, 2, 1, 1},  // b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    {1, 4, 2, 1, 1, 2, 4, 1},  // b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    {1, 4, 2, 1, 1, 2, 16, 1},  // b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    {1, 4, 2, 1, 1, 3, 1, 0},  // b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger0
+    {1, 4, 2, 1, 1, 3, 1, 1},  // b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1
+    {1, 4, 3, 1, 1, 2, 4, 1},  // b1-gpw4-nc3-stage1-unroll1-stages2-tpc4-trigger1
+    {1, 7, 2, 1, 1, 2, 1, 0},  // b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger0
+    {1, 7, 2, 1, 1, 2, 1, 1},  // b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    {1, 7, 2, 1, 1, 2, 4, 1},  // b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    {1, 7, 2, 1, 1, 2, 16, 1},  // b1-gpw7-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    {1, 7, 2, 1, 1, 3, 1, 1},  // b1-gpw7-nc2-stage1-unroll1-stages3-tpc1-trigger1
+    {1, 7, 3, 1, 1, 2, 1, 0},  // b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger0
+    {1, 7, 3, 1, 1, 2, 1, 1},  // b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1
+    {1, 7, 3, 1, 1, 2, 4, 1},  // b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1
+    {1, 7, 3, 1, 1, 2, 16, 1},  // b1-gpw7-nc3-stage1-unroll1-stages2-tpc16-trigger1
+    {2, 1, 0, 0, 1, 1, 1, 1},  // b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    {2, 2, 0, 0, 1, 1, 1, 1},  // b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    {2, 2, 0, 1, 1, 1, 1, 1},  // b2-gpw2-nc0-stage1-unroll1-stages1-tpc1-trigger1
+    {4, 1, 0, 0, 1, 1, 1, 1},  // b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    {4, 2, 0, 0, 1, 1, 1, 1},  // b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    {7, 1, 0, 0, 1, 1, 1, 1},  // b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    {7, 1, 0, 1, 1, 1, 1, 1},  // b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1
 };
 
 /// The kk3tune variant id of a tuple of all_variants; "" for any other tuple.
 constexpr const char* variant_id(const knobs& k) noexcept {
-  if (k == all_variants[0]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0";
-  if (k == all_variants[1]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0";
-  if (k == all_variants[2]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64";
-  if (k == all_variants[3]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96";
-  if (k == all_variants[4]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[5]) return "b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64";
-  if (k == all_variants[6]) return "b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[7]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64";
-  if (k == all_variants[8]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96";
-  if (k == all_variants[9]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[10]) return "b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64";
-  if (k == all_variants[11]) return "b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0";
-  if (k == all_variants[12]) return "b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[13]) return "b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[14]) return "b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs64";
-  if (k == all_variants[15]) return "b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96";
-  if (k == all_variants[16]) return "b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[17]) return "b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96";
-  if (k == all_variants[18]) return "b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64";
-  if (k == all_variants[19]) return "b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96";
-  if (k == all_variants[20]) return "b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[21]) return "b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[22]) return "b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0";
-  if (k == all_variants[23]) return "b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0";
+  if (k == all_variants[0]) return "b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0";
+  if (k == all_variants[1]) return "b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger0";
+  if (k == all_variants[2]) return "b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[3]) return "b1-gpw2-nc2-stage1-unroll1-stages2-tpc1-trigger1";
+  if (k == all_variants[4]) return "b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger0";
+  if (k == all_variants[5]) return "b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[6]) return "b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger0";
+  if (k == all_variants[7]) return "b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1";
+  if (k == all_variants[8]) return "b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1";
+  if (k == all_variants[9]) return "b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1";
+  if (k == all_variants[10]) return "b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger0";
+  if (k == all_variants[11]) return "b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1";
+  if (k == all_variants[12]) return "b1-gpw4-nc3-stage1-unroll1-stages2-tpc4-trigger1";
+  if (k == all_variants[13]) return "b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger0";
+  if (k == all_variants[14]) return "b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1";
+  if (k == all_variants[15]) return "b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1";
+  if (k == all_variants[16]) return "b1-gpw7-nc2-stage1-unroll1-stages2-tpc16-trigger1";
+  if (k == all_variants[17]) return "b1-gpw7-nc2-stage1-unroll1-stages3-tpc1-trigger1";
+  if (k == all_variants[18]) return "b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger0";
+  if (k == all_variants[19]) return "b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1";
+  if (k == all_variants[20]) return "b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1";
+  if (k == all_variants[21]) return "b1-gpw7-nc3-stage1-unroll1-stages2-tpc16-trigger1";
+  if (k == all_variants[22]) return "b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[23]) return "b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[24]) return "b2-gpw2-nc0-stage1-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[25]) return "b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[26]) return "b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[27]) return "b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[28]) return "b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1";
   return "";
 }
 
@@ -269,99 +279,119 @@ template <int I>
 struct variant_at;
 template <>
 struct variant_at<0> {
-  using type = variant<1, 4, 0, 1, 1, 0, 0, 0>;
+  using type = variant<1, 4, 1, 0, 1, 1, 1, 0>;
 };
 template <>
 struct variant_at<1> {
-  using type = variant<1, 2, 0, 1, 1, 0, 0, 0>;
+  using type = variant<1, 2, 2, 0, 1, 1, 1, 0>;
 };
 template <>
 struct variant_at<2> {
-  using type = variant<1, 2, 0, 1, 1, 0, 0, 64>;
+  using type = variant<1, 2, 2, 0, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<3> {
-  using type = variant<1, 2, 0, 1, 1, 0, 0, 96>;
+  using type = variant<1, 2, 2, 1, 1, 2, 1, 1>;
 };
 template <>
 struct variant_at<4> {
-  using type = variant<1, 2, 0, 1, 1, 0, 1, 0>;
+  using type = variant<1, 2, 3, 0, 1, 1, 1, 0>;
 };
 template <>
 struct variant_at<5> {
-  using type = variant<1, 2, 0, 1, 1, 0, 1, 64>;
+  using type = variant<1, 2, 3, 0, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<6> {
-  using type = variant<1, 2, 1, 1, 1, 0, 1, 0>;
+  using type = variant<1, 4, 2, 1, 1, 2, 1, 0>;
 };
 template <>
 struct variant_at<7> {
-  using type = variant<1, 4, 0, 1, 1, 0, 0, 64>;
+  using type = variant<1, 4, 2, 1, 1, 2, 1, 1>;
 };
 template <>
 struct variant_at<8> {
-  using type = variant<1, 4, 0, 1, 1, 0, 0, 96>;
+  using type = variant<1, 4, 2, 1, 1, 2, 4, 1>;
 };
 template <>
 struct variant_at<9> {
-  using type = variant<1, 4, 0, 1, 1, 0, 1, 0>;
+  using type = variant<1, 4, 2, 1, 1, 2, 16, 1>;
 };
 template <>
 struct variant_at<10> {
-  using type = variant<1, 4, 0, 1, 1, 0, 1, 64>;
+  using type = variant<1, 4, 2, 1, 1, 3, 1, 0>;
 };
 template <>
 struct variant_at<11> {
-  using type = variant<1, 4, 1, 1, 1, 0, 0, 0>;
+  using type = variant<1, 4, 2, 1, 1, 3, 1, 1>;
 };
 template <>
 struct variant_at<12> {
-  using type = variant<1, 4, 1, 1, 1, 0, 1, 0>;
+  using type = variant<1, 4, 3, 1, 1, 2, 4, 1>;
 };
 template <>
 struct variant_at<13> {
-  using type = variant<2, 1, 0, 1, 1, 0, 1, 0>;
+  using type = variant<1, 7, 2, 1, 1, 2, 1, 0>;
 };
 template <>
 struct variant_at<14> {
-  using type = variant<2, 1, 0, 1, 1, 0, 1, 64>;
+  using type = variant<1, 7, 2, 1, 1, 2, 1, 1>;
 };
 template <>
 struct variant_at<15> {
-  using type = variant<2, 1, 0, 1, 1, 0, 1, 96>;
+  using type = variant<1, 7, 2, 1, 1, 2, 4, 1>;
 };
 template <>
 struct variant_at<16> {
-  using type = variant<2, 1, 1, 1, 1, 0, 1, 0>;
+  using type = variant<1, 7, 2, 1, 1, 2, 16, 1>;
 };
 template <>
 struct variant_at<17> {
-  using type = variant<2, 2, 0, 1, 1, 0, 0, 96>;
+  using type = variant<1, 7, 2, 1, 1, 3, 1, 1>;
 };
 template <>
 struct variant_at<18> {
-  using type = variant<2, 2, 0, 1, 1, 0, 1, 64>;
+  using type = variant<1, 7, 3, 1, 1, 2, 1, 0>;
 };
 template <>
 struct variant_at<19> {
-  using type = variant<2, 2, 0, 1, 1, 0, 1, 96>;
+  using type = variant<1, 7, 3, 1, 1, 2, 1, 1>;
 };
 template <>
 struct variant_at<20> {
-  using type = variant<4, 1, 0, 1, 1, 0, 1, 0>;
+  using type = variant<1, 7, 3, 1, 1, 2, 4, 1>;
 };
 template <>
 struct variant_at<21> {
-  using type = variant<4, 1, 1, 1, 1, 0, 1, 0>;
+  using type = variant<1, 7, 3, 1, 1, 2, 16, 1>;
 };
 template <>
 struct variant_at<22> {
-  using type = variant<7, 1, 0, 1, 1, 0, 1, 0>;
+  using type = variant<2, 1, 0, 0, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<23> {
-  using type = variant<7, 1, 1, 1, 1, 0, 1, 0>;
+  using type = variant<2, 2, 0, 0, 1, 1, 1, 1>;
+};
+template <>
+struct variant_at<24> {
+  using type = variant<2, 2, 0, 1, 1, 1, 1, 1>;
+};
+template <>
+struct variant_at<25> {
+  using type = variant<4, 1, 0, 0, 1, 1, 1, 1>;
+};
+template <>
+struct variant_at<26> {
+  using type = variant<4, 2, 0, 0, 1, 1, 1, 1>;
+};
+template <>
+struct variant_at<27> {
+  using type = variant<7, 1, 0, 0, 1, 1, 1, 1>;
+};
+template <>
+struct variant_at<28> {
+  using type = variant<7, 1, 0, 1, 1, 1, 1, 1>;
 };
 
 /// Calls f(variant<...>{}) with the instantiation of the first of all_variants[I...] equal to
@@ -378,7 +408,7 @@ bool with_one_of(const knobs& k, F& f) {
 /// all_variants.
 template <class F>
 bool with_variant(const knobs& k, F&& f) {
-  return detail::with_one_of<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23>(k, f);
+  return detail::with_one_of<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28>(k, f);
 }
 
 /// with_variant() over the tuples mode M's tables can return (on any architecture), the reference
@@ -388,55 +418,55 @@ bool with_variant(const knobs& k, F&& f) {
 template <mode M, class F>
 bool with_mode_variant(const knobs& k, F&& f) {
   if constexpr (M == mode::write_nb0) {
-    return detail::with_one_of<0, 6, 12, 13, 20>(k, f);
+    return detail::with_one_of<0, 2>(k, f);
   } else if constexpr (M == mode::write_nb1) {
-    return detail::with_one_of<0, 4, 7, 9, 14, 20, 22>(k, f);
+    return detail::with_one_of<0, 1, 2, 8, 27>(k, f);
   } else if constexpr (M == mode::write_nb2) {
-    return detail::with_one_of<0, 4, 5, 7, 20, 22>(k, f);
+    return detail::with_one_of<0, 4, 5, 12, 15, 19, 20, 27>(k, f);
   } else if constexpr (M == mode::write_nb3) {
-    return detail::with_one_of<0, 2, 4, 7, 8, 13, 18, 22>(k, f);
+    return detail::with_one_of<0, 1, 2, 6, 7, 8, 21, 22, 27>(k, f);
   } else if constexpr (M == mode::write_nb4) {
-    return detail::with_one_of<0, 4, 8, 16, 18, 22>(k, f);
+    return detail::with_one_of<0, 4, 5, 14, 15, 16, 19, 22, 25, 27>(k, f);
   } else if constexpr (M == mode::write_nb5) {
-    return detail::with_one_of<0, 4, 8, 15, 16, 19, 22>(k, f);
+    return detail::with_one_of<0, 5, 6, 8, 10, 11, 23, 25, 27>(k, f);
   } else if constexpr (M == mode::write_nb6) {
-    return detail::with_one_of<0, 3, 4, 16, 19, 21, 22>(k, f);
+    return detail::with_one_of<0, 2, 14, 15, 16, 17, 23, 24, 25, 27>(k, f);
   } else if constexpr (M == mode::write_nb7) {
-    return detail::with_one_of<0, 4, 13, 19, 22>(k, f);
+    return detail::with_one_of<0, 2, 7, 8, 10, 22, 25, 27>(k, f);
   } else if constexpr (M == mode::post_nb1) {
-    return detail::with_one_of<0, 6, 11, 15, 16, 20>(k, f);
+    return detail::with_one_of<0, 2, 8, 9, 27>(k, f);
   } else if constexpr (M == mode::post_nb2) {
-    return detail::with_one_of<0, 4, 7, 13, 20, 22>(k, f);
+    return detail::with_one_of<0, 5, 18, 19, 20, 21, 25, 28>(k, f);
   } else if constexpr (M == mode::post_nb3) {
-    return detail::with_one_of<0, 2, 4, 7, 8, 13, 18, 20, 22, 23>(k, f);
+    return detail::with_one_of<0, 2, 7, 8, 9, 22, 25, 27>(k, f);
   } else if constexpr (M == mode::post_nb4) {
-    return detail::with_one_of<0, 2, 4, 7, 8, 16, 19, 20, 22>(k, f);
+    return detail::with_one_of<0, 5, 7, 8, 9, 22, 25, 27>(k, f);
   } else if constexpr (M == mode::post_nb5) {
-    return detail::with_one_of<0, 4, 8, 9, 16, 19, 20, 22>(k, f);
+    return detail::with_one_of<0, 5, 7, 8, 9, 23, 25>(k, f);
   } else if constexpr (M == mode::post_nb6) {
-    return detail::with_one_of<0, 4, 8, 13, 19, 21, 22>(k, f);
+    return detail::with_one_of<0, 3, 7, 8, 14, 16, 23, 25>(k, f);
   } else if constexpr (M == mode::post_nb7) {
-    return detail::with_one_of<0, 1, 4, 13, 17, 19, 21, 22>(k, f);
+    return detail::with_one_of<0, 2, 7, 8, 9, 23, 25>(k, f);
   } else if constexpr (M == mode::post_nb8) {
-    return detail::with_one_of<0, 1, 4, 16, 19, 22>(k, f);
+    return detail::with_one_of<0, 5, 7, 8, 23, 25, 27>(k, f);
   } else if constexpr (M == mode::common_nb1) {
-    return detail::with_one_of<0, 4, 9, 10, 16, 20, 22>(k, f);
+    return detail::with_one_of<0, 2, 3, 7, 8, 27>(k, f);
   } else if constexpr (M == mode::common_nb2) {
-    return detail::with_one_of<0, 4, 5, 7, 20, 22>(k, f);
+    return detail::with_one_of<0, 5, 12, 15, 16, 19, 20, 25>(k, f);
   } else if constexpr (M == mode::common_nb3) {
-    return detail::with_one_of<0, 2, 4, 7, 8, 13, 18, 22>(k, f);
+    return detail::with_one_of<0, 1, 2, 6, 7, 8, 9, 22, 25>(k, f);
   } else if constexpr (M == mode::common_nb4) {
-    return detail::with_one_of<0, 2, 4, 7, 8, 16, 19, 22>(k, f);
+    return detail::with_one_of<0, 4, 5, 14, 15, 18, 19, 20, 21, 22, 25, 26>(k, f);
   } else if constexpr (M == mode::common_nb5) {
-    return detail::with_one_of<0, 4, 8, 16, 18, 22>(k, f);
+    return detail::with_one_of<0, 4, 5, 7, 8, 9, 11, 23, 25, 27>(k, f);
   } else if constexpr (M == mode::common_nb6) {
-    return detail::with_one_of<0, 1, 4, 8, 16, 19, 21, 22>(k, f);
+    return detail::with_one_of<0, 5, 14, 15, 17, 22, 23, 25, 26, 27>(k, f);
   } else if constexpr (M == mode::common_nb7) {
-    return detail::with_one_of<0, 4, 13, 19, 21, 22>(k, f);
+    return detail::with_one_of<0, 5, 7, 8, 9, 10, 22, 25, 27>(k, f);
   } else if constexpr (M == mode::common_nb8) {
-    return detail::with_one_of<0, 3, 4, 16, 19, 22>(k, f);
+    return detail::with_one_of<0, 5, 13, 17, 19, 20, 22, 25, 27>(k, f);
   } else if constexpr (M == mode::final_nb8) {
-    return detail::with_one_of<0, 1, 13, 19, 22>(k, f);
+    return detail::with_one_of<0, 4, 5, 14, 18, 20, 21, 23, 25, 27>(k, f);
   } else {
     return false;
   }
@@ -459,607 +489,676 @@ constexpr knobs pick(const range (&table)[N], long long num_tokens) noexcept {
   return table[N - 1].k;
 }
 
-// sm_90: NVIDIA H200, sweep plan digest a829f3746f4303a77878cb3e65cc22b0
+// sm_90: NVIDIA H200, sweep plan digest c228a25f2d4eb255004b31a066923f2c
 
 // sm_90, mode write_nb0, blocks 0
 inline constexpr range sm_90_write_nb0_blocks0[] = {
-    // T 1..48: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread1-trigger1-regs0, faster by 0.8%
-    {48, {4, 1, 0, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.3%
-    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..256: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 3.6%
-    {256, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 384..1024: b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0, slower by 3.2%
-    {1024, {1, 4, 1, 1, 1, 0, 1, 0}},
-    // T 2048..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.3%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 0}},
+    // T 1..256: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw2-nc3-stage0-unroll2-stages1-tpc1-trigger1, faster by 0.5%
+    {256, {1, 2, 2, 0, 1, 1, 1, 1}},
+    // T 384..8192 and above: b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0 (incumbent kept)
+    //   runner-up b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1, slower by 5.1%
+    {8192, {1, 4, 1, 0, 1, 1, 1, 0}},
 };
 
 // sm_90, mode write_nb1, blocks 1
 inline constexpr range sm_90_write_nb1_blocks1[] = {
-    // T 1..4: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.7%
-    {4, {4, 1, 0, 1, 1, 0, 1, 0}},
-    // T 8..64: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.0%
-    {64, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.6%
-    {65, {2, 1, 0, 1, 1, 0, 1, 64}},
-    // T 96..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
-    {256, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 0.2%
-    {384, {1, 4, 0, 1, 1, 0, 1, 0}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.9%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 64}},
+    // T 1..16: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1, slower by 2.3%
+    {16, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger0 (incumbent kept)
+    //   runner-up b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1, faster by 1.8%
+    {65, {1, 2, 2, 0, 1, 1, 1, 0}},
+    // T 96..512: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw2-nc3-stage0-unroll2-stages1-tpc1-trigger1, slower by 0.1%
+    {512, {1, 2, 2, 0, 1, 1, 1, 1}},
+    // T 1024..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw4-nc3-stage1-unroll1-stages2-tpc4-trigger1, slower by 0.3%
+    {8192, {1, 4, 2, 1, 1, 2, 4, 1}},
 };
 
 // sm_90, mode write_nb2, blocks 2
 inline constexpr range sm_90_write_nb2_blocks2[] = {
-    // T 1..2: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 2.6%
-    {2, {4, 1, 0, 1, 1, 0, 1, 0}},
-    // T 4..65: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.6%
-    {65, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.3%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 2.6%
-    {256, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 384..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.4%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 64}},
+    // T 1..16: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1, slower by 3.6%
+    {16, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw2-nc3-stage0-unroll2-stages1-tpc1-trigger1, faster by 0.3%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.2%
+    {256, {1, 7, 3, 1, 1, 2, 1, 1}},
+    // T 384: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger0
+    //   runner-up b1-gpw2-nc3-stage0-unroll2-stages1-tpc1-trigger1, faster by 1.4%
+    {384, {1, 2, 3, 0, 1, 1, 1, 0}},
+    // T 512: b1-gpw4-nc3-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger0, slower by 2.4%
+    {512, {1, 4, 3, 1, 1, 2, 4, 1}},
+    // T 1024: b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1, faster by 0.4%
+    {1024, {1, 7, 2, 1, 1, 2, 4, 1}},
+    // T 2048..8192 and above: b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 2.7%
+    {8192, {1, 7, 3, 1, 1, 2, 4, 1}},
 };
 
 // sm_90, mode write_nb3, blocks 3
 inline constexpr range sm_90_write_nb3_blocks3[] = {
-    // T 1..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread1-trigger1-regs0, slower by 2.5%
-    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.8%
-    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 2.4%
-    {192, {2, 2, 0, 1, 1, 0, 1, 64}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 1.4%
-    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.6%
-    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512..2048: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, faster by 1.1%
-    {2048, {1, 4, 0, 1, 1, 0, 0, 64}},
-    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 1..16: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 4.8%
+    {16, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 6.1%
+    {65, {2, 1, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc2-stage0-unroll2-stages1-tpc1-trigger1, slower by 2.7%
+    {128, {1, 2, 2, 0, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, slower by 0.4%
+    {256, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 384: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger0
+    //   runner-up b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1, slower by 0.1%
+    {384, {1, 2, 2, 0, 1, 1, 1, 0}},
+    // T 512: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger0
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1, faster by 1.0%
+    {512, {1, 4, 2, 1, 1, 2, 1, 0}},
+    // T 1024..2048: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, slower by 2.8%
+    {2048, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw7-nc3-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1, slower by 1.8%
+    {8192, {1, 7, 3, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode write_nb4, blocks 4
 inline constexpr range sm_90_write_nb4_blocks4[] = {
-    // T 1..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread1-trigger1-regs0, slower by 2.4%
-    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.9%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.3%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 1.1%
-    {192, {2, 2, 0, 1, 1, 0, 1, 64}},
-    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.2%
-    {256, {1, 4, 0, 1, 1, 0, 0, 0}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 1.1%
-    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512..2048: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.4%
-    {2048, {1, 4, 0, 1, 1, 0, 0, 0}},
-    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.0%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 2.7%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.0%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b2-gpw2-nc0-stage1-unroll1-stages1-tpc1-trigger1, faster by 0.0%
+    {65, {2, 1, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger0, slower by 5.6%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192: b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.9%
+    {192, {1, 7, 2, 1, 1, 2, 1, 1}},
+    // T 256: b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger1, slower by 0.6%
+    {256, {1, 7, 3, 1, 1, 2, 1, 1}},
+    // T 384: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger0
+    //   runner-up b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1, faster by 0.5%
+    {384, {1, 2, 3, 0, 1, 1, 1, 0}},
+    // T 512: b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger1, faster by 2.0%
+    {512, {1, 7, 2, 1, 1, 2, 1, 1}},
+    // T 1024..2048: b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1 (incumbent kept)
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1, faster by 1.3%
+    {2048, {1, 7, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw7-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc16-trigger1, slower by 0.0%
+    {8192, {1, 7, 2, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode write_nb5, blocks 5
 inline constexpr range sm_90_write_nb5_blocks5[] = {
-    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread1-trigger1-regs0, slower by 3.3%
-    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 48..64: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 2.1%
-    {64, {2, 1, 0, 1, 1, 0, 1, 96}},
-    // T 65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.6%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.2%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 4.6%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.4%
-    {256, {1, 4, 0, 1, 1, 0, 0, 0}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 1.3%
-    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.4%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 0}},
+    // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.6%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.6%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 1.3%
+    {65, {2, 2, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1, slower by 2.8%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger0, slower by 3.8%
+    {256, {1, 4, 2, 1, 1, 3, 1, 1}},
+    // T 384: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger0, slower by 0.6%
+    {384, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 512: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger0
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 1.7%
+    {512, {1, 4, 2, 1, 1, 2, 1, 0}},
+    // T 1024: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1, slower by 2.5%
+    {1024, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 2048..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger0 (incumbent kept)
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, slower by 0.2%
+    {8192, {1, 4, 2, 1, 1, 3, 1, 0}},
 };
 
 // sm_90, mode write_nb6, blocks 6
 inline constexpr range sm_90_write_nb6_blocks6[] = {
-    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.4%
-    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.2%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.0%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 3.1%
-    {128, {1, 2, 0, 1, 1, 0, 0, 96}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 3.7%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.1%
-    {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.7%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1, slower by 4.1%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..48: b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b2-gpw2-nc0-stage1-unroll1-stages1-tpc1-trigger1, faster by 1.1%
+    {48, {2, 2, 0, 0, 1, 1, 1, 1}},
+    // T 64..65: b2-gpw2-nc0-stage1-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 1.5%
+    {65, {2, 2, 0, 1, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1, faster by 0.3%
+    {128, {1, 2, 2, 0, 1, 1, 1, 1}},
+    // T 192: b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.1%
+    {192, {1, 7, 2, 1, 1, 2, 1, 1}},
+    // T 256..512: b1-gpw7-nc2-stage1-unroll1-stages3-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1, slower by 1.0%
+    {512, {1, 7, 2, 1, 1, 3, 1, 1}},
+    // T 1024..2048: b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1 (incumbent kept)
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger0, faster by 0.9%
+    {2048, {1, 7, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw7-nc2-stage1-unroll1-stages2-tpc16-trigger1 (incumbent kept)
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger0, slower by 0.7%
+    {8192, {1, 7, 2, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode write_nb7, blocks 7
 inline constexpr range sm_90_write_nb7_blocks7[] = {
-    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.3%
-    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
-    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.3%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.4%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
-    {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 1..2: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, faster by 0.8%
+    {2, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 4..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 1.9%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.1%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 0.5%
+    {65, {2, 1, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc2-stage0-unroll2-stages1-tpc1-trigger1, slower by 0.8%
+    {128, {1, 2, 2, 0, 1, 1, 1, 1}},
+    // T 192: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 1.7%
+    {192, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 256..512: b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger0 (incumbent kept)
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.1%
+    {512, {1, 4, 2, 1, 1, 3, 1, 0}},
+    // T 1024: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1, faster by 0.3%
+    {1024, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 2048..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger0 (incumbent kept)
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.2%
+    {8192, {1, 4, 2, 1, 1, 3, 1, 0}},
 };
 
 // sm_90, mode post_nb1, blocks 1
 inline constexpr range sm_90_post_nb1_blocks1[] = {
-    // T 1..48: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 0.4%
-    {48, {4, 1, 0, 1, 1, 0, 1, 0}},
-    // T 64: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96 (incumbent kept)
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 3.9%
-    {64, {2, 1, 0, 1, 1, 0, 1, 96}},
-    // T 65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 1.7%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..256: b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 2.0%
-    {256, {1, 2, 1, 1, 1, 0, 1, 0}},
-    // T 384: b1-gpw4-stage1-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 1.1%
-    {384, {1, 4, 1, 1, 1, 0, 0, 0}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.6%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 0}},
+    // T 1..16: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1, slower by 3.0%
+    {16, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..512: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw2-nc2-stage0-unroll2-stages1-tpc1-trigger1, faster by 0.3%
+    {512, {1, 2, 2, 0, 1, 1, 1, 1}},
+    // T 1024..2048: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw4-nc3-stage1-unroll1-stages2-tpc4-trigger1, slower by 0.4%
+    {2048, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1 (incumbent kept)
+    //   runner-up b1-gpw4-nc3-stage1-unroll1-stages2-tpc16-trigger1, faster by 0.3%
+    {8192, {1, 4, 2, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode post_nb2, blocks 2
 inline constexpr range sm_90_post_nb2_blocks2[] = {
-    // T 1..4: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.7%
-    {4, {4, 1, 0, 1, 1, 0, 1, 0}},
-    // T 8..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 1.1%
-    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.6%
-    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.4%
-    {256, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 384..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.4%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 64}},
+    // T 1..2: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, faster by 0.6%
+    {2, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 4..8: b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 1.1%
+    {8, {7, 1, 0, 1, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.0%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw2-nc3-stage0-unroll2-stages1-tpc1-trigger1, faster by 0.3%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger1, slower by 0.3%
+    {256, {1, 7, 3, 1, 1, 2, 1, 1}},
+    // T 384: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger0, faster by 1.7%
+    {384, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 512: b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger0
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger0, slower by 0.3%
+    {512, {1, 7, 3, 1, 1, 2, 1, 0}},
+    // T 1024..2048: b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 4.8%
+    {2048, {1, 7, 3, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw7-nc3-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1, slower by 4.4%
+    {8192, {1, 7, 3, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode post_nb3, blocks 3
 inline constexpr range sm_90_post_nb3_blocks3[] = {
-    // T 1..8: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 0.4%
-    {8, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 16: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 0.4%
-    {16, {4, 1, 0, 1, 1, 0, 1, 0}},
-    // T 32: b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.3%
-    {32, {7, 1, 1, 1, 1, 0, 1, 0}},
-    // T 48: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.8%
-    {48, {4, 1, 0, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.5%
-    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.3%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.8%
-    {192, {2, 2, 0, 1, 1, 0, 1, 64}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 1.2%
-    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 2.3%
-    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.3%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 64}},
+    // T 1: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, faster by 1.1%
+    {1, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 2..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1, slower by 1.4%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.5%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 0.5%
+    {65, {2, 1, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc2-stage0-unroll2-stages1-tpc1-trigger1, slower by 1.7%
+    {128, {1, 2, 2, 0, 1, 1, 1, 1}},
+    // T 192..512: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, slower by 0.3%
+    {512, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 1024..2048: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 6.7%
+    {2048, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 3.5%
+    {8192, {1, 4, 2, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode post_nb4, blocks 4
 inline constexpr range sm_90_post_nb4_blocks4[] = {
-    // T 1..2: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.9%
-    {2, {4, 1, 0, 1, 1, 0, 1, 0}},
-    // T 4..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.0%
-    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 3.0%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 1.0%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 2.9%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 0.6%
-    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 1.0%
-    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512..2048: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.2%
-    {2048, {1, 4, 0, 1, 1, 0, 0, 64}},
-    // T 4096..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.1%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.0%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 4.3%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, faster by 0.7%
+    {65, {2, 1, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc3-stage0-unroll2-stages1-tpc1-trigger1, slower by 2.7%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192..512: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger0, slower by 2.6%
+    {512, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 1024..2048: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 3.5%
+    {2048, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 3.2%
+    {8192, {1, 4, 2, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode post_nb5, blocks 5
 inline constexpr range sm_90_post_nb5_blocks5[] = {
-    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.5%
-    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 48: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 1.0%
-    {48, {4, 1, 0, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 4.1%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 3.3%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0, slower by 2.7%
-    {256, {1, 4, 0, 1, 1, 0, 1, 0}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 2.3%
-    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 2.0%
-    {512, {1, 4, 0, 1, 1, 0, 0, 0}},
-    // T 1024..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.5%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 1..16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, faster by 1.5%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 2.4%
+    {65, {2, 2, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw4-nc3-stage1-unroll1-stages2-tpc1-trigger1, slower by 2.6%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192..512: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger0, slower by 2.1%
+    {512, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 1024..2048: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 5.9%
+    {2048, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 2.4%
+    {8192, {1, 4, 2, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode post_nb6, blocks 6
 inline constexpr range sm_90_post_nb6_blocks6[] = {
-    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.1%
-    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 5.8%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.7%
-    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 3.5%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.3%
-    {256, {1, 4, 0, 1, 1, 0, 0, 0}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 5.3%
-    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.3%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 0}},
+    // T 1..16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 0.5%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 1.7%
+    {65, {2, 2, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc2-stage1-unroll1-stages2-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1, faster by 1.6%
+    {128, {1, 2, 2, 1, 1, 2, 1, 1}},
+    // T 192..384: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1, slower by 1.1%
+    {384, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 512: b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger0, slower by 0.9%
+    {512, {1, 7, 2, 1, 1, 2, 1, 1}},
+    // T 1024..2048: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1 (incumbent kept)
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1, faster by 1.3%
+    {2048, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw7-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 2.0%
+    {8192, {1, 7, 2, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode post_nb7, blocks 7
 inline constexpr range sm_90_post_nb7_blocks7[] = {
-    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 6.9%
-    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 6.6%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.4%
-    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.2%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 4.8%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..1024: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, faster by 0.5%
-    {1024, {1, 2, 0, 1, 1, 0, 0, 0}},
-    // T 2048..8192 and above: b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
-    {8192, {2, 2, 0, 1, 1, 0, 0, 96}},
+    // T 1..16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, faster by 0.4%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw2-nc0-stage1-unroll1-stages1-tpc1-trigger1, slower by 2.4%
+    {65, {2, 2, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1, faster by 1.4%
+    {128, {1, 2, 2, 0, 1, 1, 1, 1}},
+    // T 192..512: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger0, slower by 2.7%
+    {512, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 1024..2048: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 6.8%
+    {2048, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 1.9%
+    {8192, {1, 4, 2, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode post_nb8, blocks 8
 inline constexpr range sm_90_post_nb8_blocks8[] = {
-    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.3%
-    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 5.4%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 2.9%
-    {96, {1, 2, 0, 1, 1, 0, 0, 0}},
-    // T 128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.1%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 3.1%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
-    {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.5%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1, slower by 7.3%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 2.5%
+    {65, {2, 2, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw4-nc3-stage1-unroll1-stages3-tpc1-trigger1, slower by 0.7%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192..512: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger0, slower by 1.8%
+    {512, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 1024..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1 (incumbent kept)
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1, faster by 0.4%
+    {8192, {1, 4, 2, 1, 1, 2, 4, 1}},
 };
 
 // sm_90, mode common_nb1, blocks 1
 inline constexpr range sm_90_common_nb1_blocks1[] = {
-    // T 1..4: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.1%
-    {4, {4, 1, 0, 1, 1, 0, 1, 0}},
-    // T 8..64: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 0.0%
-    {64, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 0.3%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.2%
-    {256, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.4%
-    {384, {1, 4, 0, 1, 1, 0, 1, 0}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.5%
-    {8192, {1, 4, 0, 1, 1, 0, 1, 64}},
+    // T 1..16: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.9%
+    {16, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..128: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw2-nc2-stage0-unroll2-stages1-tpc1-trigger1, slower by 0.5%
+    {128, {1, 2, 2, 0, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw4-nc3-stage1-unroll1-stages2-tpc1-trigger1, faster by 0.3%
+    {256, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 384..512: b1-gpw2-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1, slower by 3.8%
+    {512, {1, 2, 2, 1, 1, 2, 1, 1}},
+    // T 1024..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1 (incumbent kept)
+    //   runner-up b1-gpw4-nc3-stage1-unroll1-stages2-tpc4-trigger1, faster by 0.2%
+    {8192, {1, 4, 2, 1, 1, 2, 4, 1}},
 };
 
 // sm_90, mode common_nb2, blocks 2
 inline constexpr range sm_90_common_nb2_blocks2[] = {
-    // T 1..2: b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 2.4%
-    {2, {4, 1, 0, 1, 1, 0, 1, 0}},
-    // T 4..65: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b4-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 1.1%
-    {65, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.0%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192..256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 2.5%
-    {256, {1, 2, 0, 1, 1, 0, 1, 64}},
-    // T 384..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.2%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 64}},
+    // T 1..32: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, faster by 0.3%
+    {32, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 48..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw2-nc3-stage0-unroll2-stages1-tpc1-trigger1, faster by 0.0%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1, slower by 0.2%
+    {256, {1, 7, 3, 1, 1, 2, 1, 1}},
+    // T 384: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc3-stage0-unroll2-stages1-tpc1-trigger1, slower by 0.5%
+    {384, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 512: b1-gpw4-nc3-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger0, faster by 0.1%
+    {512, {1, 4, 3, 1, 1, 2, 4, 1}},
+    // T 1024..2048: b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1, slower by 4.4%
+    {2048, {1, 7, 2, 1, 1, 2, 4, 1}},
+    // T 4096: b1-gpw7-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc16-trigger1, slower by 0.0%
+    {4096, {1, 7, 2, 1, 1, 2, 16, 1}},
+    // T 8192 and above: b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc16-trigger1, slower by 2.0%
+    {8192, {1, 7, 3, 1, 1, 2, 4, 1}},
 };
 
 // sm_90, mode common_nb3, blocks 3
 inline constexpr range sm_90_common_nb3_blocks3[] = {
-    // T 1..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread1-trigger1-regs0, slower by 3.0%
-    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
-    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.1%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.4%
-    {192, {2, 2, 0, 1, 1, 0, 1, 64}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 1.3%
-    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 1.6%
-    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.1%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 64}},
+    // T 1..16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, faster by 1.2%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 1.8%
+    {65, {2, 1, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc2-stage0-unroll2-stages1-tpc1-trigger1, slower by 2.2%
+    {128, {1, 2, 2, 0, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.6%
+    {256, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 384: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger0
+    //   runner-up b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1, faster by 1.3%
+    {384, {1, 2, 2, 0, 1, 1, 1, 0}},
+    // T 512: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger0
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 1.6%
+    {512, {1, 4, 2, 1, 1, 2, 1, 0}},
+    // T 1024..2048: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1, slower by 4.4%
+    {2048, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 1.6%
+    {8192, {1, 4, 2, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode common_nb4, blocks 4
 inline constexpr range sm_90_common_nb4_blocks4[] = {
-    // T 1..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread1-trigger1-regs0, slower by 2.9%
-    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.2%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.3%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, slower by 2.8%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.6%
-    {256, {1, 2, 0, 1, 1, 0, 0, 64}},
-    // T 384..1024: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs64 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs64, faster by 0.0%
-    {1024, {1, 4, 0, 1, 1, 0, 0, 64}},
-    // T 2048..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.1%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 96}},
+    // T 1..16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, faster by 0.5%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32: b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 0.5%
+    {32, {4, 2, 0, 0, 1, 1, 1, 1}},
+    // T 48..65: b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 1.5%
+    {65, {2, 1, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger0, slower by 5.4%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192: b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.3%
+    {192, {1, 7, 2, 1, 1, 2, 1, 1}},
+    // T 256: b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.3%
+    {256, {1, 7, 3, 1, 1, 2, 1, 1}},
+    // T 384: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger0
+    //   runner-up b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1, slower by 1.0%
+    {384, {1, 2, 3, 0, 1, 1, 1, 0}},
+    // T 512: b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger0
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.3%
+    {512, {1, 7, 3, 1, 1, 2, 1, 0}},
+    // T 1024: b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1, faster by 0.9%
+    {1024, {1, 7, 2, 1, 1, 2, 4, 1}},
+    // T 2048: b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 2.2%
+    {2048, {1, 7, 3, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw7-nc3-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc16-trigger1, slower by 4.1%
+    {8192, {1, 7, 3, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode common_nb5, blocks 5
 inline constexpr range sm_90_common_nb5_blocks5[] = {
-    // T 1..48: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 3.2%
-    {48, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.8%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64 (incumbent kept)
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 2.1%
-    {192, {2, 2, 0, 1, 1, 0, 1, 64}},
-    // T 256: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 1.6%
-    {256, {1, 4, 0, 1, 1, 0, 0, 0}},
-    // T 384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 3.2%
-    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512..8192 and above: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw4-stage0-tpc1-stages1-spread0-trigger1-regs0, faster by 0.3%
-    {8192, {1, 4, 0, 1, 1, 0, 0, 0}},
+    // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 5.3%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 4.9%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 2.2%
+    {65, {2, 2, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.3%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger0, slower by 4.4%
+    {256, {1, 4, 2, 1, 1, 3, 1, 1}},
+    // T 384: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger0
+    //   runner-up b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1, slower by 0.0%
+    {384, {1, 2, 3, 0, 1, 1, 1, 0}},
+    // T 512: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 1.3%
+    {512, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 1024..2048: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, slower by 2.3%
+    {2048, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1, slower by 2.8%
+    {8192, {1, 4, 2, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode common_nb6, blocks 6
 inline constexpr range sm_90_common_nb6_blocks6[] = {
-    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread1-trigger1-regs0, slower by 5.6%
-    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 4.6%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 2.9%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.2%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 5.6%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..384: b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs96
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs64, slower by 2.1%
-    {384, {1, 4, 0, 1, 1, 0, 0, 96}},
-    // T 512: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 1.0%
-    {512, {1, 2, 0, 1, 1, 0, 0, 0}},
-    // T 1024..8192 and above: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.4%
-    {8192, {2, 2, 0, 1, 1, 0, 1, 96}},
+    // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 2.8%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 5.0%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32: b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 2.1%
+    {32, {4, 2, 0, 0, 1, 1, 1, 1}},
+    // T 48: b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, faster by 0.5%
+    {48, {2, 1, 0, 0, 1, 1, 1, 1}},
+    // T 64..65: b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw2-nc0-stage1-unroll1-stages1-tpc1-trigger1, slower by 1.9%
+    {65, {2, 2, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1, slower by 2.4%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192: b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 1.2%
+    {192, {1, 7, 2, 1, 1, 2, 1, 1}},
+    // T 256: b1-gpw7-nc2-stage1-unroll1-stages3-tpc1-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages3-tpc1-trigger0, slower by 3.0%
+    {256, {1, 7, 2, 1, 1, 3, 1, 1}},
+    // T 384..512: b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger0, faster by 0.0%
+    {512, {1, 7, 2, 1, 1, 2, 1, 1}},
+    // T 1024..8192 and above: b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1 (incumbent kept)
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1, faster by 0.5%
+    {8192, {1, 7, 2, 1, 1, 2, 4, 1}},
 };
 
 // sm_90, mode common_nb7, blocks 7
 inline constexpr range sm_90_common_nb7_blocks7[] = {
-    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread1-trigger1-regs0, slower by 8.6%
-    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 48: b4-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 4.3%
-    {48, {4, 1, 1, 1, 1, 0, 1, 0}},
-    // T 64..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs96, slower by 0.0%
-    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.7%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 3.6%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.0%
-    {8192, {1, 2, 0, 1, 1, 0, 1, 0}},
+    // T 1: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, faster by 1.4%
+    {1, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 2..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 2.5%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 7.1%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 0.4%
+    {65, {2, 1, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw2-nc2-stage0-unroll2-stages1-tpc1-trigger1, slower by 2.9%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192: b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.9%
+    {192, {1, 4, 2, 1, 1, 2, 1, 1}},
+    // T 256..512: b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger0 (incumbent kept)
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages2-tpc1-trigger1, faster by 1.6%
+    {512, {1, 4, 2, 1, 1, 3, 1, 0}},
+    // T 1024..2048: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1 (incumbent kept)
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.2%
+    {2048, {1, 4, 2, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw4-nc2-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger0, slower by 2.0%
+    {8192, {1, 4, 2, 1, 1, 2, 16, 1}},
 };
 
 // sm_90, mode common_nb8, blocks 8
 inline constexpr range sm_90_common_nb8_blocks8[] = {
-    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b7-gpw1-stage0-tpc1-stages1-spread1-trigger1-regs0, slower by 4.3%
-    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0, slower by 5.9%
-    {65, {2, 1, 1, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.3%
-    {128, {1, 2, 0, 1, 1, 0, 1, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 2.2%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96, faster by 0.4%
-    {8192, {1, 2, 0, 1, 1, 0, 0, 96}},
+    // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 3.4%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 7.6%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 0.9%
+    {65, {2, 1, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1 (incumbent kept)
+    //   runner-up b1-gpw4-nc3-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.8%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages3-tpc1-trigger1, slower by 2.1%
+    {256, {1, 7, 3, 1, 1, 2, 1, 1}},
+    // T 384: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw4-nc3-stage1-unroll1-stages2-tpc1-trigger1, slower by 0.7%
+    {384, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 512: b1-gpw7-nc2-stage1-unroll1-stages3-tpc1-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1, faster by 0.2%
+    {512, {1, 7, 2, 1, 1, 3, 1, 1}},
+    // T 1024..2048: b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1, slower by 3.8%
+    {2048, {1, 7, 3, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger0 (incumbent kept)
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1, faster by 1.4%
+    {8192, {1, 7, 2, 1, 1, 2, 1, 0}},
 };
 
 // sm_90, mode final_nb8, blocks 8
 inline constexpr range sm_90_final_nb8_blocks8[] = {
-    // T 1..32: b7-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
-    //   runner-up b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, slower by 5.4%
-    {32, {7, 1, 0, 1, 1, 0, 1, 0}},
-    // T 48..65: b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0 (incumbent kept)
-    //   runner-up b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0, faster by 1.4%
-    {65, {2, 1, 0, 1, 1, 0, 1, 0}},
-    // T 96..128: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 0.1%
-    {128, {1, 2, 0, 1, 1, 0, 0, 0}},
-    // T 192: b2-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs96
-    //   runner-up b2-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, slower by 4.1%
-    {192, {2, 2, 0, 1, 1, 0, 1, 96}},
-    // T 256..8192 and above: b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs0 (incumbent kept)
-    //   runner-up b1-gpw2-stage0-tpc1-stages1-spread0-trigger0-regs96, faster by 0.0%
-    {8192, {1, 2, 0, 1, 1, 0, 0, 0}},
+    // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 6.0%
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 1.1%
+    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 32..65: b2-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1, slower by 2.4%
+    {65, {2, 2, 0, 0, 1, 1, 1, 1}},
+    // T 96..128: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1
+    //   runner-up b1-gpw4-nc3-stage1-unroll1-stages3-tpc1-trigger1, faster by 0.4%
+    {128, {1, 2, 3, 0, 1, 1, 1, 1}},
+    // T 192: b1-gpw7-nc2-stage1-unroll1-stages2-tpc1-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1, faster by 1.4%
+    {192, {1, 7, 2, 1, 1, 2, 1, 1}},
+    // T 256: b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger0
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1, faster by 2.0%
+    {256, {1, 7, 3, 1, 1, 2, 1, 0}},
+    // T 384: b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger0
+    //   runner-up b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1, faster by 1.3%
+    {384, {1, 2, 3, 0, 1, 1, 1, 0}},
+    // T 512: b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger0
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1, faster by 1.1%
+    {512, {1, 7, 3, 1, 1, 2, 1, 0}},
+    // T 1024..2048: b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1, slower by 8.9%
+    {2048, {1, 7, 3, 1, 1, 2, 4, 1}},
+    // T 4096..8192 and above: b1-gpw7-nc3-stage1-unroll1-stages2-tpc16-trigger1
+    //   runner-up b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1, slower by 1.5%
+    {8192, {1, 7, 3, 1, 1, 2, 16, 1}},
 };
 
 constexpr knobs select_sm_90(mode m, int blocks, long long num_tokens) noexcept {
@@ -1110,31 +1209,31 @@ struct table {
 inline constexpr std::size_t table_count = 25;
 /// The tables, by architecture, then mode, then shape.
 inline constexpr table all_tables[] = {
-    {90, mode::write_nb0, 0, detail::sm_90_write_nb0_blocks0, 5},
-    {90, mode::write_nb1, 1, detail::sm_90_write_nb1_blocks1, 6},
-    {90, mode::write_nb2, 2, detail::sm_90_write_nb2_blocks2, 5},
+    {90, mode::write_nb0, 0, detail::sm_90_write_nb0_blocks0, 2},
+    {90, mode::write_nb1, 1, detail::sm_90_write_nb1_blocks1, 4},
+    {90, mode::write_nb2, 2, detail::sm_90_write_nb2_blocks2, 7},
     {90, mode::write_nb3, 3, detail::sm_90_write_nb3_blocks3, 8},
-    {90, mode::write_nb4, 4, detail::sm_90_write_nb4_blocks4, 8},
-    {90, mode::write_nb5, 5, detail::sm_90_write_nb5_blocks5, 8},
-    {90, mode::write_nb6, 6, detail::sm_90_write_nb6_blocks6, 6},
-    {90, mode::write_nb7, 7, detail::sm_90_write_nb7_blocks7, 5},
-    {90, mode::post_nb1, 1, detail::sm_90_post_nb1_blocks1, 6},
-    {90, mode::post_nb2, 2, detail::sm_90_post_nb2_blocks2, 5},
-    {90, mode::post_nb3, 3, detail::sm_90_post_nb3_blocks3, 10},
-    {90, mode::post_nb4, 4, detail::sm_90_post_nb4_blocks4, 9},
-    {90, mode::post_nb5, 5, detail::sm_90_post_nb5_blocks5, 9},
-    {90, mode::post_nb6, 6, detail::sm_90_post_nb6_blocks6, 8},
-    {90, mode::post_nb7, 7, detail::sm_90_post_nb7_blocks7, 7},
+    {90, mode::write_nb4, 4, detail::sm_90_write_nb4_blocks4, 10},
+    {90, mode::write_nb5, 5, detail::sm_90_write_nb5_blocks5, 9},
+    {90, mode::write_nb6, 6, detail::sm_90_write_nb6_blocks6, 9},
+    {90, mode::write_nb7, 7, detail::sm_90_write_nb7_blocks7, 9},
+    {90, mode::post_nb1, 1, detail::sm_90_post_nb1_blocks1, 4},
+    {90, mode::post_nb2, 2, detail::sm_90_post_nb2_blocks2, 9},
+    {90, mode::post_nb3, 3, detail::sm_90_post_nb3_blocks3, 8},
+    {90, mode::post_nb4, 4, detail::sm_90_post_nb4_blocks4, 7},
+    {90, mode::post_nb5, 5, detail::sm_90_post_nb5_blocks5, 6},
+    {90, mode::post_nb6, 6, detail::sm_90_post_nb6_blocks6, 7},
+    {90, mode::post_nb7, 7, detail::sm_90_post_nb7_blocks7, 6},
     {90, mode::post_nb8, 8, detail::sm_90_post_nb8_blocks8, 6},
-    {90, mode::common_nb1, 1, detail::sm_90_common_nb1_blocks1, 6},
-    {90, mode::common_nb2, 2, detail::sm_90_common_nb2_blocks2, 5},
-    {90, mode::common_nb3, 3, detail::sm_90_common_nb3_blocks3, 7},
-    {90, mode::common_nb4, 4, detail::sm_90_common_nb4_blocks4, 7},
-    {90, mode::common_nb5, 5, detail::sm_90_common_nb5_blocks5, 7},
-    {90, mode::common_nb6, 6, detail::sm_90_common_nb6_blocks6, 8},
-    {90, mode::common_nb7, 7, detail::sm_90_common_nb7_blocks7, 6},
-    {90, mode::common_nb8, 8, detail::sm_90_common_nb8_blocks8, 5},
-    {90, mode::final_nb8, 8, detail::sm_90_final_nb8_blocks8, 5},
+    {90, mode::common_nb1, 1, detail::sm_90_common_nb1_blocks1, 5},
+    {90, mode::common_nb2, 2, detail::sm_90_common_nb2_blocks2, 8},
+    {90, mode::common_nb3, 3, detail::sm_90_common_nb3_blocks3, 8},
+    {90, mode::common_nb4, 4, detail::sm_90_common_nb4_blocks4, 11},
+    {90, mode::common_nb5, 5, detail::sm_90_common_nb5_blocks5, 9},
+    {90, mode::common_nb6, 6, detail::sm_90_common_nb6_blocks6, 10},
+    {90, mode::common_nb7, 7, detail::sm_90_common_nb7_blocks7, 9},
+    {90, mode::common_nb8, 8, detail::sm_90_common_nb8_blocks8, 9},
+    {90, mode::final_nb8, 8, detail::sm_90_final_nb8_blocks8, 10},
 };
 
 /// Whether sm_arch's tables come from a sweep (false: they give the reference variant).
@@ -1165,55 +1264,55 @@ constexpr knobs select(int sm_arch, mode m, int blocks, long long num_tokens) no
 constexpr kk3tune::kernels::launch_settings settings(const knobs& k, mode m, [[maybe_unused]] int blocks,
                                                      long long num_tokens) noexcept {
   if (m == mode::write_nb0)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 0, false, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 0, false, true}, num_tokens);
   if (m == mode::write_nb1)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 1, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 1, true, true}, num_tokens);
   if (m == mode::write_nb2)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 2, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 2, true, true}, num_tokens);
   if (m == mode::write_nb3)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 3, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 3, true, true}, num_tokens);
   if (m == mode::write_nb4)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 4, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 4, true, true}, num_tokens);
   if (m == mode::write_nb5)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 5, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 5, true, true}, num_tokens);
   if (m == mode::write_nb6)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 6, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 6, true, true}, num_tokens);
   if (m == mode::write_nb7)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 7, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 7, true, true}, num_tokens);
   if (m == mode::post_nb1)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 1, false, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 1, false, true}, num_tokens);
   if (m == mode::post_nb2)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 2, false, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 2, false, true}, num_tokens);
   if (m == mode::post_nb3)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 3, false, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 3, false, true}, num_tokens);
   if (m == mode::post_nb4)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 4, false, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 4, false, true}, num_tokens);
   if (m == mode::post_nb5)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 5, false, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 5, false, true}, num_tokens);
   if (m == mode::post_nb6)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 6, false, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 6, false, true}, num_tokens);
   if (m == mode::post_nb7)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 7, false, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 7, false, true}, num_tokens);
   if (m == mode::post_nb8)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 8, false, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 8, false, true}, num_tokens);
   if (m == mode::common_nb1)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 1, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 1, true, true}, num_tokens);
   if (m == mode::common_nb2)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 2, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 2, true, true}, num_tokens);
   if (m == mode::common_nb3)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 3, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 3, true, true}, num_tokens);
   if (m == mode::common_nb4)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 4, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 4, true, true}, num_tokens);
   if (m == mode::common_nb5)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 5, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 5, true, true}, num_tokens);
   if (m == mode::common_nb6)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 6, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 6, true, true}, num_tokens);
   if (m == mode::common_nb7)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 7, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 7, true, true}, num_tokens);
   if (m == mode::common_nb8)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 8, true, true}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 8, true, true}, num_tokens);
   if (m == mode::final_nb8)
-    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.STAGE, k.TPC, k.STAGES}, {7168, 8, true, false}, num_tokens);
+    return kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {7168, 8, true, false}, num_tokens);
   return {};
 }
 

@@ -6,8 +6,8 @@
 // `kk3tune emit RESULTS.json... --out DIR` instead.
 //
 // Tables:
-//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 782edd7bfffd-dirty), NVRTC 13.0
-//           at 2026-12-01T17:01:16Z; sweep plan digest a829f3746f4303a77878cb3e65cc22b0
+//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 40cdcdf03628-dirty), NVRTC 13.0
+//           at 2026-12-02T00:42:32Z; sweep plan digest c228a25f2d4eb255004b31a066923f2c
 //           objective chain: producer 5 us x 1 CTA/SM (384 threads, max smem, triggers at end) -> variant (PDL) -> consumer 1 CTA/SM (256 threads, max smem) reads written
 //   sm_100  no sweep result: every select() returns the reference variant
 //
@@ -142,33 +142,37 @@ struct variant {
 /// Every knob tuple select() can return, the reference first: the instantiations a build needs.
 inline constexpr knobs all_variants[] = {
     {1, 1, 0, 1, 1, 0, 128},  // split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128
+    {1, 3, 0, 1, 1, 0, 256},  // split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads256
     {1, 3, 0, 1, 1, 1, 128},  // split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {1, 3, 0, 1, 1, 1, 256},  // split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    {1, 3, 0, 0, 1, 0, 128},  // split1-unroll3-early_reads0-cache_wait0-rows_per_warp1-trigger_early0-threads128
     {1, 3, 0, 0, 1, 1, 128},  // split1-unroll3-early_reads0-cache_wait0-rows_per_warp1-trigger_early1-threads128
-    {1, 3, 1, 1, 1, 1, 128},  // split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {1, 3, 1, 0, 1, 0, 256},  // split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early0-threads256
+    {1, 3, 1, 1, 1, 0, 128},  // split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads128
     {3, 1, 0, 1, 1, 1, 128},  // split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {3, 1, 0, 1, 1, 1, 256},  // split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
     {3, 1, 1, 1, 1, 1, 128},  // split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {3, 1, 1, 0, 1, 1, 256},  // split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256
+    {3, 1, 1, 1, 1, 1, 256},  // split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256
     {4, 1, 0, 1, 1, 1, 128},  // split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {4, 1, 0, 1, 1, 1, 256},  // split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    {4, 1, 1, 1, 1, 1, 128},  // split4-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
 };
 
 /// The kk3tune variant id of a tuple of all_variants; "" for any other tuple.
 constexpr const char* variant_id(const knobs& k) noexcept {
   if (k == all_variants[0]) return "split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128";
-  if (k == all_variants[1]) return "split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128";
-  if (k == all_variants[2]) return "split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
-  if (k == all_variants[3]) return "split1-unroll3-early_reads0-cache_wait0-rows_per_warp1-trigger_early1-threads128";
-  if (k == all_variants[4]) return "split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128";
-  if (k == all_variants[5]) return "split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early0-threads256";
-  if (k == all_variants[6]) return "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128";
-  if (k == all_variants[7]) return "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
-  if (k == all_variants[8]) return "split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128";
-  if (k == all_variants[9]) return "split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256";
-  if (k == all_variants[10]) return "split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128";
-  if (k == all_variants[11]) return "split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
+  if (k == all_variants[1]) return "split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads256";
+  if (k == all_variants[2]) return "split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128";
+  if (k == all_variants[3]) return "split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
+  if (k == all_variants[4]) return "split1-unroll3-early_reads0-cache_wait0-rows_per_warp1-trigger_early0-threads128";
+  if (k == all_variants[5]) return "split1-unroll3-early_reads0-cache_wait0-rows_per_warp1-trigger_early1-threads128";
+  if (k == all_variants[6]) return "split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads128";
+  if (k == all_variants[7]) return "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128";
+  if (k == all_variants[8]) return "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
+  if (k == all_variants[9]) return "split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128";
+  if (k == all_variants[10]) return "split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256";
+  if (k == all_variants[11]) return "split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128";
+  if (k == all_variants[12]) return "split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
+  if (k == all_variants[13]) return "split4-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128";
   return "";
 }
 
@@ -183,47 +187,55 @@ struct variant_at<0> {
 };
 template <>
 struct variant_at<1> {
-  using type = variant<1, 3, 0, 1, 1, 1, 128>;
+  using type = variant<1, 3, 0, 1, 1, 0, 256>;
 };
 template <>
 struct variant_at<2> {
-  using type = variant<1, 3, 0, 1, 1, 1, 256>;
+  using type = variant<1, 3, 0, 1, 1, 1, 128>;
 };
 template <>
 struct variant_at<3> {
-  using type = variant<1, 3, 0, 0, 1, 1, 128>;
+  using type = variant<1, 3, 0, 1, 1, 1, 256>;
 };
 template <>
 struct variant_at<4> {
-  using type = variant<1, 3, 1, 1, 1, 1, 128>;
+  using type = variant<1, 3, 0, 0, 1, 0, 128>;
 };
 template <>
 struct variant_at<5> {
-  using type = variant<1, 3, 1, 0, 1, 0, 256>;
+  using type = variant<1, 3, 0, 0, 1, 1, 128>;
 };
 template <>
 struct variant_at<6> {
-  using type = variant<3, 1, 0, 1, 1, 1, 128>;
+  using type = variant<1, 3, 1, 1, 1, 0, 128>;
 };
 template <>
 struct variant_at<7> {
-  using type = variant<3, 1, 0, 1, 1, 1, 256>;
+  using type = variant<3, 1, 0, 1, 1, 1, 128>;
 };
 template <>
 struct variant_at<8> {
-  using type = variant<3, 1, 1, 1, 1, 1, 128>;
+  using type = variant<3, 1, 0, 1, 1, 1, 256>;
 };
 template <>
 struct variant_at<9> {
-  using type = variant<3, 1, 1, 0, 1, 1, 256>;
+  using type = variant<3, 1, 1, 1, 1, 1, 128>;
 };
 template <>
 struct variant_at<10> {
-  using type = variant<4, 1, 0, 1, 1, 1, 128>;
+  using type = variant<3, 1, 1, 1, 1, 1, 256>;
 };
 template <>
 struct variant_at<11> {
+  using type = variant<4, 1, 0, 1, 1, 1, 128>;
+};
+template <>
+struct variant_at<12> {
   using type = variant<4, 1, 0, 1, 1, 1, 256>;
+};
+template <>
+struct variant_at<13> {
+  using type = variant<4, 1, 1, 1, 1, 1, 128>;
 };
 
 /// Calls f(variant<...>{}) with the instantiation of the first of all_variants[I...] equal to
@@ -240,7 +252,7 @@ bool with_one_of(const knobs& k, F& f) {
 /// all_variants.
 template <class F>
 bool with_variant(const knobs& k, F&& f) {
-  return detail::with_one_of<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>(k, f);
+  return detail::with_one_of<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13>(k, f);
 }
 
 /// with_variant() over the tuples mode M's tables can return (on any architecture), the reference
@@ -250,13 +262,13 @@ bool with_variant(const knobs& k, F&& f) {
 template <mode M, class F>
 bool with_mode_variant(const knobs& k, F&& f) {
   if constexpr (M == mode::bf16) {
-    return detail::with_one_of<0, 4, 5, 6, 8, 9, 10>(k, f);
+    return detail::with_one_of<0, 2, 4, 7, 10, 11, 12, 13>(k, f);
   } else if constexpr (M == mode::bf16_rope) {
-    return detail::with_one_of<0, 1, 6>(k, f);
+    return detail::with_one_of<0, 1, 3, 6, 7>(k, f);
   } else if constexpr (M == mode::fp8) {
-    return detail::with_one_of<0, 1, 2, 3, 6, 11>(k, f);
+    return detail::with_one_of<0, 2, 3, 5, 7, 11, 12>(k, f);
   } else if constexpr (M == mode::fp8_rope) {
-    return detail::with_one_of<0, 1, 6, 7, 10>(k, f);
+    return detail::with_one_of<0, 2, 7, 8, 9>(k, f);
   } else {
     return false;
   }
@@ -279,81 +291,93 @@ constexpr knobs pick(const range (&table)[N], long long num_tokens) noexcept {
   return table[N - 1].k;
 }
 
-// sm_90: NVIDIA H200, sweep plan digest a829f3746f4303a77878cb3e65cc22b0
+// sm_90: NVIDIA H200, sweep plan digest c228a25f2d4eb255004b31a066923f2c
 
 // sm_90, mode bf16, heads 16
 inline constexpr range sm_90_bf16_heads16[] = {
-    // T 1..8: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 0.8%
-    {8, {3, 1, 1, 1, 1, 1, 128}},
-    // T 16: split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 2.9%
-    {16, {3, 1, 1, 0, 1, 1, 256}},
-    // T 32: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 1.8%
-    {32, {4, 1, 0, 1, 1, 1, 128}},
-    // T 48..128: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.2%
+    // T 1: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 2.0%
+    {1, {4, 1, 0, 1, 1, 1, 128}},
+    // T 2..4: split4-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 0.3%
+    {4, {4, 1, 1, 1, 1, 1, 128}},
+    // T 8: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    //   runner-up split4-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, faster by 1.0%
+    {8, {4, 1, 0, 1, 1, 1, 256}},
+    // T 16: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads256, slower by 1.7%
+    {16, {3, 1, 1, 1, 1, 1, 256}},
+    // T 32..128: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 0.3%
     {128, {3, 1, 0, 1, 1, 1, 128}},
-    // T 192..512: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 1.2%
-    {512, {1, 3, 1, 1, 1, 1, 128}},
-    // T 1024..8192 and above: split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early0-threads256 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 0.9%
-    {8192, {1, 3, 1, 0, 1, 0, 256}},
+    // T 192..1024: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads0-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 0.2%
+    {1024, {1, 3, 0, 1, 1, 1, 128}},
+    // T 2048..8192 and above: split1-unroll3-early_reads0-cache_wait0-rows_per_warp1-trigger_early0-threads128 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128, slower by 0.0%
+    {8192, {1, 3, 0, 0, 1, 0, 128}},
 };
 
 // sm_90, mode bf16_rope, heads 16
 inline constexpr range sm_90_bf16_rope_heads16[] = {
     // T 1..128: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 0.2%
+    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.1%
     {128, {3, 1, 0, 1, 1, 1, 128}},
-    // T 192..8192 and above: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 0.1%
-    {8192, {1, 3, 0, 1, 1, 1, 128}},
+    // T 192..256: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 0.0%
+    {256, {1, 3, 0, 1, 1, 1, 256}},
+    // T 384: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads256
+    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads256, slower by 1.2%
+    {384, {1, 3, 0, 1, 1, 0, 256}},
+    // T 512..1024: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads256, faster by 0.9%
+    {1024, {1, 3, 0, 1, 1, 1, 256}},
+    // T 2048..8192 and above: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads128 (incumbent kept)
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 0.2%
+    {8192, {1, 3, 1, 1, 1, 0, 128}},
 };
 
 // sm_90, mode fp8, heads 16
 inline constexpr range sm_90_fp8_heads16[] = {
-    // T 1: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    // T 1: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
     //   runner-up split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 0.6%
     {1, {3, 1, 0, 1, 1, 1, 128}},
-    // T 2: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 4.4%
-    {2, {4, 1, 0, 1, 1, 1, 256}},
-    // T 4: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 3.8%
-    {4, {3, 1, 0, 1, 1, 1, 128}},
-    // T 8..32: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 0.1%
-    {32, {4, 1, 0, 1, 1, 1, 256}},
-    // T 48..96: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 2.4%
+    // T 2..4: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 3.4%
+    {4, {4, 1, 0, 1, 1, 1, 128}},
+    // T 8..16: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 2.6%
+    {16, {4, 1, 0, 1, 1, 1, 256}},
+    // T 32..96: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.7%
     {96, {3, 1, 0, 1, 1, 1, 128}},
     // T 128..512: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 0.6%
+    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 0.4%
     {512, {1, 3, 0, 1, 1, 1, 128}},
     // T 1024: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 1.7%
+    //   runner-up split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 1.3%
     {1024, {1, 3, 0, 1, 1, 1, 256}},
     // T 2048..8192 and above: split1-unroll3-early_reads0-cache_wait0-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, faster by 0.1%
+    //   runner-up split1-unroll3-early_reads1-cache_wait0-rows_per_warp1-trigger_early0-threads128, faster by 0.1%
     {8192, {1, 3, 0, 0, 1, 1, 128}},
 };
 
 // sm_90, mode fp8_rope, heads 16
 inline constexpr range sm_90_fp8_rope_heads16[] = {
-    // T 1..48: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 0.5%
-    {48, {4, 1, 0, 1, 1, 1, 128}},
-    // T 64: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 0.9%
-    {64, {3, 1, 0, 1, 1, 1, 256}},
-    // T 65..96: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 2.0%
-    {96, {3, 1, 0, 1, 1, 1, 128}},
+    // T 1..2: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
+    //   runner-up split3-unroll1-early_reads1-cache_wait0-rows_per_warp1-trigger_early1-threads128, slower by 0.1%
+    {2, {3, 1, 0, 1, 1, 1, 256}},
+    // T 4..16: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
+    //   runner-up split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, faster by 0.9%
+    {16, {3, 1, 1, 1, 1, 1, 128}},
+    // T 32..48: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, slower by 0.8%
+    {48, {3, 1, 0, 1, 1, 1, 128}},
+    // T 64..96: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256 (incumbent kept)
+    //   runner-up split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128, slower by 0.1%
+    {96, {3, 1, 0, 1, 1, 1, 256}},
     // T 128..8192 and above: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128 (incumbent kept)
-    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 0.2%
+    //   runner-up split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256, faster by 0.5%
     {8192, {1, 3, 0, 1, 1, 1, 128}},
 };
 
@@ -384,10 +408,10 @@ struct table {
 inline constexpr std::size_t table_count = 4;
 /// The tables, by architecture, then mode, then shape.
 inline constexpr table all_tables[] = {
-    {90, mode::bf16, 16, detail::sm_90_bf16_heads16, 6},
-    {90, mode::bf16_rope, 16, detail::sm_90_bf16_rope_heads16, 2},
-    {90, mode::fp8, 16, detail::sm_90_fp8_heads16, 8},
-    {90, mode::fp8_rope, 16, detail::sm_90_fp8_rope_heads16, 4},
+    {90, mode::bf16, 16, detail::sm_90_bf16_heads16, 7},
+    {90, mode::bf16_rope, 16, detail::sm_90_bf16_rope_heads16, 5},
+    {90, mode::fp8, 16, detail::sm_90_fp8_heads16, 7},
+    {90, mode::fp8_rope, 16, detail::sm_90_fp8_rope_heads16, 5},
 };
 
 /// Whether sm_arch's tables come from a sweep (false: they give the reference variant).
