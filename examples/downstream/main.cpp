@@ -28,19 +28,19 @@ namespace mla = kk3tune::dispatch::mla_decode_epilogue;
 namespace {
 
 // Launch settings at compile time. attn_res's reference (B = 1) at NB = 8, T = 5:
-// a CTA of 7 warps per token, no cluster, a 32 x 18-double column scratch per warp.
+// a CTA of 7 warps per token, no cluster; rows in registers, no dynamic shared memory.
 constexpr kk3tune::kernels::launch_settings k_ar_reference =
     ar::settings(ar::reference_knobs, ar::mode::common_nb8, 8, 5);
 static_assert(k_ar_reference.grid.x == 5 && k_ar_reference.block.x == 224 &&
-                  k_ar_reference.cluster.x == 1 && k_ar_reference.shared_bytes == 7 * 32 * 18 * 8 &&
+                  k_ar_reference.cluster.x == 1 && k_ar_reference.shared_bytes == 0 &&
                   k_ar_reference.pdl,
               "attn_res reference settings");
-// B = 7, staged: a cluster of 7 CTAs per token, 4 warps each; 10 staged rows of 4 slices, then
-// the scratch.
+// B = 7, staged, NC = 0: a cluster of 7 CTAs per token, 4 warps each; a ring of all 10 rows
+// (8 blocks, prefix, delta) of 4 slices.
 constexpr kk3tune::kernels::launch_settings k_ar_b7 =
-    ar::settings(ar::knobs{7, 1, 1, 1, 1, 0, 1, 0}, ar::mode::common_nb8, 8, 3);
+    ar::settings(ar::knobs{7, 1, 0, 1, 1, 1, 1, 1}, ar::mode::common_nb8, 8, 3);
 static_assert(k_ar_b7.grid.x == 21 && k_ar_b7.block.x == 128 && k_ar_b7.cluster.x == 7 &&
-                  k_ar_b7.cluster.y == 1 && k_ar_b7.shared_bytes == 10 * 4 * 512 + 4 * 32 * 18 * 8,
+                  k_ar_b7.cluster.y == 1 && k_ar_b7.shared_bytes == 10 * 4 * 512,
               "attn_res B = 7: a thread-block cluster");
 // Whatever the table picks, its cluster is B CTAs.
 constexpr ar::knobs k_ar_t1 = ar::select(ar::mode::common_nb8, 8, 1);

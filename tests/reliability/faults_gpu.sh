@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 bad_address=split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128
 hang=split2-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads128
-trapping=b2-gpw1-stage0-tpc1-stages1-spread0-trigger1-regs0
+trapping=b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
 
 start=$SECONDS
 "$kk3" sweep --config "$plan" --out "$tmp/faults.json" --cache-dir "$tmp/cache" --variant-timeout 5 \

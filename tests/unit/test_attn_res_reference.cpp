@@ -104,40 +104,54 @@ TEST_F(attn_res_reference, the_mix_is_a_convex_combination_of_the_sources) {
 
 // The launch geometry the kernel's shared-memory layout and token mapping rely on
 // (kernels/attn_res.cuh: CTA r takes slices [r K / B, (r + 1) K / B), a warp GPW of them; the
-// dynamic shared memory holds the stages, then per warp a scratch for the column sums (2N >= 8:
-// 32 lanes x 2 (N | 1) doubles) that the fp32 mix of its GPW slices reuses).
+// dynamic shared memory is the ring of STAGE = 1, [slot][the busiest CTA's slices][32 units of
+// 16 bytes]: STAGES chunks of NC sources and delta's row, or all the token's rows when NC = 0 or
+// when they are fewer; the rest of the kernel's shared memory is static).
 TEST_F(attn_res_reference, geometry_matches_the_kernels_layout) {
   const shape s = shape{4097};
   auto knobs = [&](const std::string& id) { return space::find_variant(space.variants, space.config, id); };
-  // The reference: one CTA per token, ceil(28 / 4) = 7 warps, a 32 x 18-double scratch each.
-  device::launch_config c = ar.geometry(knobs("b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0"), mode("common_nb8"), s);
+  // The reference: one CTA per token, ceil(28 / 4) = 7 warps; rows in registers, no ring.
+  device::launch_config c = ar.geometry(knobs("b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0"), mode("common_nb8"), s);
   EXPECT_EQ(c.grid.x, 4097u);
   EXPECT_EQ(c.cluster.x, 1u);
   EXPECT_EQ(c.block.x, 224u);
-  EXPECT_EQ(c.shared_bytes, 7u * 32 * 18 * 8);
-  // B = 7: 4 slices per CTA, one per warp; staged: 8 blocks, prefix and delta, 512 bytes a slice.
-  c = ar.geometry(knobs("b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0"), mode("common_nb8"), s);
+  EXPECT_EQ(c.shared_bytes, 0u);
+  // B = 7: 4 slices per CTA, one per warp; staged, NC = 0: all 10 rows (8 blocks, prefix and
+  // delta), 512 bytes a slice.
+  c = ar.geometry(knobs("b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1"), mode("common_nb8"), s);
   EXPECT_EQ(c.grid.x, 4097u * 7);
   EXPECT_EQ(c.cluster.x, 7u);
   EXPECT_EQ(c.block.x, 128u);
-  EXPECT_EQ(c.shared_bytes, 4u * 10 * 512 + 4u * 32 * 18 * 8);
-  // Without delta one staged row less.
-  c = ar.geometry(knobs("b7-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0"), mode("post_nb8"), s);
-  EXPECT_EQ(c.shared_bytes, 4u * 9 * 512 + 4u * 32 * 18 * 8);
-  // B = 2, eight tokens per cluster, two stages of 14 slices: ceil(4097 / 8) clusters; with
-  // N = 2 no column scratch, the mix of one slice per warp.
-  c = ar.geometry(knobs("b2-gpw1-stage1-tpc8-stages2-spread0-trigger1-regs0"), mode("common_nb1"), s);
-  EXPECT_EQ(c.grid.x, 513u * 2);
-  EXPECT_EQ(c.block.x, 448u);
-  EXPECT_EQ(c.shared_bytes, 2u * 3 * 14 * 512 + 14u * 1024);
-  // B = 14 over 28 slices: 2 each; the block write adds no staged row; N = 4: rows of 2 x 5.
-  c = ar.geometry(knobs("b14-gpw1-stage1-tpc1-stages1-spread1-trigger1-regs0"), mode("write_nb3"), s);
+  EXPECT_EQ(c.shared_bytes, 10u * 4 * 512);
+  // Without delta one row less.
+  c = ar.geometry(knobs("b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1"), mode("post_nb8"), s);
+  EXPECT_EQ(c.shared_bytes, 9u * 4 * 512);
+  // Four tokens per cluster: ceil(4097 / 4) clusters of one CTA of 7 warps; a ring of two
+  // chunks of two sources and delta's row, 5 of the token's 10 rows, of all 28 slices.
+  c = ar.geometry(knobs("b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1"), mode("common_nb8"), s);
+  EXPECT_EQ(c.grid.x, 1025u);
+  EXPECT_EQ(c.cluster.x, 1u);
+  EXPECT_EQ(c.block.x, 224u);
+  EXPECT_EQ(c.shared_bytes, 5u * 28 * 512);
+  // At NB = 1 the same ring (2 x 2 + 1 = 5 rows) would exceed the token's 3 rows: it holds those.
+  c = ar.geometry(knobs("b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1"), mode("common_nb1"), s);
+  EXPECT_EQ(c.shared_bytes, 3u * 28 * 512);
+  // NC = 3 above N = 2 counts as 2: three chunks of two and delta, again more than the 3 rows.
+  c = ar.geometry(knobs("b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger1"), mode("common_nb1"), s);
+  EXPECT_EQ(c.grid.x, 4097u);
+  EXPECT_EQ(c.block.x, 128u);
+  EXPECT_EQ(c.shared_bytes, 3u * 28 * 512);
+  // B = 14 over 28 slices: 2 each; the block write adds no row; N = 4 and delta: 5 rows.
+  c = ar.geometry(knobs("b14-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1"), mode("write_nb3"), s);
+  EXPECT_EQ(c.grid.x, 4097u * 14);
+  EXPECT_EQ(c.cluster.x, 14u);
   EXPECT_EQ(c.block.x, 64u);
-  EXPECT_EQ(c.shared_bytes, 5u * 2 * 512 + 2u * 32 * 10 * 8);
-  // Without the output norm no mix is kept: final at B = 1 keeps only the column scratch.
-  c = ar.geometry(knobs("b1-gpw2-stage0-tpc1-stages1-spread0-trigger1-regs64"), mode("final_nb8"), s);
+  EXPECT_EQ(c.shared_bytes, 5u * 2 * 512);
+  // Unstaged, without the output norm: 14 warps of 2 slices, no dynamic shared memory.
+  c = ar.geometry(knobs("b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1"), mode("final_nb8"), s);
+  EXPECT_EQ(c.grid.x, 4097u);
   EXPECT_EQ(c.block.x, 448u);
-  EXPECT_EQ(c.shared_bytes, 14u * 32 * 18 * 8);
+  EXPECT_EQ(c.shared_bytes, 0u);
 }
 
 // Every case the model calls, every NB from 0 to 8 (SPEC 1.2), is a mode.

@@ -157,7 +157,7 @@ TEST(cli_friction, list_and_compile_take_format_json) {
     std::size_t references = 0;
     for (const auto& v : f.at("variants")) references += v.at("reference").get<bool>();
     EXPECT_EQ(references, 1u);
-    EXPECT_EQ(f.at("reference"), "b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0");
+    EXPECT_EQ(f.at("reference"), "b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0");
   }
   EXPECT_TRUE(attn_res) << r.output;
 
@@ -191,7 +191,7 @@ TEST(cli_friction, sweep_takes_mode_and_variant_like_time) {
   test::temp_dir dir;
   const std::string out = (dir.path() / "m.json").string();
   auto r = run_kk3tune({"sweep", "--arch", "sm_90a", "--cache-dir", (dir.path() / "c").string(), "--out", out, "--family", "attn_res", "--mode",
-                        "common_nb8,write_nb4", "--variant", "b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0"},
+                        "common_nb8,write_nb4", "--variant", "b2-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1"},
                        {k_no_driver});
   EXPECT_EQ(r.exit_code, 3) << r.output;  // no GPU: compiled, nothing timed
   EXPECT_TRUE(contains(r.output, "4 variant compiles for sm_90a")) << r.output;  // that variant and the reference, in two modes
@@ -202,7 +202,7 @@ TEST(cli_friction, sweep_takes_mode_and_variant_like_time) {
     variants.insert(rec.at("variant").get<std::string>());
   }
   EXPECT_EQ(modes, (std::set<std::string>{"common_nb8", "write_nb4"}));
-  EXPECT_EQ(variants, (std::set<std::string>{"b1-gpw4-stage0-tpc1-stages1-spread0-trigger0-regs0", "b2-gpw1-stage1-tpc1-stages1-spread0-trigger1-regs0"}));
+  EXPECT_EQ(variants, (std::set<std::string>{"b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0", "b2-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1"}));
   r = run_kk3tune({"sweep", "--arch", "sm_90a", "--out", out, "--mode", "nope"}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "kk3tune: usage error: --mode nope: no family of the plan")) << r.output;

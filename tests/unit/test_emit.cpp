@@ -361,14 +361,14 @@ TEST(emit, a_bad_sweep_exits_2_naming_the_file_and_the_json_path) {
 // the file and both knob lists, whether or not another input has newer tables.
 TEST(emit, every_input_must_match_the_config) {
   const std::string new_knobs =
-      R"("knobs": ["B", "GPW", "STAGE", "TPC", "STAGES", "SPREAD", "TRIGGER", "REGS"])";
+      R"("knobs": ["B", "GPW", "NC", "STAGE", "UNROLL", "STAGES", "TPC", "TRIGGER"])";
   const std::string old_knobs =
       R"("knobs": ["B", "THREADS", "EARLY_BLOCKS", "KEEP", "STAGE", "OCC", "TPC", "CVT", "NC", "SPREAD", "RED"])";
   const std::string config = (fs::path(KK3_CONFIG_DIR) / "attn_res.json").string();
   const std::string mismatch =
       "/families/attn_res/knobs: the knob names [B, THREADS, EARLY_BLOCKS, KEEP, STAGE, OCC, TPC, "
       "CVT, NC, SPREAD, RED] do not match " +
-      config + " [B, GPW, STAGE, TPC, STAGES, SPREAD, TRIGGER, REGS]";
+      config + " [B, GPW, NC, STAGE, UNROLL, STAGES, TPC, TRIGGER]";
   test::temp_dir in;
   const fs::path stale = in.path() / "stale.json";
   test::write_text(stale, replace(read_file(k_fixture), new_knobs, old_knobs));
