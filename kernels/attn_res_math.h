@@ -5,9 +5,10 @@
 // rounded fp32 operation (IEEE multiply, add, fused multiply-add, division, square root and
 // round-to-integer), so the device and a host compiled without contraction (-ffp-contract=off)
 // give the same bits, whatever -fmad says: nothing here is left for a compiler to fuse.
-// Dependency-free: NVRTC, nvcc and g++.
+// Dependency-free: NVRTC, nvcc and g++. Under nvcc (both its passes) these are device functions,
+// so a translation unit that includes the kernel (even inside a namespace) pulls in no host header.
 
-#if defined(__CUDACC_RTC__) || defined(__CUDA_ARCH__)
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
 #define KK3_AR_FN __device__ __forceinline__
 #else
 #include <cmath>
@@ -17,7 +18,7 @@
 
 namespace kk3_ar_math {
 
-#if defined(__CUDACC_RTC__) || defined(__CUDA_ARCH__)
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
 KK3_AR_FN float mul(float a, float b) { return __fmul_rn(a, b); }
 KK3_AR_FN float add(float a, float b) { return __fadd_rn(a, b); }
 KK3_AR_FN float sub(float a, float b) { return __fsub_rn(a, b); }

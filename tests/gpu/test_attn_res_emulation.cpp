@@ -23,28 +23,6 @@ namespace {
 
 class attn_res_emulation_gpu : public test::hopper_jit_test {};
 
-/// The emulation's call over `p` (the non-strided layout attn_res makes: block stride H).
-families::attn_res_call call_of(const space::mode& m, long long tokens, families::problem& p) {
-  families::attn_res_call c;
-  c.tokens = tokens;
-  c.hidden = m.define_or("H", 7168);
-  c.nb = m.define_or("NB", 4);
-  c.delta = m.define_or("HAS_DELTA", 1) != 0;
-  c.out_norm = m.define_or("HAS_OUT_NORM", 1) != 0;
-  c.block_write = m.define_or("BLOCK_WRITE", 0) != 0;
-  c.block_token_stride = p.at("blocks").dims.at(1);
-  c.block_stride = c.hidden;
-  c.block_write_idx = c.nb;
-  c.blocks = p.at("blocks").data<std::uint16_t>();
-  c.prefix = p.at("prefix").data<std::uint16_t>();
-  c.delta_in = c.delta ? p.at("delta").data<std::uint16_t>() : nullptr;
-  c.rms_w = p.at("rms_w").data<std::uint16_t>();
-  c.res_w = p.at("res_w").data<std::uint16_t>();
-  c.out_w = c.out_norm ? p.at("out_w").data<std::uint16_t>() : nullptr;
-  c.out = p.at("out").data<std::uint16_t>();
-  return c;
-}
-
 // The reference variant and a few others (a cluster, the shared-memory ring with 1, 4 and 16
 // tokens per cluster, chunks of 2 and 3 with UNROLL 2) in a case of each kind, T = 65: every
 // written tensor equal to the emulation's.
@@ -60,7 +38,7 @@ TEST_F(attn_res_emulation_gpu, the_kernel_writes_the_emulations_bits) {
     const families::shape shape = fam.model_shape(65, m, {});
     const families::problem start = fam.make_problem(shape, m, seed);
     families::problem want = start;
-    families::emulate_attn_res_kernel(call_of(m, shape.tokens, want));
+    families::emulate_attn_res_kernel(families::attn_res_call_of(m, shape.tokens, want));
     for (const space::variant& v : space.variants) {
       const bool picked = v.is_reference || v.id == "b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1" ||
                           v.id == "b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1" ||

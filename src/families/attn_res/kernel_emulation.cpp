@@ -107,6 +107,27 @@ void emulate_token(const attn_res_call& c, long long t) {
 
 }  // namespace
 
+attn_res_call attn_res_call_of(const space::mode& m, long long tokens, problem& p) {
+  attn_res_call c;
+  c.tokens = tokens;
+  c.hidden = m.define_or("H", 7168);
+  c.nb = m.define_or("NB", 4);
+  c.delta = m.define_or("HAS_DELTA", 1) != 0;
+  c.out_norm = m.define_or("HAS_OUT_NORM", 1) != 0;
+  c.block_write = m.define_or("BLOCK_WRITE", 0) != 0;
+  c.block_token_stride = p.at("blocks").dims.at(1);
+  c.block_stride = c.hidden;
+  c.block_write_idx = c.nb;
+  c.blocks = p.at("blocks").data<std::uint16_t>();
+  c.prefix = p.at("prefix").data<std::uint16_t>();
+  c.delta_in = c.delta ? p.at("delta").data<std::uint16_t>() : nullptr;
+  c.rms_w = p.at("rms_w").data<std::uint16_t>();
+  c.res_w = p.at("res_w").data<std::uint16_t>();
+  c.out_w = c.out_norm ? p.at("out_w").data<std::uint16_t>() : nullptr;
+  c.out = p.at("out").data<std::uint16_t>();
+  return c;
+}
+
 void emulate_attn_res_kernel(const attn_res_call& c) {
   parallel_for(static_cast<std::size_t>(c.tokens), [&](std::size_t t) { emulate_token(c, static_cast<long long>(t)); });
 }

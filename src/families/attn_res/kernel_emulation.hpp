@@ -9,6 +9,9 @@
 // apart.
 #include <cstdint>
 
+#include "families/problem.hpp"
+#include "space/config.hpp"
+
 namespace kk3::families {
 
 /// One attn_res call's tensors as the kernel sees them (bf16 as raw bits; strides in elements).
@@ -26,6 +29,11 @@ struct attn_res_call {
   const std::uint16_t* out_w = nullptr;   ///< [H] (out_norm)
   std::uint16_t* out = nullptr;           ///< [T, H]
 };
+
+/// The call over the tensors of `p`, an attn_res problem of mode `m` at `tokens` tokens in the
+/// layout make_problem gives a shape that is not strided (block stride H, the block write into
+/// block NB). Points into `p`: the emulation writes its outputs there.
+attn_res_call attn_res_call_of(const space::mode& m, long long tokens, problem& p);
 
 /// Runs the kernel's arithmetic over every token of `c` (in parallel), writing out, the prefix
 /// update and the block write as the kernel does. H must be a multiple of 256.
