@@ -47,10 +47,10 @@
 //           and Q is loaded once for all of them.
 //   TRIGGER 1: griddepcontrol.launch_dependents right after the wait, so the next kernel's
 //           CTAs start their own prologue while this one runs; 0: at the end.
-#include "common/fault_point.cuh"
-#include "common/pdl.cuh"
 #include "attn_res_math.h"
 #include "attn_res_params.h"
+#include "common/fault_point.cuh"
+#include "common/pdl.cuh"
 
 #ifndef H
 #define H 7168
@@ -73,25 +73,35 @@
 
 namespace kk3_ar {
 
-constexpr int k_slice = 256;                    // elements per slice: 32 units of 8
-constexpr int k_slices = H / k_slice;           // K
-constexpr int k_sources = NB + 1;               // the block sums, then p (the updated prefix)
-constexpr int k_rows = k_sources + HAS_DELTA;   // rows per token: blocks, prefix, delta
+constexpr int k_slice = 256;                   // elements per slice: 32 units of 8
+constexpr int k_slices = H / k_slice;          // K
+constexpr int k_sources = NB + 1;              // the block sums, then p (the updated prefix)
+constexpr int k_rows = k_sources + HAS_DELTA;  // rows per token: blocks, prefix, delta
 constexpr float k_hidden = static_cast<float>(H);
 static_assert(H % k_slice == 0 && H > 0, "H must be a positive multiple of 256");
 static_assert(NB >= 0 && NB <= 15, "NB from 0 to 15: a chunk's 2 N sums fit the 32 lanes");
 
 /// Threads per CTA: ceil(ceil(K / B) / GPW) warps.
-__host__ __device__ constexpr int threads_of(int b, int gpw) { return 32 * (((k_slices + b - 1) / b + gpw - 1) / gpw); }
+__host__ __device__ constexpr int threads_of(int b, int gpw) {
+  return 32 * (((k_slices + b - 1) / b + gpw - 1) / gpw);
+}
 
 /// Slice k's CTA, and the first slice of CTA r, when K slices are cut into B contiguous ranges.
 template <int B>
-__device__ __forceinline__ int first_slice(int r) { return r * k_slices / B; }
+__device__ __forceinline__ int first_slice(int r) {
+  return r * k_slices / B;
+}
 template <int B>
-__device__ __forceinline__ int owner_of(int k) { return ((k + 1) * B - 1) / k_slices; }
+__device__ __forceinline__ int owner_of(int k) {
+  return ((k + 1) * B - 1) / k_slices;
+}
 
-__device__ __forceinline__ float lo_f32(unsigned w) { return __uint_as_float(w << 16); }
-__device__ __forceinline__ float hi_f32(unsigned w) { return __uint_as_float(w & 0xffff0000u); }
+__device__ __forceinline__ float lo_f32(unsigned w) {
+  return __uint_as_float(w << 16);
+}
+__device__ __forceinline__ float hi_f32(unsigned w) {
+  return __uint_as_float(w & 0xffff0000u);
+}
 
 /// Element i (0..7) of 8 packed bf16 values as a float (exact).
 __device__ __forceinline__ float element(const uint4& raw, int i) {
@@ -111,14 +121,17 @@ __device__ __forceinline__ uint4 add_bf16(const uint4& a, const uint4& b) {
   const unsigned wa[4] = {a.x, a.y, a.z, a.w}, wb[4] = {b.x, b.y, b.z, b.w};
   unsigned s[4];
 #pragma unroll
-  for (int i = 0; i < 4; ++i) s[i] = pack_bf16(__fadd_rn(lo_f32(wa[i]), lo_f32(wb[i])), __fadd_rn(hi_f32(wa[i]), hi_f32(wb[i])));
+  for (int i = 0; i < 4; ++i)
+    s[i] =
+        pack_bf16(__fadd_rn(lo_f32(wa[i]), lo_f32(wb[i])), __fadd_rn(hi_f32(wa[i]), hi_f32(wb[i])));
   return make_uint4(s[0], s[1], s[2], s[3]);
 }
 
 /// The fixed butterfly: every lane ends with the same sum.
 __device__ __forceinline__ float warp_sum(float x) {
 #pragma unroll
-  for (int offset = 16; offset >= 1; offset /= 2) x = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, offset));
+  for (int offset = 16; offset >= 1; offset /= 2)
+    x = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, offset));
   return x;
 }
 
@@ -128,7 +141,8 @@ __device__ __forceinline__ float warp_sum(float x) {
 /// The pairs added are those of the butterfly, so every total equals warp_sum's bit for bit.
 /// In the end a lane holds the total of at most one value: `index` says which (-1 for none).
 template <int Count, int Offset = 16>
-__device__ __forceinline__ void transpose_sum(float* v, int lane, int& index, int have = Count, int base = 0) {
+__device__ __forceinline__ void transpose_sum(float* v, int lane, int& index, int have = Count,
+                                              int base = 0) {
   constexpr int half = (Count + 1) / 2;
   const bool upper = lane & Offset;
 #pragma unroll
@@ -170,7 +184,8 @@ __device__ __forceinline__ unsigned cluster_rank() {
 /// Every thread of every CTA of the cluster arrives; shared-memory writes before it are visible
 /// to the peers after it.
 __device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
 }
 
 /// The block barrier of one CTA, or of the whole cluster.
@@ -183,7 +198,9 @@ __device__ __forceinline__ void barrier() {
   }
 }
 
-__device__ __forceinline__ unsigned smem_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ unsigned smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
 
 /// The float at `local` (an address of this CTA's shared memory) in CTA `rank` of the cluster.
 template <int B>
@@ -192,7 +209,9 @@ __device__ __forceinline__ float load_shared(const float* local, int rank) {
     return *local;
   } else {
     unsigned remote;
-    asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_address(local)), "r"(rank));
+    asm("mapa.shared::cluster.u32 %0, %1, %2;"
+        : "=r"(remote)
+        : "r"(smem_address(local)), "r"(rank));
     float v;
     asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
     return v;
@@ -204,7 +223,9 @@ __device__ __forceinline__ void mbarrier_init(unsigned long long* bar) {
 }
 
 __device__ __forceinline__ void mbarrier_expect(unsigned long long* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes) : "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)),
+               "r"(bytes)
+               : "memory");
 }
 
 /// Waits until the phase of `bar` with the given parity (0 for its first use, then 1, 0, ...)
@@ -212,27 +233,38 @@ __device__ __forceinline__ void mbarrier_expect(unsigned long long* bar, unsigne
 __device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, unsigned parity) {
   unsigned ready = 0;
   do {
-    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                 : "=r"(ready)
-                 : "r"(smem_address(bar)), "r"(parity)
-                 : "memory");
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, "
+        "p; }"
+        : "=r"(ready)
+        : "r"(smem_address(bar)), "r"(parity)
+        : "memory");
   } while (!ready);
 }
 
 /// Copies `bytes` (a multiple of 16) from global to shared memory, completing on `bar`.
-__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-               ::"r"(smem_address(dst)), "l"(src), "r"(bytes), "r"(smem_address(bar))
-               : "memory");
+__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes,
+                                          unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_address(dst)),
+      "l"(src), "r"(bytes), "r"(smem_address(bar))
+      : "memory");
 }
 
 /// Orders this thread's generic-proxy accesses to shared memory before later bulk copies.
-__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
 
 /// 8 bf16 from global memory that no kernel of this stream is writing (block sums, weights).
-__device__ __forceinline__ uint4 load_old(const unsigned short* p) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+__device__ __forceinline__ uint4 load_old(const unsigned short* p) {
+  return __ldg(reinterpret_cast<const uint4*>(p));
+}
 /// 8 bf16 from global memory written by the previous kernel.
-__device__ __forceinline__ uint4 load_new(const unsigned short* p) { return *reinterpret_cast<const uint4*>(p); }
+__device__ __forceinline__ uint4 load_new(const unsigned short* p) {
+  return *reinterpret_cast<const uint4*>(p);
+}
 
 /// One source's unit sums over the 8 elements in order: of the squares, of the products with Q.
 /// (x * x and x * q are exact in fp32: 8 and 8 + 16 significant bits; only the sums round.)
@@ -252,7 +284,8 @@ __device__ __forceinline__ void unit_sums(const uint4& raw, const float* q, floa
 /// J0, J0 + 1, ... go through one transpose_sum together while their values fit the lanes. The
 /// lane left holding a slice's value stores it to part[value * Stride + local slice].
 template <int Values, int Slices, int Stride, int J0 = 0>
-__device__ __forceinline__ void reduce_slices(float (&v)[Slices][Values], float* part, int lane, int warp, int warps, int count) {
+__device__ __forceinline__ void reduce_slices(float (&v)[Slices][Values], float* part, int lane,
+                                              int warp, int warps, int count) {
   constexpr int k_group = 32 / Values;
   constexpr int k_here = Slices - J0 < k_group ? Slices - J0 : k_group;
   float flat[k_here * Values];
@@ -267,20 +300,23 @@ __device__ __forceinline__ void reduce_slices(float (&v)[Slices][Values], float*
     const int m = warp + (J0 + index / Values) * warps;
     if (m < count) part[(index % Values) * Stride + m] = flat[0];
   }
-  if constexpr (J0 + k_here < Slices) reduce_slices<Values, Slices, Stride, J0 + k_here>(v, part, lane, warp, warps, count);
+  if constexpr (J0 + k_here < Slices)
+    reduce_slices<Values, Slices, Stride, J0 + k_here>(v, part, lane, warp, warps, count);
 }
 
 /// The token's totals of Values per-slice sums, by one warp, in the fixed tree: lane l adds
 /// slices l, l + 32, ... in order (part[value * Stride + local slice] of the slice's owner CTA),
 /// then the butterfly; afterwards a lane holds at most one total, `index` says which.
 template <int B, int Values, int Stride>
-__device__ __forceinline__ void slices_total(const float* part, int lane, float (&v)[Values], int& index) {
+__device__ __forceinline__ void slices_total(const float* part, int lane, float (&v)[Values],
+                                             int& index) {
 #pragma unroll
   for (int i = 0; i < Values; ++i) v[i] = 0.0f;
   for (int k = lane; k < k_slices; k += 32) {
     const int r = owner_of<B>(k), m = k - first_slice<B>(r);
 #pragma unroll
-    for (int i = 0; i < Values; ++i) v[i] = __fadd_rn(v[i], load_shared<B>(part + i * Stride + m, r));
+    for (int i = 0; i < Values; ++i)
+      v[i] = __fadd_rn(v[i], load_shared<B>(part + i * Stride + m, r));
   }
   transpose_sum<Values>(v, lane, index);
 }
@@ -289,7 +325,8 @@ __device__ __forceinline__ void slices_total(const float* part, int lane, float 
 
 /// The knobs are described at the top of this file.
 template <int B, int GPW, int NC, int STAGE, int UNROLL, int STAGES, int TPC, int TRIGGER>
-__global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW)) attn_res(const kk3_attn_res_params p) {
+__global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW))
+    attn_res(const kk3_attn_res_params p) {
   using namespace kk3_ar;
   namespace am = kk3_ar_math;
   KK3_FAULT_POINT();  // empty unless a test injects a fault (common/fault_injection.cuh)
@@ -302,24 +339,28 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW)) attn_res(const kk3
   constexpr int k_ring = STAGES * k_nc + HAS_DELTA;
   constexpr int k_slots = !STAGE ? 1 : NC == 0 || k_ring > k_rows ? k_rows : k_ring;  // ring rows
   constexpr bool k_mix = k_sources > 1;  // with one source there is nothing to weigh
-  static_assert(B >= 1 && B <= 16 && GPW >= 1 && UNROLL >= 1 && UNROLL <= 2 && STAGES >= 1 && TPC >= 1, "knob out of range");
+  static_assert(
+      B >= 1 && B <= 16 && GPW >= 1 && UNROLL >= 1 && UNROLL <= 2 && STAGES >= 1 && TPC >= 1,
+      "knob out of range");
   static_assert(STAGE || STAGES == 1, "the ring's depth needs STAGE = 1");
   static_assert(!STAGE || UNROLL == 1, "register buffers are STAGE = 0's");
   static_assert(STAGE || TPC == 1, "tokens per cluster need the ring (STAGE = 1)");
   static_assert(k_values <= 32, "a chunk's sums must fit the lanes");
   // Per barrier parity: this CTA's slice partials of a chunk (the norm uses value 0).
   __shared__ float part[2][k_values][k_mine];
-  __shared__ unsigned long long full[k_slots];  // STAGE: one mbarrier per ring row
-  extern __shared__ uint4 ring[];               // STAGE: [slot][local slice][32 units]
+  __shared__ unsigned long long full[k_slots];            // STAGE: one mbarrier per ring row
+  extern __shared__ uint4 ring[];                         // STAGE: [slot][local slice][32 units]
   if (blockDim.x != 32 * k_warps) asm volatile("trap;");  // the host's geometry disagrees
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = B == 1 ? 0 : static_cast<int>(cluster_rank());
-  const int first = first_slice<B>(rank), count = first_slice<B>(rank + 1) - first;  // this CTA's slices
-  const int base = first * k_slice;  // this CTA's first element of a row
+  const int first = first_slice<B>(rank),
+            count = first_slice<B>(rank + 1) - first;  // this CTA's slices
+  const int base = first * k_slice;                    // this CTA's first element of a row
   // The cluster's tokens: t = cluster, cluster + clusters, ... (at most TPC of them).
   const long long cluster = blockIdx.x / B, clusters = gridDim.x / B;
-  const int tokens = p.tokens > cluster ? static_cast<int>((p.tokens - cluster + clusters - 1) / clusters) : 0;
+  const int tokens =
+      p.tokens > cluster ? static_cast<int>((p.tokens - cluster + clusters - 1) / clusters) : 0;
   auto token_of = [&](int i) { return cluster + static_cast<long long>(i) * clusters; };
   auto* const blocks = reinterpret_cast<unsigned short*>(p.blocks);
   auto* const prefix = reinterpret_cast<unsigned short*>(p.prefix);
@@ -327,7 +368,9 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW)) attn_res(const kk3
   const long long block_stride = p.block_stride;
   // Row r of token t (blocks 0..NB-1, prefix, delta), from this CTA's first element.
   auto row = [&](long long t, int r) -> const unsigned short* {
-    return r < NB ? blocks + (t * p.block_token_stride + r * block_stride + base) : r == NB ? prefix + (t * H + base) : delta + (t * H + base);
+    return r < NB    ? blocks + (t * p.block_token_stride + r * block_stride + base)
+           : r == NB ? prefix + (t * H + base)
+                     : delta + (t * H + base);
   };
   // The element of this lane's unit in the warp's slice j, within the CTA's part of a row.
   auto unit = [&](int j) { return (warp + j * k_warps) * k_slice + 8 * lane; };
@@ -349,7 +392,9 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW)) attn_res(const kk3
       bulk_copy(ring + slot * k_mine * 32, row(token_of(i), r), row_bytes, &full[slot]);
     }
   };
-  auto ring_unit = [&](int g, int j) -> uint4 { return ring[((g % k_slots) * k_mine + warp + j * k_warps) * 32 + lane]; };
+  auto ring_unit = [&](int g, int j) -> uint4 {
+    return ring[((g % k_slots) * k_mine + warp + j * k_warps) * 32 + lane];
+  };
   auto wait_row = [&](int g) {
     if (count > 0) mbarrier_wait(&full[g % k_slots], static_cast<unsigned>(g / k_slots) & 1u);
   };
@@ -455,16 +500,20 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW)) attn_res(const kk3
             continue;
           }
           const uint4 old = STAGE ? ring_unit(g0 + NB, j) : pre[j];
-          const uint4 v = HAS_DELTA ? add_bf16(old, STAGE ? ring_unit(g0 + NB + 1, j) : dlt[j]) : old;
+          const uint4 v =
+              HAS_DELTA ? add_bf16(old, STAGE ? ring_unit(g0 + NB + 1, j) : dlt[j]) : old;
           if (HAS_DELTA) *reinterpret_cast<uint4*>(prefix + (t * H + base + unit(j))) = v;
           if (BLOCK_WRITE) {
-            *reinterpret_cast<uint4*>(blocks + (t * p.block_token_stride + p.block_write_idx * block_stride + base + unit(j))) = v;
+            *reinterpret_cast<uint4*>(
+                blocks +
+                (t * p.block_token_stride + p.block_write_idx * block_stride + base + unit(j))) = v;
           }
           src[i][j] = v;
         }
       }
       if (STAGE) fence_proxy_async();  // this thread's reads of the ring come before its refills
-      if (STAGE && TPC > 1 && !k_mix) {  // one source: no chunk barrier frees the ring, this one does
+      if (STAGE && TPC > 1 &&
+          !k_mix) {  // one source: no chunk barrier frees the ring, this one does
         __syncthreads();
         if (producer) issue_until(g0 + k_rows + k_slots, false);
       }
@@ -488,7 +537,9 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW)) attn_res(const kk3
         reduce_slices<k_values, GPW, k_mine>(v, chunk_part, lane, warp, k_warps, count);
         barrier<B>();
         ++barriers;
-        if (producer) issue_until(g0 + chunk_end_row(c) + k_slots, false);  // the rows up to this chunk's are read
+        if (producer)
+          issue_until(g0 + chunk_end_row(c) + k_slots,
+                      false);  // the rows up to this chunk's are read
         float total[k_values];
         int index;
         slices_total<B, k_values, k_mine>(chunk_part, lane, total, index);
@@ -538,7 +589,8 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW)) attn_res(const kk3
 #pragma unroll
         for (int j = 0; j < GPW; ++j) {
 #pragma unroll
-          for (int x = 0; x < 8; ++x) acc[j][x] = __fmaf_rn(weight[i], element(src[i][j], x), acc[j][x]);
+          for (int x = 0; x < 8; ++x)
+            acc[j][x] = __fmaf_rn(weight[i], element(src[i][j], x), acc[j][x]);
         }
         s = __fadd_rn(s, weight[i]);
       }
@@ -563,7 +615,8 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW)) attn_res(const kk3
       float total[1];
       int index;
       slices_total<B, 1, k_mine>(norm_part, lane, total, index);
-      scale = am::norm_scale(__shfl_sync(0xffffffffu, total[0], holder_lane<1>(0)), s, k_hidden, p.out_eps);
+      scale = am::norm_scale(__shfl_sync(0xffffffffu, total[0], holder_lane<1>(0)), s, k_hidden,
+                             p.out_eps);
     } else {
       scale = am::div(1.0f, s);
     }
@@ -577,14 +630,18 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW)) attn_res(const kk3
         const uint4 w = load_old(out_w + unit(j));
 #pragma unroll
         for (int x = 0; x < 4; ++x) {
-          packed[x] = pack_bf16(__fmul_rn(__fmul_rn(acc[j][2 * x], scale), element(w, 2 * x)),
-                                __fmul_rn(__fmul_rn(acc[j][2 * x + 1], scale), element(w, 2 * x + 1)));
+          packed[x] =
+              pack_bf16(__fmul_rn(__fmul_rn(acc[j][2 * x], scale), element(w, 2 * x)),
+                        __fmul_rn(__fmul_rn(acc[j][2 * x + 1], scale), element(w, 2 * x + 1)));
         }
       } else {
 #pragma unroll
-        for (int x = 0; x < 4; ++x) packed[x] = pack_bf16(__fmul_rn(acc[j][2 * x], scale), __fmul_rn(acc[j][2 * x + 1], scale));
+        for (int x = 0; x < 4; ++x)
+          packed[x] =
+              pack_bf16(__fmul_rn(acc[j][2 * x], scale), __fmul_rn(acc[j][2 * x + 1], scale));
       }
-      __stcs(reinterpret_cast<uint4*>(out + unit(j)), make_uint4(packed[0], packed[1], packed[2], packed[3]));
+      __stcs(reinterpret_cast<uint4*>(out + unit(j)),
+             make_uint4(packed[0], packed[1], packed[2], packed[3]));
     }
   }
   if (B > 1) cluster_sync();  // no CTA leaves while a peer may still read its shared memory

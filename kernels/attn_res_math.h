@@ -19,22 +19,52 @@
 namespace kk3_ar_math {
 
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
-KK3_AR_FN float mul(float a, float b) { return __fmul_rn(a, b); }
-KK3_AR_FN float add(float a, float b) { return __fadd_rn(a, b); }
-KK3_AR_FN float sub(float a, float b) { return __fsub_rn(a, b); }
-KK3_AR_FN float fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
-KK3_AR_FN float div(float a, float b) { return __fdiv_rn(a, b); }
-KK3_AR_FN float sqrt(float a) { return __fsqrt_rn(a); }
-KK3_AR_FN float rint(float a) { return rintf(a); }
-KK3_AR_FN float from_bits(unsigned b) { return __uint_as_float(b); }
+KK3_AR_FN float mul(float a, float b) {
+  return __fmul_rn(a, b);
+}
+KK3_AR_FN float add(float a, float b) {
+  return __fadd_rn(a, b);
+}
+KK3_AR_FN float sub(float a, float b) {
+  return __fsub_rn(a, b);
+}
+KK3_AR_FN float fma(float a, float b, float c) {
+  return __fmaf_rn(a, b, c);
+}
+KK3_AR_FN float div(float a, float b) {
+  return __fdiv_rn(a, b);
+}
+KK3_AR_FN float sqrt(float a) {
+  return __fsqrt_rn(a);
+}
+KK3_AR_FN float rint(float a) {
+  return rintf(a);
+}
+KK3_AR_FN float from_bits(unsigned b) {
+  return __uint_as_float(b);
+}
 #else
-inline float mul(float a, float b) { return a * b; }
-inline float add(float a, float b) { return a + b; }
-inline float sub(float a, float b) { return a - b; }
-inline float fma(float a, float b, float c) { return std::fma(a, b, c); }
-inline float div(float a, float b) { return a / b; }
-inline float sqrt(float a) { return std::sqrt(a); }
-inline float rint(float a) { return std::nearbyint(a); }
+inline float mul(float a, float b) {
+  return a * b;
+}
+inline float add(float a, float b) {
+  return a + b;
+}
+inline float sub(float a, float b) {
+  return a - b;
+}
+inline float fma(float a, float b, float c) {
+  return std::fma(a, b, c);
+}
+inline float div(float a, float b) {
+  return a / b;
+}
+inline float sqrt(float a) {
+  return std::sqrt(a);
+}
+inline float rint(float a) {
+  return std::nearbyint(a);
+}
 inline float from_bits(unsigned b) {
   float f;
   std::memcpy(&f, &b, sizeof f);
@@ -43,7 +73,9 @@ inline float from_bits(unsigned b) {
 #endif
 
 /// -infinity: the running maximum before the first logit.
-KK3_AR_FN float minus_infinity() { return from_bits(0xff800000u); }
+KK3_AR_FN float minus_infinity() {
+  return from_bits(0xff800000u);
+}
 
 /// e^x for x <= 0 (0 below -103, for -inf and for NaN): Cody-Waite reduction by ln 2, a
 /// degree-7 Taylor polynomial on |r| <= ln(2) / 2 (truncation below 2^-27 relative), and an

@@ -14,8 +14,8 @@
 #include "families/attn_res/kernel_emulation.hpp"
 #include "families/registry.hpp"
 #include "families/tensor_workspace.hpp"
-#include "space/config.hpp"
 #include "jit/plan.hpp"
+#include "space/config.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3 {
@@ -33,20 +33,23 @@ TEST_F(attn_res_emulation_gpu, the_kernel_writes_the_emulations_bits) {
   std::cout << "[ seed ] " << seed << "\n";
   const device::stream stream;
   int compared = 0;
-  for (const char* name : {"common_nb8", "post_nb8", "final_nb8", "write_nb4", "common_nb1", "write_nb0"}) {
+  for (const char* name :
+       {"common_nb8", "post_nb8", "final_nb8", "write_nb4", "common_nb1", "write_nb0"}) {
     const space::mode& m = space::find_mode(space.config, name);
     const families::shape shape = fam.model_shape(65, m, {});
     const families::problem start = fam.make_problem(shape, m, seed);
     families::problem want = start;
     families::emulate_attn_res_kernel(families::attn_res_call_of(m, shape.tokens, want));
     for (const space::variant& v : space.variants) {
-      const bool picked = v.is_reference || v.id == "b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1" ||
+      const bool picked = v.is_reference ||
+                          v.id == "b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1" ||
                           v.id == "b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1" ||
                           v.id == "b1-gpw7-nc2-stage1-unroll1-stages2-tpc16-trigger1" ||
                           v.id == "b1-gpw2-nc2-stage0-unroll2-stages1-tpc1-trigger1" ||
                           v.id == "b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger0";
       if (!picked) continue;
-      const auto r = engine->compile(jit::make_request(space.config, m, v, info.arch, KK3_KERNEL_DIR));
+      const auto r =
+          engine->compile(jit::make_request(space.config, m, v, info.arch, KK3_KERNEL_DIR));
       ASSERT_TRUE(r.ok) << r.log;
       const device::module module(r.cubin, r.label);
       const CUfunction fn = module.function(r.lowered_name);

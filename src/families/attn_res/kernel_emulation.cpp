@@ -30,7 +30,8 @@ float slices_total(const std::vector<float>& per_slice) {
   float lanes[32];
   for (int l = 0; l < 32; ++l) {
     lanes[l] = 0.0f;
-    for (std::size_t k = static_cast<std::size_t>(l); k < per_slice.size(); k += 32) lanes[l] = am::add(lanes[l], per_slice[k]);
+    for (std::size_t k = static_cast<std::size_t>(l); k < per_slice.size(); k += 32)
+      lanes[l] = am::add(lanes[l], per_slice[k]);
   }
   return butterfly(lanes);
 }
@@ -61,29 +62,37 @@ void emulate_token(const attn_res_call& c, long long t) {
   std::vector<std::uint16_t> p(pre, pre + hd);
   if (c.delta) {
     const std::uint16_t* d = c.delta_in + t * hd;
-    for (long long i = 0; i < hd; ++i) p[i] = f32_to_bf16_rn(am::add(bf16_to_f32(pre[i]), bf16_to_f32(d[i])));
+    for (long long i = 0; i < hd; ++i)
+      p[i] = f32_to_bf16_rn(am::add(bf16_to_f32(pre[i]), bf16_to_f32(d[i])));
     std::copy(p.begin(), p.end(), pre);
   }
-  if (c.block_write) std::copy(p.begin(), p.end(), token_blocks + c.block_write_idx * c.block_stride);
+  if (c.block_write)
+    std::copy(p.begin(), p.end(), token_blocks + c.block_write_idx * c.block_stride);
   auto source = [&](long long n, long long i) {
-    return bf16_to_f32(n < c.nb ? token_blocks[n * c.block_stride + i] : p[static_cast<std::size_t>(i)]);
+    return bf16_to_f32(n < c.nb ? token_blocks[n * c.block_stride + i]
+                                : p[static_cast<std::size_t>(i)]);
   };
   std::vector<float> q(static_cast<std::size_t>(hd)), acc(static_cast<std::size_t>(hd));
-  for (long long i = 0; i < hd; ++i) q[i] = am::mul(bf16_to_f32(c.rms_w[i]), bf16_to_f32(c.res_w[i]));
+  for (long long i = 0; i < hd; ++i)
+    q[i] = am::mul(bf16_to_f32(c.rms_w[i]), bf16_to_f32(c.res_w[i]));
 
   float s = 1.0f, top = am::minus_infinity();
   for (long long n = 0; n < sources; ++n) {
     if (n == 0) {
       for (long long i = 0; i < hd; ++i) acc[i] = source(0, i);
       if (sources > 1) {  // the first logit only sets the maximum
-        const float ss = row_total(hd, [&](long long i, float sum) { return am::fma(source(0, i), source(0, i), sum); });
-        const float dot = row_total(hd, [&](long long i, float sum) { return am::fma(source(0, i), q[i], sum); });
+        const float ss = row_total(
+            hd, [&](long long i, float sum) { return am::fma(source(0, i), source(0, i), sum); });
+        const float dot =
+            row_total(hd, [&](long long i, float sum) { return am::fma(source(0, i), q[i], sum); });
         top = am::next_step(top, am::logit(ss, dot, hidden, c.eps)).top;
       }
       continue;
     }
-    const float ss = row_total(hd, [&](long long i, float sum) { return am::fma(source(n, i), source(n, i), sum); });
-    const float dot = row_total(hd, [&](long long i, float sum) { return am::fma(source(n, i), q[i], sum); });
+    const float ss = row_total(
+        hd, [&](long long i, float sum) { return am::fma(source(n, i), source(n, i), sum); });
+    const float dot =
+        row_total(hd, [&](long long i, float sum) { return am::fma(source(n, i), q[i], sum); });
     const am::softmax_step step = am::next_step(top, am::logit(ss, dot, hidden, c.eps));
     if (step.rescale != 1.0f) {
       for (float& a : acc) a = am::mul(a, step.rescale);
@@ -96,9 +105,11 @@ void emulate_token(const attn_res_call& c, long long t) {
 
   std::uint16_t* out = c.out + t * hd;
   if (c.out_norm) {
-    const float sumsq = row_total(hd, [&](long long i, float sum) { return am::fma(acc[i], acc[i], sum); });
+    const float sumsq =
+        row_total(hd, [&](long long i, float sum) { return am::fma(acc[i], acc[i], sum); });
     const float scale = am::norm_scale(sumsq, s, hidden, c.out_eps);
-    for (long long i = 0; i < hd; ++i) out[i] = f32_to_bf16_rn(am::mul(am::mul(acc[i], scale), bf16_to_f32(c.out_w[i])));
+    for (long long i = 0; i < hd; ++i)
+      out[i] = f32_to_bf16_rn(am::mul(am::mul(acc[i], scale), bf16_to_f32(c.out_w[i])));
   } else {
     const float scale = am::div(1.0f, s);
     for (long long i = 0; i < hd; ++i) out[i] = f32_to_bf16_rn(am::mul(acc[i], scale));
@@ -129,7 +140,8 @@ attn_res_call attn_res_call_of(const space::mode& m, long long tokens, problem& 
 }
 
 void emulate_attn_res_kernel(const attn_res_call& c) {
-  parallel_for(static_cast<std::size_t>(c.tokens), [&](std::size_t t) { emulate_token(c, static_cast<long long>(t)); });
+  parallel_for(static_cast<std::size_t>(c.tokens),
+               [&](std::size_t t) { emulate_token(c, static_cast<long long>(t)); });
 }
 
 }  // namespace kk3::families

@@ -21,13 +21,14 @@ struct attn_res_call {
   long long block_token_stride = 0, block_stride = 0;
   long long block_write_idx = 0;  ///< the block p is stored into (BLOCK_WRITE)
   float eps = 1e-5f, out_eps = 1e-5f;
-  std::uint16_t* blocks = nullptr;        ///< [T, >= NB (+ the written block), H]; written with a block write
-  std::uint16_t* prefix = nullptr;        ///< [T, H]; updated in place with delta
+  std::uint16_t* blocks =
+      nullptr;  ///< [T, >= NB (+ the written block), H]; written with a block write
+  std::uint16_t* prefix = nullptr;          ///< [T, H]; updated in place with delta
   const std::uint16_t* delta_in = nullptr;  ///< [T, H] (delta)
-  const std::uint16_t* rms_w = nullptr;   ///< [H]
-  const std::uint16_t* res_w = nullptr;   ///< [H]
-  const std::uint16_t* out_w = nullptr;   ///< [H] (out_norm)
-  std::uint16_t* out = nullptr;           ///< [T, H]
+  const std::uint16_t* rms_w = nullptr;     ///< [H]
+  const std::uint16_t* res_w = nullptr;     ///< [H]
+  const std::uint16_t* out_w = nullptr;     ///< [H] (out_norm)
+  std::uint16_t* out = nullptr;             ///< [T, H]
 };
 
 /// The call over the tensors of `p`, an attn_res problem of mode `m` at `tokens` tokens in the
