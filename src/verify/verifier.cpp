@@ -21,6 +21,12 @@
 
 namespace kk3::verify {
 
+void accuracy::merge(const accuracy& a) {
+  exact_fraction = std::min(exact_fraction, a.exact_fraction);
+  max_ulps = std::max(max_ulps, a.max_ulps);
+  worst_ratio = std::max(worst_ratio, a.worst_ratio);
+}
+
 const char* to_string(status s) {
   switch (s) {
     case status::ok: return "ok";
@@ -85,19 +91,7 @@ bool is_written_exact(const families::tensor& t) { return is_written(t) && !t.bo
 /// The bound check (SPEC 1.3, verify/tolerance.hpp) of the written tensors the CPU reference
 /// gave x and m for: updates the record's figures and returns the first element beyond the
 /// bound, or the first inexact one when fewer than 99.9% are exact.
-/// The bound's figures of one run (over its bounded tensors), merged into a record's over shapes.
-struct bound_summary {
-  double exact_fraction = 1.0;
-  int max_ulps = 0;
-  double worst_ratio = 0.0;
-  void merge_into(verify_record& r) const {
-    r.exact_fraction = std::min(r.exact_fraction, exact_fraction);
-    r.max_ulps = std::max(r.max_ulps, max_ulps);
-    r.worst_ratio = std::max(r.worst_ratio, worst_ratio);
-  }
-};
-
-std::optional<mismatch> compare_within_bound(const families::problem& want, const families::problem& got, bound_summary& r) {
+std::optional<mismatch> compare_within_bound(const families::problem& want, const families::problem& got, accuracy& r) {
   for (const families::tensor& w : want.tensors) {
     if (!is_written(w) || !w.bounded()) continue;
     const families::tensor& g = got.at(w.name);
@@ -105,9 +99,7 @@ std::optional<mismatch> compare_within_bound(const families::problem& want, cons
       throw error(error_kind::verify, w.name + ": the CPU reference's bound needs a bf16 tensor and one x and m per element");
     }
     const bound_figures f = bound_check(g.data<std::uint16_t>(), w.exact_value.data(), w.term_magnitude.data(), w.elements());
-    r.exact_fraction = std::min(r.exact_fraction, f.exact_share());
-    r.max_ulps = std::max(r.max_ulps, f.max_ulps);
-    r.worst_ratio = std::max(r.worst_ratio, f.worst_ratio);
+    r.merge({f.exact_share(), f.max_ulps, f.worst_ratio});
     auto at = [&](std::size_t i, const std::string& why) {
       return mismatch{"cpu reference: " + why, w.name, static_cast<long long>(i), hex_element(w, i), hex_element(g, i), {}};
     };
@@ -296,7 +288,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
     };
 
     std::optional<families::problem> reference_got;
-    bound_summary reference_bound;  // the reference variant's figures at this shape
+    accuracy reference_bound;       // the reference variant's figures at this shape
     bool reference_passed = false;  // ... and whether it passed the CPU checks there
     std::vector<std::size_t> order = {reference};
     for (std::size_t i = 0; i < variants.size(); ++i) {
@@ -318,12 +310,12 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
         // the run). Otherwise every check, the CPU reference's first.
         std::optional<mismatch> bad;
         if (reference_passed && !compare(*reference_got, got, is_written, "reference variant")) {
-          reference_bound.merge_into(r);
+          r.merge(reference_bound);
         } else {
-          bound_summary b;
+          accuracy b;
           bad = compare(expected, got, is_written_exact, "cpu reference");
           if (!bad) bad = compare_within_bound(expected, got, b);
-          b.merge_into(r);
+          r.merge(b);
           if (!bad && reference_got) bad = compare(*reference_got, got, is_written, "reference variant");
           if (i == reference) {
             reference_bound = b;

@@ -44,8 +44,21 @@ struct verify_options {
   bool save_all = false;               ///< save every variant's tensors, not only failures
 };
 
-/// One variant in one mode, verified at every shape.
-struct verify_record {
+/// Accuracy against the CPU reference for tensors held to SPEC 1.3's bound
+/// (families::tensor::bounded, verify/tolerance.hpp): the smallest share of elements equal to
+/// bf16(x), the largest distance from bf16(x) in bf16 ulps, and the largest
+/// |out - x| / (ulp_bf16(x) + 2^-12 m), whose limit is 1. Bit-exact tensors leave them at 1, 0
+/// and 0. merge() keeps the worst of each: over shapes, variants or modes.
+struct accuracy {
+  double exact_fraction = 1.0;
+  int max_ulps = 0;
+  double worst_ratio = 0;
+
+  void merge(const accuracy& a);
+};
+
+/// One variant in one mode, verified at every shape; its accuracy is the worst over them.
+struct verify_record : accuracy {
   std::string family, mode, variant;
   bool test_only = false;
   status outcome = status::ok;
@@ -53,13 +66,6 @@ struct verify_record {
   std::optional<mismatch> first_mismatch;
   std::vector<std::string> shapes;       ///< every shape checked, e.g. "T65-H16"
   long long checks = 0;                  ///< launches compared (plain and hazard runs)
-  /// For tensors held to SPEC 1.3's bound (families::tensor::bounded, verify/tolerance.hpp),
-  /// over all shapes: the smallest share of elements equal to bf16(x), the largest distance
-  /// from bf16(x) in bf16 ulps, and the largest |out - x| / (ulp_bf16(x) + 2^-12 m), whose
-  /// limit is 1. Bit-exact tensors leave them at 1, 0 and 0.
-  double exact_fraction = 1.0;
-  int max_ulps = 0;
-  double worst_ratio = 0;
 };
 
 /// "T65-H16-strided" and the like.

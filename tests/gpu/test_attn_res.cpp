@@ -24,8 +24,8 @@ class attn_res_gpu : public test::hopper_jit_test {
   /// unlaunchable count and prints the mode's figures against the CPU reference.
   int check_mode(const verifier& check, const families::family_space& space, const space::mode& m, const verify_options& o,
                  bool unlaunchable_allowed) {
-    double exact = 1.0, ratio = 0;
-    int ulps = 0, variants = 0, unlaunchable = 0;
+    accuracy worst;
+    int variants = 0, unlaunchable = 0;
     for (const auto& r : check.verify_mode(space, m, space.variants, o)) {
       if (r.test_only) {
         EXPECT_EQ(r.outcome, status::pdl_hazard) << m.name << " " << r.variant << ": " << r.reason;
@@ -41,13 +41,12 @@ class attn_res_gpu : public test::hopper_jit_test {
       EXPECT_EQ(r.outcome, status::ok) << m.name << " " << r.variant << ": " << r.reason;
       EXPECT_GE(r.exact_fraction, 0.999) << m.name << " " << r.variant;
       EXPECT_LE(r.worst_ratio, 1.0) << m.name << " " << r.variant;
-      exact = std::min(exact, r.exact_fraction);
-      ulps = std::max(ulps, r.max_ulps);
-      ratio = std::max(ratio, r.worst_ratio);
+      worst.merge(r);
       ++variants;
     }
     std::printf("attn_res %-22s %d variants ok, %d unlaunchable; T=%lld%s and the edge shapes: against float64 at least %.4f%% exact, at most %d ulps, worst ratio %.3f\n",
-                m.name.c_str(), variants, unlaunchable, o.tokens.front(), o.tokens.size() > 1 ? " and 4097" : "", 100 * exact, ulps, ratio);
+                m.name.c_str(), variants, unlaunchable, o.tokens.front(), o.tokens.size() > 1 ? " and 4097" : "", 100 * worst.exact_fraction, worst.max_ulps,
+                worst.worst_ratio);
     return unlaunchable;
   }
 };
