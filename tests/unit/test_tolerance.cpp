@@ -1,6 +1,6 @@
 // SPEC 1.3's accuracy bound (verify/tolerance.hpp): on hand-made values at and just past the
-// limit, and on attn_res, where an fp32 evaluation of the formula in a fixed order passes and one
-// that accumulates the mix in bf16 fails.
+// limit, and on attn_res, where the kernel's fp32 arithmetic (emulated) passes and the same with
+// the mix accumulated in bf16 fails.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "families/attn_res/attn_res.hpp"
+#include "families/attn_res/kernel_emulation.hpp"
 #include "families/numerics.hpp"
 #include "families/registry.hpp"
 #include "verify/tolerance.hpp"
@@ -102,76 +103,17 @@ TEST(tolerance, fewer_than_999_per_mille_exact_fails) {
   EXPECT_FALSE(f.passes());
 }
 
-/// An fp32 sum of f(0), ..., f(n - 1) in a fixed order, the one a kernel's warps add in: sums of
-/// 8 contiguous elements in order, then a pairwise tree over those sums. (A plain running sum
-/// over H = 7168 elements drifts further: it keeps every ratio below 0.5 too, but leaves only
-/// about 99.7% of the outputs equal to bf16(x), through the logits.)
-template <class F>
-float tree_sum(long long n, F f) {
-  std::vector<float> v(static_cast<std::size_t>((n + 7) / 8), 0.0f);
-  for (long long i = 0; i < n; ++i) v[static_cast<std::size_t>(i / 8)] += f(i);
-  while (v.size() > 1) {
-    std::vector<float> half((v.size() + 1) / 2);
-    for (std::size_t i = 0; i < half.size(); ++i)
-      half[i] = v[2 * i] + (2 * i + 1 < v.size() ? v[2 * i + 1] : 0.0f);
-    v.swap(half);
-  }
-  return v.empty() ? 0.0f : v[0];
-}
-
-/// attn_res's out evaluated from the problem's sources (after the reference: prefix holds p) the
-/// way a kernel might: fp32 throughout, the sums over H in tree_sum's order, the softmax and the
-/// mix source by source. With `bf16_accumulator` the mix is rounded to bf16 after every source.
-std::vector<std::uint16_t> evaluate_fp32(const families::problem& p, long long tokens,
-                                         long long hidden, long long nb, bool out_norm,
-                                         bool bf16_accumulator) {
-  using families::bf16_to_f32;
-  using families::f32_to_bf16_rn;
-  const long long n_sources = nb + 1;
-  const long long token_stride =
-      static_cast<long long>(p.at("blocks").elements()) / tokens;  // not strided
-  const auto* blocks = p.at("blocks").data<std::uint16_t>();
-  const auto* prefix = p.at("prefix").data<std::uint16_t>();
-  const auto* rms_w = p.at("rms_w").data<std::uint16_t>();
-  const auto* res_w = p.at("res_w").data<std::uint16_t>();
-  const auto* out_w = out_norm ? p.at("out_w").data<std::uint16_t>() : nullptr;
-  std::vector<std::uint16_t> out(static_cast<std::size_t>(tokens * hidden));
-  for (long long t = 0; t < tokens; ++t) {
-    auto v = [&](long long n, long long i) {
-      return bf16_to_f32(n < nb ? blocks[t * token_stride + n * hidden + i]
-                                : prefix[t * hidden + i]);
-    };
-    std::vector<float> w(static_cast<std::size_t>(n_sources));
-    float top = -INFINITY;
-    for (long long n = 0; n < n_sources; ++n) {
-      const float ss = tree_sum(hidden, [&](long long i) { return v(n, i) * v(n, i); });
-      const float dot = tree_sum(hidden, [&](long long i) {
-        return v(n, i) * (bf16_to_f32(rms_w[i]) * bf16_to_f32(res_w[i]));
-      });
-      w[n] = dot / std::sqrt(ss / static_cast<float>(hidden) + families::attn_res::k_eps);
-      top = std::max(top, w[n]);
-    }
-    float z = 0, s = 0;
-    for (float& x : w) z += (x = std::exp(x - top));
-    for (float& x : w) s += (x /= z);
-    std::vector<float> acc(static_cast<std::size_t>(hidden));
-    for (long long i = 0; i < hidden; ++i) {
-      float a = 0;
-      for (long long n = 0; n < n_sources; ++n) {
-        a += w[n] * v(n, i);
-        if (bf16_accumulator) a = bf16_to_f32(f32_to_bf16_rn(a));
-      }
-      acc[i] = a;
-    }
-    const float ss = tree_sum(hidden, [&](long long i) { return acc[i] * acc[i]; });
-    const float r =
-        1.0f / std::sqrt(ss / static_cast<float>(hidden) + families::attn_res::k_out_eps * s * s);
-    for (long long i = 0; i < hidden; ++i) {
-      out[t * hidden + i] =
-          f32_to_bf16_rn(out_norm ? acc[i] * r * bf16_to_f32(out_w[i]) : acc[i] / s);
-    }
-  }
-  return out;
+/// attn_res's out from the kernel's arithmetic, emulated (families/attn_res/kernel_emulation:
+/// fp32, the sums in the kernel's fixed trees, the softmax online over the sources), on a copy of
+/// the inputs `start`; with `bf16_accumulator` the mix is rounded to bf16 after every source.
+std::vector<std::uint16_t> evaluate_fp32(const families::problem& start, const space::mode& m,
+                                         long long tokens, bool bf16_accumulator) {
+  families::problem p = start;
+  families::attn_res_call c = families::attn_res_call_of(m, tokens, p);
+  c.bf16_accumulator = bf16_accumulator;
+  families::emulate_attn_res_kernel(c);
+  return {p.at("out").data<std::uint16_t>(),
+          p.at("out").data<std::uint16_t>() + p.at("out").elements()};
 }
 
 // SPEC 1.3: "an fp32 kernel passes with a wide margin ..., and a kernel that accumulates in bf16
@@ -185,20 +127,19 @@ TEST(tolerance, an_fp32_evaluation_of_attn_res_passes_and_a_bf16_accumulation_fa
   for (const char* name : {"common_nb8", "final_nb8", "post_nb3"}) {
     const space::mode& m = space::find_mode(space.config, name);
     const families::shape s{16};
-    families::problem p = ar.make_problem(s, m, seed);
+    const families::problem start = ar.make_problem(s, m, seed);
+    families::problem p = start;
     ar.reference(s, m, p);
     const families::tensor& out = p.at("out");
     ASSERT_TRUE(out.bounded()) << name;
     ASSERT_EQ(out.exact_value.size(), out.elements());
-    const long long hidden = m.define_or("H", 7168), nb = m.define_or("NB", 0);
-    const bool norm = m.define_or("HAS_OUT_NORM", 1) != 0;
 
     // The reference's own bits are bf16(x): exact everywhere.
     const bound_figures self = bound_check(out.data<std::uint16_t>(), out.exact_value.data(),
                                            out.term_magnitude.data(), out.elements());
     EXPECT_EQ(self.exact, self.elements) << name;
 
-    const std::vector<std::uint16_t> fp32 = evaluate_fp32(p, s.tokens, hidden, nb, norm, false);
+    const std::vector<std::uint16_t> fp32 = evaluate_fp32(start, m, s.tokens, false);
     const bound_figures good =
         bound_check(fp32.data(), out.exact_value.data(), out.term_magnitude.data(), fp32.size());
     std::printf("%s fp32:            %.4f%% exact, max %d ulps, worst ratio %.3f\n", name,
@@ -207,7 +148,7 @@ TEST(tolerance, an_fp32_evaluation_of_attn_res_passes_and_a_bf16_accumulation_fa
     EXPECT_GE(good.exact_share(), k_min_exact_share) << name;
     EXPECT_TRUE(good.passes()) << name;
 
-    const std::vector<std::uint16_t> bf16acc = evaluate_fp32(p, s.tokens, hidden, nb, norm, true);
+    const std::vector<std::uint16_t> bf16acc = evaluate_fp32(start, m, s.tokens, true);
     const bound_figures bad = bound_check(bf16acc.data(), out.exact_value.data(),
                                           out.term_magnitude.data(), bf16acc.size());
     std::printf("%s bf16 accumulator: %.4f%% exact, max %d ulps, worst ratio %.3f\n", name,

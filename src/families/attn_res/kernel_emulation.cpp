@@ -76,31 +76,33 @@ void emulate_token(const attn_res_call& c, long long t) {
   for (long long i = 0; i < hd; ++i)
     q[i] = am::mul(bf16_to_f32(c.rms_w[i]), bf16_to_f32(c.res_w[i]));
 
-  float s = 1.0f, top = am::minus_infinity();
-  for (long long n = 0; n < sources; ++n) {
-    if (n == 0) {
-      for (long long i = 0; i < hd; ++i) acc[i] = source(0, i);
-      if (sources > 1) {  // the first logit only sets the maximum
-        const float ss = row_total(
-            hd, [&](long long i, float sum) { return am::fma(source(0, i), source(0, i), sum); });
-        const float dot =
-            row_total(hd, [&](long long i, float sum) { return am::fma(source(0, i), q[i], sum); });
-        top = am::next_step(top, am::logit(ss, dot, hidden, c.eps)).top;
-      }
-      continue;
-    }
+  // A source's logit: its sum of squares and its dot product with Q, each in the fixed tree.
+  auto logit_of = [&](long long n) {
     const float ss = row_total(
         hd, [&](long long i, float sum) { return am::fma(source(n, i), source(n, i), sum); });
     const float dot =
         row_total(hd, [&](long long i, float sum) { return am::fma(source(n, i), q[i], sum); });
-    const am::softmax_step step = am::next_step(top, am::logit(ss, dot, hidden, c.eps));
+    return am::logit(ss, dot, hidden, c.eps);
+  };
+  float s = 1.0f, top = am::minus_infinity();
+  for (long long n = 0; n < sources; ++n) {
+    // With one source there is nothing to weigh: the kernel computes no logit.
+    const am::softmax_step step =
+        sources > 1 ? am::next_step(top, logit_of(n)) : am::softmax_step{top, 1.0f, 1.0f};
+    top = step.top;
+    if (n == 0) {  // the first source sets acc = V and s = 1; its logit only the maximum
+      for (long long i = 0; i < hd; ++i) acc[i] = source(0, i);
+      continue;
+    }
     if (step.rescale != 1.0f) {
       for (float& a : acc) a = am::mul(a, step.rescale);
       s = am::mul(s, step.rescale);
     }
-    for (long long i = 0; i < hd; ++i) acc[i] = am::fma(step.weight, source(n, i), acc[i]);
+    for (long long i = 0; i < hd; ++i) {
+      acc[i] = am::fma(step.weight, source(n, i), acc[i]);
+      if (c.bf16_accumulator) acc[i] = bf16_to_f32(f32_to_bf16_rn(acc[i]));
+    }
     s = am::add(s, step.weight);
-    top = step.top;
   }
 
   std::uint16_t* out = c.out + t * hd;

@@ -21,6 +21,9 @@ struct attn_res_call {
   long long block_token_stride = 0, block_stride = 0;
   long long block_write_idx = 0;  ///< the block p is stored into (BLOCK_WRITE)
   float eps = 1e-5f, out_eps = 1e-5f;
+  /// Not the kernel: the mix rounded to bf16 after every source, an arithmetic SPEC 1.3's bound
+  /// must reject (the contrast of the bound's tests and bench/attn_res_precision.cpp).
+  bool bf16_accumulator = false;
   std::uint16_t* blocks =
       nullptr;  ///< [T, >= NB (+ the written block), H]; written with a block write
   std::uint16_t* prefix = nullptr;          ///< [T, H]; updated in place with delta
