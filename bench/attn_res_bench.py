@@ -54,7 +54,6 @@ Environment (all optional):
 (KK3_TRITON_WARPS, the num_warps list of the earlier peer, is gone: KK3_BENCH_TILES replaces it.)
 Exit code: 0 when the run finished (whatever it measured or skipped), 2 on bad usage.
 """
-import gzip
 import json
 import math
 import os
@@ -68,7 +67,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_common import Kk3tune  # noqa: E402
+from bench_common import Kk3tune, read_sweep, table_range  # noqa: E402
 import summarize_attn_res_bench  # noqa: E402
 
 DEFAULT_CASES = "common_nb1,common_nb4,common_nb8,post_nb8,write_nb4,final_nb8"
@@ -242,30 +241,14 @@ class Run:
 
 
 # ---------------------------------------------------------------- stage 0: the dispatch table
-def read_sweep(path):
-    """The sweep document of a `kk3tune sweep` file, .json or .json.gz (docs/sweep-result-format.md)."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        doc = json.load(f)
-    if doc.get("kind") != "sweep":
-        raise ValueError(f"{path} is no sweep result (kind {doc.get('kind')!r})")
-    return doc
-
-
 def table_choice(doc, mode, nb, t):
-    """What the attn_res dispatch table of `mode` in the sweep document selects at T tokens, as the
-    generated select(num_tokens) does: the first range with T <= max_tokens, else the last. Returns
-    {variant, min_tokens, max_tokens, measured (T is one of the range's measured counts)}, or
-    {error} when the sweep has no such table."""
-    tables = [d for d in doc.get("dispatch") or [] if d.get("family") == "attn_res" and d.get("mode") == mode]
-    # schema 2 and 3 give the model shape as "shape": {"blocks": NB}; schema 1 as "blocks"
-    tables = [d for d in tables if (d.get("shape") or {}).get("blocks", d.get("blocks", nb)) == nb]
-    if not tables:
+    """What the attn_res dispatch table of `mode` in the sweep document selects at T tokens
+    (bench_common.table_range: as the generated select(num_tokens) does). Returns {variant,
+    min_tokens, max_tokens, measured (T is one of the range's measured counts)}, or {error} when the
+    sweep has no such table."""
+    chosen = table_range(doc, "attn_res", mode, {"blocks": nb}, t)
+    if chosen is None:
         return {"error": f"the sweep has no attn_res dispatch table for {mode}"}
-    ranges = tables[0].get("ranges") or []
-    if not ranges:
-        return {"error": f"the attn_res table of {mode} has no ranges"}
-    chosen = next((r for r in ranges if t <= r["max_tokens"]), ranges[-1])
     return {"variant": chosen["variant"], "min_tokens": chosen["min_tokens"], "max_tokens": chosen["max_tokens"],
             "measured": t in (chosen.get("tokens") or [])}
 

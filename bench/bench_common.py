@@ -1,5 +1,6 @@
 """What the benchmark scripts share: running kk3tune with a log of every command, and reading
-the results of `kk3tune time --json`."""
+the results of `kk3tune time --json` and the dispatch tables of `kk3tune sweep`."""
+import gzip
 import json
 import os
 import subprocess
@@ -61,3 +62,25 @@ def shape_of(d):
     if "shape" in d:
         return tuple(d["shape"].items())
     return (("heads", d["heads"]),) if d["heads"] else (("blocks", d["blocks"]),)
+
+
+def read_sweep(path):
+    """The sweep document of a `kk3tune sweep` file, .json or .json.gz (docs/sweep-result-format.md);
+    ValueError for another kind of file."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        doc = json.load(f)
+    if doc.get("kind") != "sweep":
+        raise ValueError(f"{path} is no sweep result (kind {doc.get('kind')!r})")
+    return doc
+
+
+def table_range(doc, family, mode, shape, tokens):
+    """The range of the sweep's dispatch table for family/mode/shape (a dict of the model dimensions)
+    that the generated select(num_tokens) takes at `tokens`: the first with tokens <= max_tokens,
+    else the last. None when the sweep has no such table or it has no ranges."""
+    for d in doc.get("dispatch") or []:
+        if d.get("family") == family and d.get("mode") == mode and dict(shape_of(d)) == shape:
+            ranges = d.get("ranges") or []
+            return next((r for r in ranges if tokens <= r["max_tokens"]), ranges[-1] if ranges else None)
+    return None

@@ -4,19 +4,20 @@ sweep's table chose at that family/mode/shape/T against the fastest variant of t
 Prints one line per file and a summary; exit 0 when every table variant is within LIMIT (default 3%)
 of the fastest there, 1 otherwise (2 for unusable input).
 
-usage: bench/chain_within.py SWEEP.json TIME.json... [--limit 0.03] [--json OUT.json]"""
+usage: bench/chain_within.py SWEEP.json[.gz] TIME.json... [--limit 0.03] [--json OUT.json]"""
 import argparse
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import read_sweep, table_range  # noqa: E402
 
 
 def table_choice(sweep, family, mode, shape, tokens):
-    for d in sweep["dispatch"]:
-        if d["family"] == family and d["mode"] == mode and d.get("shape", {}) == shape:
-            for r in d["ranges"]:
-                if r["min_tokens"] <= tokens <= r["max_tokens"]:
-                    return r["variant"]
-    return None
+    """The variant of the table range that holds `tokens`, None when no range does."""
+    r = table_range(sweep, family, mode, shape, tokens)
+    return r["variant"] if r and r["min_tokens"] <= tokens <= r["max_tokens"] else None
 
 
 def main():
@@ -26,7 +27,7 @@ def main():
     ap.add_argument("--limit", type=float, default=0.03)
     ap.add_argument("--json")
     a = ap.parse_args()
-    sweep = json.load(open(a.sweep))
+    sweep = read_sweep(a.sweep)
     rows, worst, bad = [], 0.0, 0
     for path in a.times:
         t = json.load(open(path))

@@ -80,6 +80,14 @@ def expect(cond, what):
         print(f"FAILED: {what}", flush=True)
 
 
+def run_snippet(code, what, env=None):
+    """Runs `code` (a Python program given this folder as argv[1]) and returns the JSON of its last
+    output line, or None after a failed expectation naming `what` when it exits non-zero."""
+    r = subprocess.run([sys.executable, "-c", code, HERE], env=env, capture_output=True, text=True)
+    expect(r.returncode == 0, f"{what}: {r.stderr[-3000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else None
+
+
 def write_json(path, doc):
     with open(path, "w") as f:
         json.dump(doc, f)
@@ -451,11 +459,9 @@ def test_triton_interpreter():
                     figs[f"{kind} nb{nb} {block_l}x{warps}"] = f
         print(json.dumps(figs))
     ''')
-    r = subprocess.run([sys.executable, "-c", code, HERE], env=dict(os.environ, TRITON_INTERPRET="1"), capture_output=True, text=True)
-    expect(r.returncode == 0, f"interpreter run: {r.stderr[-3000:]}")
-    if r.returncode:
+    figs = run_snippet(code, "interpreter run", env=dict(os.environ, TRITON_INTERPRET="1"))
+    if figs is None:
         return
-    figs = json.loads(r.stdout.strip().splitlines()[-1])
     expect(len(figs) == 4 * (3 * 3 + 5), f"{len(figs)} checks")
     for name, f in figs.items():
         expect(f["ok"], f"{name}: {f.get('failed')} {f}")
@@ -491,11 +497,9 @@ def test_check_catches():
                                                            ("fp32_p", fp32_p), ("ulp_off", ulp_off))}
         print(json.dumps(res))
     ''')
-    r = subprocess.run([sys.executable, "-c", code, HERE], capture_output=True, text=True)
-    expect(r.returncode == 0, f"check run: {r.stderr[-3000:]}")
-    if r.returncode:
+    res = run_snippet(code, "check run")
+    if res is None:
         return
-    res = json.loads(r.stdout.strip().splitlines()[-1])
     expect(res["formula"]["ok"] and res["formula"]["block_write_equal_fraction"] == 1, f"the formula passes: {res['formula']}")
     expect(not res["no_write"]["ok"] and "block write not bitwise" in res["no_write"]["failed"], f"no write: {res['no_write']}")
     expect(not res["wrong_block"]["ok"] and "an input that is no output changed" in res["wrong_block"]["failed"], f"wrong block: {res['wrong_block']}")
@@ -577,11 +581,9 @@ def test_triton_aot():
                 res[f"{name} {A.tile_name(tile)}"] = {"usage": usage, "v4": "ld.global.v4.b32" in k.asm["ptx"], "compile_s": dt}
         print(json.dumps(res))
     ''')
-    r = subprocess.run([sys.executable, "-c", code, HERE], capture_output=True, text=True)
-    expect(r.returncode == 0, f"sm_90 compile: {r.stderr[-3000:]}")
-    if r.returncode:
+    res = run_snippet(code, "sm_90 compile")
+    if res is None:
         return
-    res = json.loads(r.stdout.strip().splitlines()[-1])
     for name, u in res.items():
         print(f"  sm_90 {name}: {u['usage']}, {'16-byte loads' if u['v4'] else 'NO 16-byte loads'}, compiled in {u['compile_s']:.1f} s")
         expect(u["v4"], f"{name}: 16-byte loads")
