@@ -10,7 +10,8 @@
 #
 # Environment: KK3TUNE (the binary; default build/kk3tune, built by scripts/build when missing),
 # KK3_CI_OUT (output folder; default build/ci-regression), KK3_COMPARE_ARGS (more compare flags, e.g.
-# "--threshold 8%").
+# "--threshold 8%"), KK3_SWEEP_ARGS (more sweep flags; e.g. "--inject-fault VARIANT=slow", the
+# regression made on purpose that proves the job fails: results/h200/ci-regression-2026-12-02).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 baseline=${1:-ci/baseline/h200.json}
@@ -32,7 +33,8 @@ if [ ! -x "$kk3" ]; then
 fi
 mkdir -p "$out" || exit 2
 
-"$kk3" sweep --config "$plan" --out "$out/sweep.json"
+# shellcheck disable=SC2086  # KK3_SWEEP_ARGS is a list of flags
+"$kk3" sweep --config "$plan" --out "$out/sweep.json" ${KK3_SWEEP_ARGS:-}
 sweep_rc=$?
 case $sweep_rc in
   0 | 1) ;;  # 1: a variant failed verification or to compile; compare reports what regressed

@@ -68,13 +68,13 @@ struct sweep_options {
 
 /// --inject-fault VARIANT=KIND -> variant id -> KK3_INJECT_FAULT value.
 std::map<std::string, int> parse_injections(const std::vector<std::string>& items) {
-  const std::map<std::string, int> kinds = {{"illegal_address", 1}, {"trap", 2}, {"hang", 3}};
+  const std::map<std::string, int> kinds = {{"illegal_address", 1}, {"trap", 2}, {"hang", 3}, {"slow", 4}};
   std::map<std::string, int> out;
   for (const std::string& item : items) {
     const std::size_t eq = item.rfind('=');
     const auto kind = eq == std::string::npos ? kinds.end() : kinds.find(item.substr(eq + 1));
     if (kind == kinds.end()) {
-      throw error(error_kind::usage, "--inject-fault " + item + ": expected VARIANT=KIND, KIND one of illegal_address, trap, hang");
+      throw error(error_kind::usage, "--inject-fault " + item + ": expected VARIANT=KIND, KIND one of illegal_address, trap, hang, slow");
     }
     out[item.substr(0, eq)] = kind->second;
   }
@@ -499,7 +499,7 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
                   "seconds one variant's GPU work may take before it counts as hung and its worker is restarted (default 60)")
       ->check(positive_number());
   cmd->add_flag("--no-isolation", o->no_isolation, "measure in this process (a sticky CUDA fault then ends the sweep; the journal keeps what was measured)");
-  cmd->add_option("--inject-fault", o->inject, "test only: VARIANT=illegal_address|trap|hang makes that variant fail on purpose")
+  cmd->add_option("--inject-fault", o->inject, "test only: VARIANT=illegal_address|trap|hang makes that variant fail on purpose; VARIANT=slow makes it correct but about 0.5 us slower per CTA")
       ->group("");  // hidden from --help
   cmd->add_flag("--worker", o->worker, "internal: run as the supervisor's worker")->group("");
   cmd->add_option("--gpus", o->gpus,

@@ -9,6 +9,8 @@
 
 #include "core/error.hpp"
 #include "families/registry.hpp"
+#include "select/selection.hpp"
+#include "sweep/sweep_config.hpp"
 
 namespace kk3::compare {
 namespace {
@@ -226,7 +228,175 @@ std::size_t& count_of(comparison_counts& k, verdict v) {
   return k.same;
 }
 
+// --- what ships: the winner at each token count --------------------------------------------
+
+// The token counts a table covers: the plan's counts inside one of its ranges (every range's
+// ends when the file gives no plan).
+std::map<long long, const sweep_range*> winners_of(const sweep_dispatch& d, const result_document& doc) {
+  std::vector<long long> tokens;
+  if (doc.plan && !doc.plan->tokens.empty()) {
+    tokens = doc.plan->tokens;
+  } else {
+    for (const auto& r : d.ranges) tokens.insert(tokens.end(), {r.min_tokens, r.max_tokens});
+  }
+  std::map<long long, const sweep_range*> out;
+  for (long long t : tokens) {
+    for (const auto& r : d.ranges) {
+      if (t >= r.min_tokens && t <= r.max_tokens) out[t] = &r;
+    }
+  }
+  return out;
+}
+
+// The plans' selection noise, the stricter of the two (a plan that gives none: the sweep's
+// defaults).
+shipped_rule rule_of(const result_document& base, const result_document& next, double threshold) {
+  shipped_rule rule;
+  rule.threshold = threshold;
+  rule.noise_sigmas = 0;
+  rule.noise_floor = 0;
+  for (const result_document* d : {&base, &next}) {
+    const bool has = d->plan.has_value();
+    rule.noise_sigmas = std::max(rule.noise_sigmas, has && d->plan->noise_sigmas ? *d->plan->noise_sigmas : 2.0);
+    rule.noise_floor = std::max(rule.noise_floor, has && d->plan->noise_floor ? *d->plan->noise_floor : sweep::k_default_noise_floor);
+  }
+  return rule;
+}
+
+select::timed_variant timed_of(const result_record& r) {
+  select::timed_variant t;
+  t.variant = r.variant;
+  t.median_us = r.stats->median_us;
+  t.rel_stderr = r.stats->rel_stderr_median;
+  t.qualified = true;
+  return t;
+}
+
+// The records a file has of one table (family, mode, shape): whether it swept it at all.
+std::set<std::string> swept_tables(const result_document& d) {
+  std::set<std::string> out;
+  for (const auto& r : d.records) {
+    out.insert(r.family + "/" + r.mode + (families::shape_text(r.shape).empty() ? "" : "/" + families::shape_text(r.shape)));
+  }
+  for (const auto& t : d.dispatch) out.insert(entry_of(t));
+  return out;
+}
+
+void compare_shipped(const result_document& base, const result_document& next, comparison& c) {
+  c.shipped_verdict = true;
+  c.rule = rule_of(base, next, c.options.timing.threshold);
+  const select::selection_rule rule{c.rule.threshold, c.rule.noise_sigmas, c.rule.noise_floor};
+  std::size_t repeats = 0;
+  const auto base_index = index_by_key(base, repeats);
+  const auto next_index = index_by_key(next, repeats);
+  auto winner_record = [](const result_document& d, const std::unordered_map<std::string, std::size_t>& index,
+                          const sweep_dispatch& t, long long tokens, const std::string& variant) -> const result_record* {
+    result_record probe;
+    probe.family = t.family;
+    probe.mode = t.mode;
+    probe.shape = t.shape;
+    probe.tokens = tokens;
+    probe.variant = variant;
+    const auto found = index.find(probe.key());
+    if (found == index.end()) return nullptr;
+    const result_record& r = d.records[found->second];
+    return is_timed(r) ? &r : nullptr;
+  };
+  const std::set<std::string> base_swept = swept_tables(base), next_swept = swept_tables(next);
+  auto plan_has = [](const result_document& d, long long t) {
+    return !d.plan || d.plan->tokens.empty() || std::count(d.plan->tokens.begin(), d.plan->tokens.end(), t) > 0;
+  };
+
+  std::map<std::string, std::pair<const sweep_dispatch*, const sweep_dispatch*>> tables;
+  for (const auto& d : base.dispatch) tables[entry_of(d)].first = &d;
+  for (const auto& d : next.dispatch) tables[entry_of(d)].second = &d;
+  std::set<std::string> objective_differences;
+  shipped_counts& k = c.shipped_totals;
+  for (const auto& [entry, both] : tables) {
+    const auto [b, n] = both;
+    const sweep_dispatch& any = b ? *b : *n;
+    std::map<long long, std::pair<const sweep_range*, const sweep_range*>> counts;
+    if (b) {
+      for (const auto& [t, r] : winners_of(*b, base)) counts[t].first = r;
+    }
+    if (n) {
+      for (const auto& [t, r] : winners_of(*n, next)) counts[t].second = r;
+    }
+    for (const auto& [tokens, winners] : counts) {
+      const auto [wb, wn] = winners;
+      // A count the other file's plan did not sweep is no verdict.
+      if (!wn && (!next_swept.count(entry) || !plan_has(next, tokens))) {
+        ++k.only_in_base;
+        continue;
+      }
+      if (!wb && (!base_swept.count(entry) || !plan_has(base, tokens))) {
+        ++k.only_in_new;
+        continue;
+      }
+      count_comparison cc;
+      cc.table = entry;
+      cc.family = any.family;
+      cc.mode = any.mode;
+      cc.shape = any.shape;
+      cc.tokens = tokens;
+      if (wb) cc.base_winner = wb->variant;
+      if (wn) cc.new_winner = wn->variant;
+      if (!wn) {
+        cc.result = count_verdict::lost;
+      } else if (!wb) {
+        cc.result = count_verdict::gained;
+      } else {
+        const result_record* rb = b ? winner_record(base, base_index, *b, tokens, cc.base_winner) : nullptr;
+        const result_record* rn = n ? winner_record(next, next_index, *n, tokens, cc.new_winner) : nullptr;
+        if (!rb || !rn) {
+          cc.result = count_verdict::untimed;
+        } else if (const auto why = timing::differences(rb->objective, rn->objective); !why.empty()) {
+          cc.result = count_verdict::untimed;
+          objective_differences.insert(join(why, ", "));
+        } else {
+          const select::timed_variant tb = timed_of(*rb), tn = timed_of(*rn);
+          cc.base_median_us = tb.median_us;
+          cc.new_median_us = tn.median_us;
+          cc.effect = tn.median_us / tb.median_us - 1;
+          const double se = std::hypot(select::standard_error(tb, rule), select::standard_error(tn, rule));
+          cc.sigmas = se > 0 ? (tn.median_us - tb.median_us) / se : 0;
+          cc.result = select::clearly_faster(tb, tn, rule)   ? count_verdict::slower
+                      : select::clearly_faster(tn, tb, rule) ? count_verdict::faster
+                                                             : count_verdict::same;
+        }
+      }
+      ++k.compared;
+      k.winners_changed += cc.winner_changed();
+      switch (cc.result) {
+        case count_verdict::same: ++k.same; break;
+        case count_verdict::faster: ++k.faster; break;
+        case count_verdict::slower: ++k.slower; break;
+        case count_verdict::lost: ++k.lost; break;
+        case count_verdict::gained: ++k.gained; break;
+        case count_verdict::untimed: ++k.untimed; break;
+      }
+      c.shipped.push_back(std::move(cc));
+    }
+  }
+  for (const std::string& why : objective_differences) {
+    c.notes.push_back("the tables' winners were timed under different objectives (BASE vs NEW: " + why +
+                      "): their times are not comparable, so those counts get no timing verdict; make the baseline again under NEW's objective");
+  }
+}
+
 }  // namespace
+
+const char* to_string(count_verdict v) {
+  switch (v) {
+    case count_verdict::same: return "same";
+    case count_verdict::faster: return "faster";
+    case count_verdict::slower: return "slower";
+    case count_verdict::lost: return "lost";
+    case count_verdict::gained: return "gained";
+    case count_verdict::untimed: return "untimed";
+  }
+  return "?";
+}
 
 std::string record_id::shape() const {
   const std::string s = families::shape_text(shape_dims);
@@ -234,10 +404,26 @@ std::string record_id::shape() const {
 }
 
 int comparison::exit_code() const {
-  return regression() ? k_exit_failure : k_exit_ok;
+  if (regression()) return k_exit_failure;
+  // Two timed sweeps of which no count could be timed against the other (another objective, say)
+  // give no verdict: a CI job must not read that as a pass.
+  const shipped_counts& k = shipped_totals;
+  if (shipped_verdict && base.timed && next.timed && k.compared > 0 && k.untimed == k.compared) return k_exit_usage;
+  return k_exit_ok;
 }
 
 std::string comparison::summary_line() const {
+  if (!shipped_verdict) return records_line() + ": " + (regression() ? "REGRESSION" : "no regression");
+  const shipped_counts& k = shipped_totals;
+  auto n = [](std::size_t v) { return std::to_string(v); };
+  const std::string outcome = regression() ? "REGRESSION" : exit_code() == k_exit_usage ? "NO VERDICT (nothing timed comparably)" : "no regression";
+  return n(k.compared) + " token counts in both tables (" + n(k.slower) + " slower, " + n(k.lost) + " lost, " + n(k.faster) +
+         " faster, " + n(k.same) + " same, " + n(k.gained) + " gained, " + n(k.untimed) + " untimed; " + n(k.winners_changed) +
+         " winner" + (k.winners_changed == 1 ? "" : "s") + " changed); " + n(counts.verification_regressions) +
+         " verification regression" + (counts.verification_regressions == 1 ? "" : "s") + ": " + outcome;
+}
+
+std::string comparison::records_line() const {
   const comparison_counts& k = counts;
   auto n = [](std::size_t v) { return std::to_string(v); };
   return n(k.matched) + " records in both (" + n(k.slower) + " slower, " + n(k.faster) +
@@ -246,7 +432,7 @@ std::string comparison::summary_line() const {
          (k.verification_regressions == 1 ? "" : "s") + "; " + n(k.dispatch_entries_changed) +
          " dispatch table" + (k.dispatch_entries_changed == 1 ? "" : "s") + " changed; " +
          n(k.only_in_base) + " only in BASE, " + n(k.only_in_new) +
-         " only in NEW: " + (regression() ? "REGRESSION" : "no regression");
+         " only in NEW";
 }
 
 comparison compare_documents(const result_document& base, const result_document& next,
@@ -314,22 +500,23 @@ comparison compare_documents(const result_document& base, const result_document&
       c.only_in_new.push_back({id_of(next.records[i]), next.records[i].status});
   }
   for (const std::string& why : objective_differences) {
-    c.notes.push_back("timed under different objectives (BASE vs NEW: " + why +
+    c.record_notes.push_back("timed under different objectives (BASE vs NEW: " + why +
                       "): those records are not comparable and get no verdict; tables selected under them may differ for that reason alone");
   }
   if (screened_vs_final) {
     // Screening rounds time short graphs: their medians run higher than the final round's.
-    c.notes.push_back(std::to_string(screened_vs_final) +
+    c.record_notes.push_back(std::to_string(screened_vs_final) +
                       " matched record(s) were screened out (2 samples, short graphs) in one file "
                       "and timed in the final round in the other: not like for like, so counted "
                       "as not timed in both");
   }
   if (screened_both) {
-    c.notes.push_back(std::to_string(screened_both) +
+    c.record_notes.push_back(std::to_string(screened_both) +
                       " record(s) screened out in both files differ by more than the threshold: "
                       "screening rounds (2 samples, short graphs) cannot call that, so they count as noisy");
   }
   compare_dispatch(base, next, c);
+  if (base.kind == "sweep" && next.kind == "sweep") compare_shipped(base, next, c);
 
   std::sort(c.records.begin(), c.records.end(), shown_before);
   auto by_id = [](const auto& a, const auto& b) { return id_less(a.id, b.id); };

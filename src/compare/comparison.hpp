@@ -72,6 +72,46 @@ struct dispatch_change {
   long long first_token = 0;  ///< where the tokens start, for ordering
 };
 
+/// What ships at one token count of one dispatch table (sweeps): BASE's winner there against
+/// NEW's, each timed by its own file's final round.
+enum class count_verdict {
+  same,    ///< within the threshold or the noise
+  faster,  ///< NEW's winner is faster beyond the threshold and the noise
+  slower,  ///< NEW's winner is slower beyond the threshold and the noise: a regression
+  lost,    ///< BASE had a winner, NEW swept the table and has none here: a regression
+  gained,  ///< NEW has a winner where BASE had none
+  untimed, ///< a winner without a timed record on one side (a dispatch-only file)
+};
+const char* to_string(count_verdict v);
+
+struct count_comparison {
+  std::string table;  ///< "attn_res/common_nb8/NB=8", as dispatch_change::entry
+  std::string family, mode;
+  families::dims shape;
+  long long tokens = 0;
+  std::string base_winner, new_winner;  ///< empty where that file has no winner
+  double base_median_us = 0, new_median_us = 0;  ///< the winners' medians (0: not timed)
+  double effect = 0;  ///< new / base - 1
+  double sigmas = 0;  ///< the change in combined standard errors (each at least the noise floor)
+  count_verdict result = count_verdict::same;
+  bool winner_changed() const { return base_winner != new_winner; }
+};
+
+/// The rule a count's change must pass to be faster or slower: the threshold, and the plans'
+/// noise (sigmas, and the floor of each median's relative standard error, as in the sweep).
+struct shipped_rule {
+  double threshold = 0.05;
+  double noise_sigmas = 2;
+  double noise_floor = 0;
+};
+
+/// How many counts of each.
+struct shipped_counts {
+  std::size_t compared = 0, same = 0, faster = 0, slower = 0, lost = 0, gained = 0, untimed = 0;
+  std::size_t winners_changed = 0;
+  std::size_t only_in_base = 0, only_in_new = 0;  ///< counts one plan swept and the other did not
+};
+
 /// How many of each.
 struct comparison_counts {
   std::size_t matched = 0, slower = 0, faster = 0, noisy = 0, same = 0;
@@ -94,16 +134,31 @@ struct comparison {
   std::vector<dispatch_change> dispatch;  ///< by table, then tokens
   std::vector<one_sided_record> only_in_base, only_in_new;
   std::vector<std::string> notes;  ///< things worth knowing that change no verdict
+  /// Notes about the record-by-record listing (screening rounds, objectives): shown with it.
+  std::vector<std::string> record_notes;
   comparison_counts counts;
+  /// Sweeps: the verdict is on what ships, count by count, and on verification; the records
+  /// are detail (listed with --all). Time results: the verdict is on the records.
+  bool shipped_verdict = false;
+  shipped_rule rule;
+  std::vector<count_comparison> shipped;  ///< by table, then tokens
+  shipped_counts shipped_totals;
 
-  bool regression() const { return counts.slower > 0 || counts.verification_regressions > 0; }
+  bool regression() const {
+    if (counts.verification_regressions > 0) return true;
+    return shipped_verdict ? shipped_totals.slower > 0 || shipped_totals.lost > 0 : counts.slower > 0;
+  }
   /// 1 on a regression, else 0.
   int exit_code() const;
   /// One line: the counts and the outcome, e.g. "32 matched: 1 slower, ... -> REGRESSION".
   std::string summary_line() const;
+  /// The record counts alone (what summary_line gives for time results).
+  std::string records_line() const;
 };
 
-/// Compares NEW (`next`) with BASE. Throws error(usage) when the kinds differ, or when the GPUs
+/// Compares NEW (`next`) with BASE; for two sweeps also what ships at each token count, under
+/// options.timing.threshold and the plans' noise (the larger sigmas and floor of the two; the
+/// sweep's defaults for a plan that gives none). Throws error(usage) when the kinds differ, or when the GPUs
 /// differ and options.allow_device_mismatch is not set.
 comparison compare_documents(const report::result_document& base,
                              const report::result_document& next, const compare_options& options);

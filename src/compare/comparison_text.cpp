@@ -130,6 +130,13 @@ std::string records_text(const file_summary& s) {
 }
 
 std::string settings_text(const comparison& c) {
+  if (c.shipped_verdict) {
+    return "the verdict is on what ships: at each token count of each dispatch table, NEW's winner against BASE's, slower "
+           "or faster beyond the threshold " +
+           format("%g", c.options.timing.threshold * 100) + "% and " + format("%g", c.rule.noise_sigmas) +
+           " combined standard errors (each at least the plans' noise floor, " + format("%g", c.rule.noise_floor * 100) +
+           "%); and on verification";
+  }
   return "threshold " + format("%g", c.options.timing.threshold * 100) + "%, alpha " +
          format("%g", c.options.timing.alpha) +
          ": Mann-Whitney U on the raw samples, or median +- 2 standard errors where the samples "
@@ -170,6 +177,72 @@ struct section {
   std::string text;      ///< a line instead of a table
 };
 
+row count_header() {
+  return {"table", "tokens", "BASE winner", "BASE us", "NEW winner", "NEW us", "change", "noise"};
+}
+const std::vector<bool> k_count_right = {false, true, false, true, false, true, true, true};
+
+row count_row(const count_comparison& k) {
+  auto us = [](double v) { return v > 0 ? us_text(v) : std::string("-"); };
+  const bool timed = k.base_median_us > 0 && k.new_median_us > 0;
+  return {k.table,
+          "T" + std::to_string(k.tokens),
+          k.base_winner.empty() ? "(none)" : k.base_winner,
+          us(k.base_median_us),
+          k.new_winner.empty() ? "(none)" : k.winner_changed() ? k.new_winner : "= BASE",
+          us(k.new_median_us),
+          timed ? percent_text(k.effect) : "-",
+          timed ? format("%+.1f sigma", k.sigmas) : to_string(k.result)};
+}
+
+/// What ships, count by count: the regressions, the gains, the changed winners; the rest only
+/// with --all.
+void shipped_sections(const comparison& c, const listing_options& listing, std::vector<section>& out) {
+  struct part {
+    const char* title;
+    std::function<bool(const count_comparison&)> member;
+    bool regressions, only_with_all;
+  };
+  auto is = [](count_verdict v) { return [v](const count_comparison& k) { return k.result == v; }; };
+  const std::vector<part> parts = {
+      {"Slower at a token count: what ships is slower (regressions)", is(count_verdict::slower), true, false},
+      {"Lost: no qualified winner any more (regressions)", is(count_verdict::lost), true, false},
+      {"Faster at a token count", is(count_verdict::faster), false, false},
+      {"Winner changed, time the same within the threshold and the noise",
+       [](const count_comparison& k) { return k.result == count_verdict::same && k.winner_changed(); }, false, false},
+      {"Gained: a winner where BASE had none", is(count_verdict::gained), false, false},
+      {"Not timed comparably", is(count_verdict::untimed), false, false},
+      {"Same winner, same time", [](const count_comparison& k) { return k.result == count_verdict::same && !k.winner_changed(); }, false,
+       true}};
+  for (const part& p : parts) {
+    if (p.only_with_all && !listing.all) continue;
+    section s{p.title, count_header(), {}, k_count_right, 0, {}};
+    std::size_t total = 0;
+    for (const auto& k : c.shipped) {
+      if (!p.member(k)) continue;
+      ++total;
+      const std::size_t limit = p.regressions ? listing.regression_limit : listing.list_limit;
+      if (listing.all || s.rows.size() < limit) s.rows.push_back(count_row(k));
+    }
+    s.title += " (" + std::to_string(total) + ")";
+    s.left = total - s.rows.size();
+    out.push_back(std::move(s));
+  }
+  if (!listing.all) {
+    const shipped_counts& k = c.shipped_totals;
+    std::size_t same_winner = 0;
+    for (const auto& x : c.shipped) same_winner += x.result == count_verdict::same && !x.winner_changed();
+    section s;
+    s.text = std::to_string(same_winner) + " token count" + (same_winner == 1 ? "" : "s") + " with the same winner and time" +
+             (k.only_in_base + k.only_in_new ? ", " + std::to_string(k.only_in_base) + " swept only in BASE and " +
+                                                   std::to_string(k.only_in_new) + " only in NEW"
+                                             : std::string()) +
+             "; the records (" + std::to_string(c.base.records) + " in BASE, " + std::to_string(c.next.records) +
+             " in NEW: screening rounds, variants that win nothing) are not listed: --all lists them one by one";
+    out.push_back(std::move(s));
+  }
+}
+
 /// What both formats show, in order.
 std::vector<section> sections(const comparison& c, const listing_options& listing) {
   std::vector<section> out;
@@ -191,9 +264,13 @@ std::vector<section> sections(const comparison& c, const listing_options& listin
   verification.left = c.verification.size() - verification.rows.size();
   out.push_back(std::move(verification));
 
+  if (c.shipped_verdict) {
+    shipped_sections(c, listing, out);
+    if (!listing.all) return out;
+  }
   for (const group& g : groups()) {
     if (g.only_with_all && !listing.all) continue;
-    section s{g.title, k_timing_header, {}, k_timing_right, 0, {}};
+    section s{std::string(c.shipped_verdict ? "Records: " : "") + g.title, k_timing_header, {}, k_timing_right, 0, {}};
     std::size_t total = 0;
     for (const auto& r : c.records) {
       if (!g.member(r)) continue;
@@ -262,9 +339,11 @@ void print_sections(std::ostream& out, const comparison& c, const listing_option
       table(s);
     }
   }
-  if (c.notes.empty()) return;
+  std::vector<std::string> notes = c.notes;
+  if (!c.shipped_verdict || listing.all) notes.insert(notes.end(), c.record_notes.begin(), c.record_notes.end());
+  if (notes.empty()) return;
   out << notes_heading;
-  for (const auto& n : c.notes) out << "- " << n << "\n";
+  for (const auto& n : notes) out << "- " << n << "\n";
 }
 
 std::string format_table(const comparison& c, const listing_options& listing) {
@@ -290,7 +369,7 @@ std::string format_table(const comparison& c, const listing_options& listing) {
 
 std::string format_markdown(const comparison& c, const listing_options& listing) {
   std::ostringstream out;
-  out << "## kk3tune compare: " << (c.regression() ? "REGRESSION" : "no regression") << "\n\n";
+  out << "## kk3tune compare: " << (c.regression() ? "REGRESSION" : c.exit_code() == 0 ? "no regression" : "no verdict") << "\n\n";
   out << c.summary_line() << "\n\n";
   print_markdown_table(out, {"", "file", "kind", "GPU", "tool", "time", "records", "machine"},
                        {{"BASE", "`" + c.base.file + "`", c.base.kind, gpu_text(c.base),

@@ -73,6 +73,41 @@ std::string comparison_json(const compare::comparison& c) {
     dispatch.push_back(
         {{"table", d.entry}, {"tokens", d.tokens}, {"base", d.base}, {"new", d.next}});
   }
+  json shipped = json::array();
+  for (const auto& x : c.shipped) {
+    shipped.push_back({{"table", x.table},
+                       {"family", x.family},
+                       {"mode", x.mode},
+                       {"shape", shape_json(x.shape)},
+                       {"tokens", x.tokens},
+                       {"verdict", compare::to_string(x.result)},
+                       {"base_winner", x.base_winner.empty() ? json(nullptr) : json(x.base_winner)},
+                       {"new_winner", x.new_winner.empty() ? json(nullptr) : json(x.new_winner)},
+                       {"winner_changed", x.winner_changed()},
+                       {"base_median_us", x.base_median_us > 0 ? json(x.base_median_us) : json(nullptr)},
+                       {"new_median_us", x.new_median_us > 0 ? json(x.new_median_us) : json(nullptr)},
+                       {"effect", x.base_median_us > 0 && x.new_median_us > 0 ? json(x.effect) : json(nullptr)},
+                       {"sigmas", x.base_median_us > 0 && x.new_median_us > 0 ? json(x.sigmas) : json(nullptr)}});
+  }
+  const compare::shipped_counts& sk = c.shipped_totals;
+  const json shipped_block =
+      c.shipped_verdict
+          ? json{{"rule", {{"threshold", c.rule.threshold}, {"noise_sigmas", c.rule.noise_sigmas}, {"noise_floor", c.rule.noise_floor}}},
+                 {"counts",
+                  {{"compared", sk.compared},
+                   {"slower", sk.slower},
+                   {"lost", sk.lost},
+                   {"faster", sk.faster},
+                   {"same", sk.same},
+                   {"gained", sk.gained},
+                   {"untimed", sk.untimed},
+                   {"winners_changed", sk.winners_changed},
+                   {"only_in_base", sk.only_in_base},
+                   {"only_in_new", sk.only_in_new}}},
+                 {"counts_by_token", shipped}}
+          : json(nullptr);
+  std::vector<std::string> notes = c.notes;
+  notes.insert(notes.end(), c.record_notes.begin(), c.record_notes.end());
   auto one_sided = [](const std::vector<compare::one_sided_record>& list) {
     json out = json::array();
     for (const auto& r : list) {
@@ -103,13 +138,15 @@ std::string comparison_json(const compare::comparison& c) {
                       {"dispatch_tables_changed", k.dispatch_entries_changed},
                       {"only_in_base", k.only_in_base},
                       {"only_in_new", k.only_in_new}}},
+                    {"verdict_on", c.shipped_verdict ? "shipped" : "records"},
+                    {"shipped", shipped_block},
                     {"summary", c.summary_line()},
                     {"verification_regressions", verification},
                     {"records", records},
                     {"dispatch_changes", dispatch},
                     {"only_in_base", one_sided(c.only_in_base)},
                     {"only_in_new", one_sided(c.only_in_new)},
-                    {"notes", c.notes}};
+                    {"notes", notes}};
   return doc.dump(2) + "\n";
 }
 

@@ -151,6 +151,15 @@ void read_sweep(const json_fields& r, const json& doc, result_document& out) {
     if (!plan->is_object()) r.fail("/plan", "expected an object");
     if (r.find(*plan, "timed")) out.timed = r.optional_boolean(*plan, "/plan", "timed");
     if (out.context.copy_ceiling_tb_s == 0) out.context.copy_ceiling_tb_s = r.optional_number(*plan, "/plan", "copy_ceiling_tb_s");
+    result_plan p;
+    if (r.find(*plan, "tokens")) {
+      const json& tokens = r.array(*plan, "/plan", "tokens");
+      for (std::size_t i = 0; i < tokens.size(); ++i) p.tokens.push_back(r.integer_value(tokens[i], "/plan/tokens/" + std::to_string(i)));
+    }
+    for (auto [key, field] : {std::pair{"min_gain", &p.min_gain}, {"noise_sigmas", &p.noise_sigmas}, {"noise_floor", &p.noise_floor}}) {
+      if (r.find(*plan, key)) *field = r.number(*plan, "/plan", key);
+    }
+    out.plan = std::move(p);
   }
   std::map<std::string, timing::objective> objectives;  // by family; before schema 3: graph
   if (const json* families = r.find(doc, "families"); families && families->is_object()) {

@@ -56,6 +56,13 @@ struct result_record {
   std::string key() const;
 };
 
+/// What a sweep's plan says about its token counts and its selection rule (absent fields stay
+/// unset: a file from before they were written).
+struct result_plan {
+  std::vector<long long> tokens;  ///< the token counts swept
+  std::optional<double> min_gain, noise_sigmas, noise_floor;
+};
+
 /// A whole result file.
 struct result_document {
   std::filesystem::path file;
@@ -65,6 +72,7 @@ struct result_document {
   std::vector<result_record> records;
   std::vector<sweep_dispatch> dispatch;  ///< sweeps with a GPU; empty otherwise
   bool timed = true;  ///< false for a sweep run without a GPU ("timed": false in its plan)
+  std::optional<result_plan> plan;  ///< sweeps that have a plan block
 };
 
 /// Reads a result file. Throws error(io) if it cannot be read, error(usage) naming the file and

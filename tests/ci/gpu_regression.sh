@@ -38,8 +38,19 @@ grep -q "^## kk3tune compare: no regression" "$tmp/out/compare.md" || fail "same
 run "$fixtures/sweep-base.json" "$fixtures/sweep-slow.json"
 [ $rc = 1 ] || fail "slower sweep: exit $rc, expected 1"
 grep -q "^## kk3tune compare: REGRESSION" "$tmp/out/compare.md" || fail "slower sweep: compare.md does not say REGRESSION"
-grep -q "^### Slower (1)" "$tmp/out/compare.md" || fail "slower sweep: compare.md lists no slower record"
-grep -q "^Slower (1)" "$tmp/log" || fail "slower sweep: the log has no table"
+grep -q "^### Slower at a token count: what ships is slower (regressions) (1)" "$tmp/out/compare.md" || fail "slower sweep: compare.md lists no slower count"
+grep -q "^Slower at a token count: what ships is slower (regressions) (1)" "$tmp/log" || fail "slower sweep: the log has no table"
+grep -q "mla_decode_epilogue/bf16/H=16 *T64" "$tmp/log" || fail "slower sweep: the log does not name the table and count"
+
+# Extra sweep flags reach the sweep (KK3_SWEEP_ARGS: the regression made on purpose).
+cat >"$tmp/args-kk3tune" <<STUB
+#!/usr/bin/env bash
+if [ "\$1" = sweep ]; then echo "\$@" >"$tmp/sweep-args"; exit 3; fi
+exec "$kk3" "\$@"
+STUB
+chmod +x "$tmp/args-kk3tune"
+KK3TUNE=$tmp/args-kk3tune KK3_CI_OUT=$tmp/out KK3_SWEEP_ARGS="--inject-fault V=slow" "$source/ci/gpu-regression.sh" "$fixtures/sweep-base.json" >"$tmp/log" 2>&1
+grep -q -- "--inject-fault V=slow" "$tmp/sweep-args" || fail "KK3_SWEEP_ARGS did not reach the sweep: $(cat "$tmp/sweep-args" 2>/dev/null)"
 
 # GitHub's job summary is appended to.
 echo "earlier step" >"$tmp/summary.md"

@@ -26,6 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using report::read_result_document;
 using report::result_document;
+using report::result_record;
 
 const fs::path k_dir = fs::path(KK3_FIXTURE_DIR) / "compare";
 const std::string k_s3 =
@@ -270,8 +271,13 @@ TEST(compare, a_screened_record_is_at_most_noisy) {
   EXPECT_EQ(it->timing->result, verdict::noisy);
   EXPECT_EQ(it->timing->test_note, "screened out in both: too few samples to call");
   EXPECT_FALSE(c.regression());
-  ASSERT_FALSE(c.notes.empty());
-  EXPECT_NE(c.notes.back().find("count as noisy"), std::string::npos);
+  // A note on the record listing: shown with it (--all), not in the default verdict on the tables.
+  ASSERT_FALSE(c.record_notes.empty());
+  EXPECT_NE(c.record_notes.back().find("count as noisy"), std::string::npos);
+  listing_options all;
+  all.all = true;
+  EXPECT_TRUE(contains(format_table(c, all), "count as noisy"));
+  EXPECT_FALSE(contains(format_table(c, {}), "count as noisy"));
 }
 
 TEST(compare, a_screening_measurement_is_not_compared_with_a_final_one) {
@@ -292,8 +298,8 @@ TEST(compare, a_screening_measurement_is_not_compared_with_a_final_one) {
   ASSERT_NE(it, c.records.end());
   EXPECT_FALSE(it->timing);
   EXPECT_FALSE(c.regression());
-  ASSERT_FALSE(c.notes.empty());
-  EXPECT_NE(c.notes.back().find("not like for like"), std::string::npos);
+  ASSERT_FALSE(c.record_notes.empty());
+  EXPECT_NE(c.record_notes.back().find("not like for like"), std::string::npos);
 }
 
 TEST(compare, times_under_another_objective_are_not_comparable) {
@@ -320,8 +326,20 @@ TEST(compare, times_under_another_objective_are_not_comparable) {
       const auto it = std::find_if(c.records.begin(), c.records.end(), [](const auto& r) { return !r.not_comparable.empty(); });
       ASSERT_NE(it, c.records.end());
       EXPECT_EQ(it->not_comparable, why);
-      EXPECT_TRUE(contains(format_table(c, {}), "Not comparable")) << format_table(c, {});
-      EXPECT_TRUE(contains(c.summary_line(), "not comparable"));
+      listing_options all;
+      all.all = true;
+      EXPECT_TRUE(contains(format_table(c, all), "Not comparable")) << format_table(c, all);
+      EXPECT_TRUE(contains(c.records_line(), "not comparable"));
+      if (c.shipped_verdict) {
+        // Two sweeps timed under different objectives: no count can be judged, so no verdict at
+        // all (exit 2: make the baseline again), never a pass.
+        EXPECT_EQ(c.shipped_totals.untimed, c.shipped_totals.compared) << why;
+        EXPECT_EQ(c.exit_code(), 2) << why;
+        EXPECT_TRUE(contains(c.summary_line(), "NO VERDICT")) << c.summary_line();
+        EXPECT_TRUE(contains(format_table(c, {}), "timed under different objectives")) << format_table(c, {});
+      } else {
+        EXPECT_EQ(c.exit_code(), 0) << why;
+      }
     }
   }
   // Two chain models differ in what the producer is.
@@ -399,16 +417,14 @@ TEST(compare, formats_show_the_regression_first) {
   const comparison c = compare_fixtures("sweep-base.json", "sweep-verify.json");
   const std::string table = format_table(c, {});
   EXPECT_TRUE(contains(table, "Verification regressions (1)")) << table;
-  EXPECT_TRUE(contains(
-      table,
-      "compare: 8 records in both (0 slower, 0 faster, 0 noisy, 8 same, 0 not timed in both, 0 not comparable); "
-      "1 verification regression; 0 dispatch tables changed; 0 only in BASE, 0 only in NEW: "
-      "REGRESSION"))
+  EXPECT_TRUE(contains(table,
+                       "compare: 3 token counts in both tables (0 slower, 0 lost, 0 faster, 3 same, 0 gained, 0 untimed; 0 winners "
+                       "changed); 1 verification regression: REGRESSION"))
       << table;
-  EXPECT_TRUE(contains(table, "8 same, 0 not timed in both (not listed; --all lists them)"))
-      << table;
-  EXPECT_FALSE(contains(table, "Same (8)"));
-  EXPECT_TRUE(contains(format_table(c, {true}), "Same (8)"));
+  EXPECT_TRUE(contains(table, "3 token counts with the same winner and time; the records (8 in BASE, 8 in NEW")) << table;
+  EXPECT_FALSE(contains(table, "Records: Same (8)"));
+  EXPECT_TRUE(contains(format_table(c, {true}), "Records: Same (8)"));
+  EXPECT_TRUE(contains(format_table(c, {true}), "Same winner, same time (3)"));
 
   const std::string md = format_markdown(c, {});
   EXPECT_EQ(md.rfind("## kk3tune compare: REGRESSION\n", 0), 0u) << md;
@@ -419,23 +435,155 @@ TEST(compare, formats_show_the_regression_first) {
   EXPECT_EQ(j["kind"], "comparison");
   EXPECT_EQ(j["regression"], true);
   EXPECT_EQ(j["exit_code"], 1);
+  EXPECT_EQ(j["verdict_on"], "shipped");
+  EXPECT_EQ(j["shipped"]["counts"]["compared"], 3);
+  EXPECT_EQ(j["shipped"]["counts_by_token"].size(), 3u);
   EXPECT_EQ(j["counts"]["verification_regressions"], 1);
   EXPECT_EQ(j["records"].size(), 8u) << "json lists every matched record";
   EXPECT_EQ(j["verification_regressions"][0]["new_status"], "mismatch");
 }
 
 TEST(compare, long_lists_are_cut_unless_all) {
-  result_document base = fixture("sweep-base.json");
+  result_document base = fixture("time-base.json");
   result_document next = base;
   next.records.clear();
   const comparison c = compare_documents(base, next, {});
   listing_options few;
-  few.list_limit = 3;
+  few.list_limit = 2;
   const std::string table = format_table(c, few);
-  EXPECT_TRUE(contains(table, "Only in BASE (8, not a regression)")) << table;
-  EXPECT_TRUE(contains(table, "... and 5 more (--all lists them)")) << table;
+  EXPECT_TRUE(contains(table, "Only in BASE (3, not a regression)")) << table;
+  EXPECT_TRUE(contains(table, "... and 1 more (--all lists them)")) << table;
   few.all = true;
   EXPECT_FALSE(contains(format_table(c, few), "more (--all lists them)"));
+}
+
+// --- two sweeps: the verdict on what ships ---------------------------------------------------
+
+/// The record of `variant` at `tokens` in `d`.
+result_record& record_of(result_document& d, const std::string& variant, long long tokens) {
+  for (auto& r : d.records) {
+    if (r.variant == variant && r.tokens == tokens) return r;
+  }
+  throw std::runtime_error("no record of " + variant + " at T" + std::to_string(tokens));
+}
+
+/// The winner sweep-base's dispatch table gives mla bf16 at T64.
+std::string winner_at(const result_document& d, const std::string& family, long long tokens) {
+  for (const auto& t : d.dispatch) {
+    if (t.family != family) continue;
+    for (const auto& r : t.ranges) {
+      if (tokens >= r.min_tokens && tokens <= r.max_tokens) return r.variant;
+    }
+  }
+  return {};
+}
+
+TEST(compare_shipped, the_winner_slower_beyond_threshold_and_noise_is_a_regression_naming_the_count) {
+  const result_document base = fixture("sweep-base.json");
+  const std::string winner = winner_at(base, "mla_decode_epilogue", 64);
+  ASSERT_FALSE(winner.empty());
+  for (const double factor : {1.10, 1.03}) {
+    result_document next = base;
+    result_record& r = record_of(next, winner, 64);
+    r.stats->median_us *= factor;
+    for (double& x : r.samples_us) x *= factor;
+    const comparison c = compare_documents(base, next, {});
+    ASSERT_TRUE(c.shipped_verdict);
+    const auto it = std::find_if(c.shipped.begin(), c.shipped.end(), [](const count_comparison& k) {
+      return k.family == "mla_decode_epilogue" && k.tokens == 64;
+    });
+    ASSERT_NE(it, c.shipped.end());
+    EXPECT_NEAR(it->effect, factor - 1, 1e-9);
+    if (factor > 1.05) {
+      // 10%: beyond the 5% threshold and 2 sigma of the 1.5% noise floor (2.1% combined).
+      EXPECT_EQ(it->result, count_verdict::slower);
+      EXPECT_EQ(c.exit_code(), 1);
+      const std::string table = format_table(c, {});
+      EXPECT_TRUE(contains(table, "Slower at a token count: what ships is slower (regressions) (1)")) << table;
+      EXPECT_TRUE(contains(table, "mla_decode_epilogue/bf16/H=16")) << table;
+      EXPECT_TRUE(contains(table, "T64")) << table;
+      EXPECT_TRUE(contains(table, "+10.0%")) << table;
+    } else {
+      // 3%: below the threshold: the same.
+      EXPECT_EQ(it->result, count_verdict::same);
+      EXPECT_EQ(c.exit_code(), 0);
+    }
+  }
+}
+
+TEST(compare_shipped, the_noise_floor_of_the_plans_holds_back_a_change_its_samples_would_call) {
+  // 6% slower with a 0.1% standard error: beyond the threshold, and far beyond the samples' own
+  // noise, but within 2 sigma of a 3% floor (4.2% combined x 2): the same, as the sweep would see it.
+  result_document base = fixture("sweep-base.json");
+  const std::string winner = winner_at(base, "mla_decode_epilogue", 64);
+  result_document next = base;
+  for (result_document* d : {&base, &next}) {
+    d->plan = report::result_plan{};
+    d->plan->noise_floor = 0.03;
+    d->plan->noise_sigmas = 2;
+    record_of(*d, winner, 64).stats->rel_stderr_median = 0.001;
+  }
+  record_of(next, winner, 64).stats->median_us *= 1.06;
+  comparison c = compare_documents(base, next, {});
+  EXPECT_EQ(c.rule.noise_floor, 0.03);
+  EXPECT_EQ(c.exit_code(), 0) << format_table(c, {});
+  for (result_document* d : {&base, &next}) d->plan->noise_floor = 0.001;
+  c = compare_documents(base, next, {});
+  EXPECT_EQ(c.exit_code(), 1) << format_table(c, {});
+}
+
+TEST(compare_shipped, a_variant_that_wins_nothing_is_listed_only_with_all_and_decides_nothing) {
+  const result_document base = fixture("sweep-base.json");
+  const std::string winner = winner_at(base, "mla_decode_epilogue", 64);
+  result_document next = base;
+  result_record* loser = nullptr;
+  for (auto& r : next.records) {
+    if (r.family == "mla_decode_epilogue" && r.tokens == 64 && r.variant != winner && r.status == "ok") loser = &r;
+  }
+  ASSERT_NE(loser, nullptr);
+  loser->stats->median_us *= 1.5;
+  for (double& x : loser->samples_us) x *= 1.5;
+  const comparison c = compare_documents(base, next, {});
+  EXPECT_EQ(c.counts.slower, 1u) << "the record is slower";
+  EXPECT_EQ(c.exit_code(), 0) << "but nothing that ships is";
+  EXPECT_FALSE(contains(format_table(c, {}), loser->variant));
+  listing_options all;
+  all.all = true;
+  EXPECT_TRUE(contains(format_table(c, all), "Records: Slower (1)")) << format_table(c, all);
+}
+
+TEST(compare_shipped, a_count_with_no_winner_any_more_is_lost_and_one_not_swept_is_no_verdict) {
+  const result_document base = fixture("sweep-base.json");
+  result_document next = base;
+  // NEW swept mla at T64 but none qualified: the range goes.
+  for (auto& t : next.dispatch) {
+    if (t.family != "mla_decode_epilogue") continue;
+    t.ranges.erase(std::remove_if(t.ranges.begin(), t.ranges.end(), [](const auto& r) { return r.min_tokens <= 64 && r.max_tokens >= 64; }),
+                   t.ranges.end());
+  }
+  comparison c = compare_documents(base, next, {});
+  EXPECT_EQ(c.shipped_totals.lost, 1u);
+  EXPECT_EQ(c.exit_code(), 1);
+  EXPECT_TRUE(contains(format_table(c, {}), "Lost: no qualified winner any more (regressions) (1)"));
+  // NEW's plan did not sweep T64 at all: not a verdict.
+  next.plan = report::result_plan{};
+  for (long long t : {1LL, 1024LL}) next.plan->tokens.push_back(t);
+  c = compare_documents(base, next, {});
+  EXPECT_EQ(c.shipped_totals.lost, 0u);
+  EXPECT_GE(c.shipped_totals.only_in_base, 1u);
+  EXPECT_EQ(c.exit_code(), 0);
+}
+
+// The acceptance of issue 25: two default sweeps of one build on the H200 (sweep2 ran with
+// --baseline sweep1), 551 token counts: no regression, and a short default listing.
+TEST(compare_shipped, two_default_sweeps_of_one_build_are_no_regression) {
+  const fs::path dir = fs::path(KK3_RESULTS_DIR) / "h200" / "chain-2026-12-01";
+  const comparison c = compare_documents(read_result_document(dir / "sweep1.json.gz"), read_result_document(dir / "sweep2.json.gz"), {});
+  EXPECT_EQ(c.shipped_totals.compared, 551u);
+  EXPECT_EQ(c.shipped_totals.slower + c.shipped_totals.lost, 0u);
+  EXPECT_EQ(c.exit_code(), 0) << c.summary_line();
+  const std::string table = format_table(c, {});
+  EXPECT_LE(std::count(table.begin(), table.end(), '\n'), 40) << table;
 }
 
 TEST(compare, text_helpers) {
@@ -470,19 +618,18 @@ TEST(compare_cli, exit_codes_and_key_lines) {
   };
   const std::vector<expectation> cases = {
       {"time-base.json", "time-base.json", {}, 0, ": no regression"},
-      {"sweep-base.json",
-       "sweep-base.json",
-       {},
-       0,
-       "8 records in both (0 slower, 0 faster, 0 noisy, 8 same"},
+      {"sweep-base.json", "sweep-base.json", {}, 0, "3 token counts in both tables (0 slower, 0 lost, 0 faster, 3 same"},
+      {"sweep-base.json", "sweep-base.json", {"--all"}, 0, "Records: Same (8)"},
       {"time-base.json", "time-slow.json", {}, 1, "Slower (1)"},
-      {"sweep-base.json", "sweep-slow.json", {}, 1, "1 dispatch table changed"},
+      {"sweep-base.json", "sweep-slow.json", {}, 1, "Slower at a token count: what ships is slower (regressions) (1)"},
+      {"sweep-base.json", "sweep-slow.json", {"--all"}, 1, "Dispatch changes (1 table)"},
       {"time-base.json",
        "time-noise.json",
        {},
        0,
        "Noisy (changed beyond the threshold, not significant) (1)"},
-      {"sweep-base.json", "sweep-noise.json", {}, 0, "Only in NEW (3, not a regression)"},
+      {"sweep-base.json", "sweep-noise.json", {}, 0, "3 token counts with the same winner and time"},
+      {"sweep-base.json", "sweep-noise.json", {"--all"}, 0, "Only in NEW (3, not a regression)"},
       {"sweep-base.json", "sweep-verify.json", {}, 1, "Verification regressions (1)"},
       {"time-base.json", "time-truncated.json", {}, 2, "time-truncated.json: /results/0/"},
       {"time-truncated.json", "time-base.json", {}, 2, "the file ends early (truncated?)"},
