@@ -1,5 +1,7 @@
 // `kk3tune compile`: compiles every variant for the target archs (the GPU's, or --arch) in
-// parallel through the cache, and prints status, time, cache hit and resource use of each.
+// parallel through the cache, and prints status, time, cache hit and resource use of each. A
+// cache hit's time reads "cached" (JSON: null): the time of the compile it stored is no time
+// this run spent.
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -114,7 +116,7 @@ int run_compile(const global_options& global, const compile_options& options) {
     ordered_json list = ordered_json::array();
     for (const auto& r : results) {
       ordered_json j = {{"variant", r.label.substr(0, r.label.find(" @ "))}, {"arch", r.arch}, {"status", r.ok ? "ok" : "compile_failed"},
-                        {"compile_ms", r.compile_s * 1e3}, {"cache", r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss")},
+                        {"compile_ms", r.cache_hit ? ordered_json(nullptr) : ordered_json(r.compile_s * 1e3)}, {"cache", r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss")},
                         {"registers", usage(r.usage.registers)}, {"spill_store_bytes", usage(r.usage.spill_store_bytes)},
                         {"spill_load_bytes", usage(r.usage.spill_load_bytes)}, {"shared_bytes", usage(r.usage.shared_bytes)}};
       if (!r.ok || options.show_logs) {
@@ -134,7 +136,7 @@ int run_compile(const global_options& global, const compile_options& options) {
                    {false, false, false, true, false, true, true, true, true});
   for (const auto& r : results) {
     const std::string label = r.label.substr(0, r.label.find(" @ "));
-    table.add_row({label, r.arch, r.ok ? "ok" : "compile_failed", cell("%.1f", r.compile_s * 1e3),
+    table.add_row({label, r.arch, r.ok ? "ok" : "compile_failed", r.cache_hit ? "cached" : cell("%.1f", r.compile_s * 1e3),
                    r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss"), num(r.usage.registers),
                    num(r.usage.spill_store_bytes), num(r.usage.spill_load_bytes), num(r.usage.shared_bytes)});
   }

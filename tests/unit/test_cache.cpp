@@ -204,5 +204,34 @@ TEST(cache, two_compiles_of_the_same_variants_at_once_both_succeed_and_leave_val
   EXPECT_EQ(j.at("cache_hits"), 27);  // every entry the two left is whole
 }
 
+TEST(cache, a_hit_shows_that_it_was_one_not_the_stored_compile_time) {
+  test::temp_dir dir;
+  const std::vector<std::string> args = {"compile", "--family",    "empty_example",    "--arch",
+                                         "sm_90a",  "--cache-dir", dir.path().string()};
+  const auto cold = test::run_kk3tune(args, {test::k_no_driver});
+  ASSERT_EQ(cold.exit_code, 0) << cold.output;
+  EXPECT_FALSE(test::contains(cold.output, "cached")) << cold.output;
+  const auto warm = test::run_kk3tune(args, {test::k_no_driver});
+  ASSERT_EQ(warm.exit_code, 0) << warm.output;
+  // Each row's compile_ms reads "cached" beside cache "hit", not the first compile's time.
+  for (const std::string& variant :
+       {"empty_example/default/threads32", "empty_example/default/threads128"}) {
+    const auto row = warm.output.find(variant + " ");
+    ASSERT_NE(row, std::string::npos) << warm.output;
+    const std::string line = warm.output.substr(row, warm.output.find('\n', row) - row);
+    EXPECT_TRUE(test::contains(line, " ok ") && test::contains(line, " cached ") &&
+                test::contains(line, " hit "))
+        << line;
+  }
+  std::vector<std::string> json_args = args;
+  json_args.insert(json_args.end(), {"--format", "json"});
+  const auto j = test::run_kk3tune(json_args, {test::k_no_driver});
+  const auto doc = nlohmann::json::parse(j.output.substr(j.output.find('{')));
+  for (const auto& r : doc.at("results")) {
+    EXPECT_EQ(r.at("cache"), "hit");
+    EXPECT_TRUE(r.at("compile_ms").is_null()) << r.dump();
+  }
+}
+
 }  // namespace
 }  // namespace kk3::jit
