@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/parse_errors.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
@@ -36,17 +37,9 @@ int subcommand_index(int argc, char** argv) {
 
 /// The subcommand nearest to `word` (by edits, or one it begins), or "".
 std::string nearest_subcommand(const CLI::App& app, const std::string& word) {
-  std::string best;
-  std::size_t best_distance = 3;  // at most two edits
-  for (const CLI::App* s : app.get_subcommands({})) {
-    const std::string& name = s->get_name();
-    const std::size_t d = name.rfind(word, 0) == 0 && word.size() >= 2 ? 0 : edit_distance(word, name);
-    if (d < best_distance) {
-      best_distance = d;
-      best = name;
-    }
-  }
-  return best;
+  std::vector<std::string> names;
+  for (const CLI::App* s : app.get_subcommands({})) names.push_back(s->get_name());
+  return nearest_word(word, names);
 }
 
 /// The subcommand called `name`, or null.
@@ -165,13 +158,21 @@ int run(int argc, char** argv) {
     return k_exit_usage;
   }
 
+  // A misspelt global option before the subcommand (or with none), before CLI11 says only that a
+  // subcommand is required or blames the subcommand.
+  const std::string unknown = unknown_global_option(app, std::vector<std::string>(argv + 1, argv + at));
+  if (!unknown.empty()) {
+    std::cerr << "kk3tune: usage error: " << unknown << "\nRun 'kk3tune --help' for the options.\n";
+    return k_exit_usage;
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e) == 0 ? k_exit_ok : k_exit_usage;  // --help, --version
     // Every usage error reads the same: "kk3tune: usage error: ...", and where to look.
-    std::string what = e.what();
-    if (word.empty() && what.find("subcommand is required") != std::string::npos) {
+    std::string what = parse_error_message(e, app, named);
+    if (word.empty() && dynamic_cast<const CLI::RequiredError*>(&e)) {
       what = "a subcommand is required: kk3tune SUBCOMMAND [OPTIONS]; the subcommands: " + subcommand_names(app);
     }
     std::cerr << "kk3tune: usage error: " << what << "\n"

@@ -76,6 +76,20 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = 3;  // at most two edits
+  for (const std::string& c : candidates) {
+    const bool begins = word.size() >= 2 && std::string_view(c).substr(0, word.size()) == word;
+    const std::size_t d = begins ? 0 : edit_distance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
 std::string read_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {

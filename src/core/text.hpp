@@ -24,6 +24,11 @@ std::optional<double> parse_percent(std::string_view text);
 /// Edits (insert, delete, replace one character) that turn `a` into `b` (Levenshtein).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
+/// The candidate `word` most likely misspells, for a "did you mean": one that begins with `word`
+/// (of two characters or more), else the nearest within two edits (the first of equals); empty
+/// when none is that near.
+std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates);
+
 /// A number as people write it: no trailing zeros, at most 6 significant digits ("5", "0.02", "227.5").
 std::string format_number(double x);
 

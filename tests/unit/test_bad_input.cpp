@@ -162,7 +162,7 @@ TEST(bad_input, objectives_and_baselines) {
              {"--consumer-reads: expected \"outputs\", \"written\" or \"none\""});
   expect_run({"time", "--family", "attn_res", "--producer-us", "3"}, 2, {"--producer-us models the chain: it needs --timing chain"});
   expect_run({"time", "--family", "attn_res", "--chain-workspaces", "4"}, 2, {"--chain-workspaces spreads the chains over workspaces: it needs --timing chain"});
-  expect_run({"time", "--family", "attn_res", "--timing", "chain", "--chain-workspaces", "0"}, 2, {"--chain-workspaces: Value 0 not in range 1 to 64"});
+  expect_run({"time", "--family", "attn_res", "--timing", "chain", "--chain-workspaces", "0"}, 2, {"--chain-workspaces: '0': expected 1 to 64"});
   config_copy b;
   expect_run(sweep_args(b, {"--baseline", (b.scratch() / "none.json").string()}), 2, {"--baseline: ", "none.json"});
   const std::string time_file = (fs::path(KK3_FIXTURE_DIR) / "compare" / "time-base.json").string();
