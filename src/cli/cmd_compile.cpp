@@ -60,8 +60,12 @@ int run_compile(const global_options& global, const compile_options& options) {
   const auto config_dir = find_config_dir(global.config_dir).dir;
   jit::require_cuda_include_dir();  // a missing toolkit is reported before any config is read
 
+  // A family whose kernel needs a newer arch is refused here, not by each of its compiles.
+  const std::vector<const families::family*> chosen = families::select_families(options.family, true);
+  families::require_archs(chosen, archs, options.arch.empty() ? "the GPU's arch" : "--arch");
+
   std::vector<jit::compile_request> requests;
-  for (const families::family* f : families::select_families(options.family, true)) {
+  for (const families::family* f : chosen) {
     families::family_space s = families::load_family_space(*f, config_dir);
     if (!options.mode.empty()) {
       std::vector<space::mode> kept;

@@ -311,6 +311,15 @@ void print_summary(std::ostream& out, const sweep::sweep_result& r) {
   print_baseline_changes(out, r);
 }
 
+/// The families the request sweeps (the plan's, or --family's), after check_plan.
+std::vector<const families::family*> plan_families(const sweep::sweep_request& r) {
+  std::vector<const families::family*> out;
+  for (const sweep::family_plan& p : r.config.families) {
+    if (r.family_filter.empty() || p.family == r.family_filter) out.push_back(&families::find_family(p.family));
+  }
+  return out;
+}
+
 /// The request of a sweep from its flags, with the plan read and checked. Bad input is reported
 /// before any compile or GPU work: the output folder, --arch, --shard, the toolkit's include
 /// folder, then the plan's families, modes, shapes and token counts.
@@ -352,6 +361,7 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   if (!o.arch.empty()) jit::parse_arch_list(o.arch);
   jit::require_cuda_include_dir();
   sweep::check_plan(request);
+  if (!o.arch.empty()) families::require_archs(plan_families(request), jit::parse_arch_list(o.arch), "--arch");
   return request;
 }
 
@@ -436,6 +446,7 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   sweep::sweep_request request = make_request(global, o);
   std::string why;
   const bool gpu = device::driver_available(&why) && device::device_count() > 0;
+  if (gpu && !o.worker) families::require_archs(plan_families(request), {device::first_gpu().arch}, "the GPU's arch");
   if (!gpu) {
     if (!o.gpus.empty()) std::cerr << "kk3tune sweep: --gpus " << o.gpus << ": no GPU, so no workers: compiling in this process\n";
     return run_compile_only(o, request, why);

@@ -1,5 +1,11 @@
 #include "families/family.hpp"
 
+#include <map>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "jit/arch.hpp"
+
 namespace kk3::families {
 
 device::launch_config launch_config_of(const kk3tune::kernels::launch_settings& s) {
@@ -57,6 +63,23 @@ std::vector<shape> family::sweep_shapes(const space::mode& m, const planned_dims
   std::vector<shape> out;
   for (const dims& given : combos) out.push_back(model_shape(1, m, given));
   return out;
+}
+
+void require_archs(const std::vector<const family*>& families, const std::vector<std::string>& archs, const std::string& what) {
+  for (const std::string& arch : archs) {
+    std::map<std::pair<int, std::string>, std::vector<std::string>> too_old;  // by requirement (sm, why)
+    for (const family* f : families) {
+      const arch_requirement need = f->min_arch();
+      if (jit::arch_number(arch) < need.sm) too_old[{need.sm, need.why}].push_back(f->name());
+    }
+    if (too_old.empty()) continue;
+    std::vector<std::string> parts;
+    for (const auto& [need, names] : too_old) {
+      parts.push_back(join(names, ", ") + (names.size() == 1 ? " needs" : " need") + " sm_" + std::to_string(need.first) +
+                      " or newer for " + need.second);
+    }
+    throw error(error_kind::usage, what + " " + arch + ": " + join(parts, "; ") + "; nothing was compiled");
+  }
 }
 
 }  // namespace kk3::families

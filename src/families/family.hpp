@@ -31,6 +31,12 @@ class workspace {
   }
 };
 
+/// The oldest GPU architecture a family's kernel builds for, and what needs it.
+struct arch_requirement {
+  int sm = 90;  ///< 10 * major + minor of the compute capability: 90 for sm_90 / sm_90a
+  std::string why = "griddepcontrol (programmatic dependent launch, kernels/common/pdl.cuh)";  ///< the feature, for messages
+};
+
 /// One kernel family's host side.
 class family {
  public:
@@ -43,6 +49,10 @@ class family {
   /// True for a family that exists to test kk3tune itself: listed and swept like
   /// any family, but in no default plan, and `emit` writes its header only from a sweep of it.
   virtual bool is_test() const { return false; }
+  /// The oldest architecture the kernel builds for: `compile` and `sweep` refuse an older one
+  /// before any compile. By default sm_90, for the griddepcontrol every kernel waits on its
+  /// producer with (common/pdl.cuh); a family whose kernel needs more (clusters, TMA) says so.
+  virtual arch_requirement min_arch() const { return {}; }
   /// What a sweep of the family minimises unless the plan says otherwise (SPEC 2, "Objective"):
   /// graph mode by default; a PDL family models the kernels it runs between in the model (its
   /// chain's producer and consumer), so its time is the latency it adds where it runs.
@@ -107,5 +117,10 @@ class family {
 
 /// `s` as kk3tune's driver-API launch takes it, `pdl` left false (see family::geometry()).
 device::launch_config launch_config_of(const kk3tune::kernels::launch_settings& s);
+
+/// Checks, before any compile, that each family of `families` builds for each of `archs`
+/// (family::min_arch()). Throws error(usage) for the first arch too old for some of them, naming
+/// where it came from (`what`: "--arch"), the arch, the families, the arch they need and why.
+void require_archs(const std::vector<const family*>& families, const std::vector<std::string>& archs, const std::string& what);
 
 }  // namespace kk3::families

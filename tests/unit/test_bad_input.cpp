@@ -262,6 +262,28 @@ TEST(bad_input, an_arch_nvrtc_does_not_know) {
              {"is not an arch NVRTC could know"});
 }
 
+// An arch older than a family's kernel needs (griddepcontrol: sm_90) is refused at once, naming
+// the family and why, not by each of hundreds of compiles (issue 25, item 2).
+TEST(bad_input, an_arch_older_than_a_family_needs) {
+  const std::string why = "need sm_90 or newer for griddepcontrol (programmatic dependent launch, kernels/common/pdl.cuh)";
+  expect_run({"compile", "--arch", "sm_80", "--no-cache"}, 2,
+             {"kk3tune: usage error: --arch sm_80: mla_decode_epilogue, attn_res, copy_example, empty_example, expert_scale " + why,
+              "nothing was compiled"});
+  expect_run({"compile", "--family", "attn_res", "--arch", "sm_90a,sm_86", "--no-cache"}, 2,
+             {"--arch sm_86: attn_res needs sm_90 or newer for griddepcontrol"});
+  config_copy c;
+  std::vector<std::string> args = sweep_args(c);
+  args[4] = "sm_80";  // --arch
+  expect_run(args, 2, {"--arch sm_80: mla_decode_epilogue, attn_res " + why});
+  EXPECT_FALSE(fs::exists(c.scratch() / "out.json.journal"));  // refused before the journal is started
+  args.insert(args.end(), {"--family", "attn_res"});
+  expect_run(args, 2, {"--arch sm_80: attn_res needs sm_90 or newer"});
+  // Neither a compile nor its progress ran: the refusal is the whole output.
+  const auto r = run_kk3tune({"compile", "--arch", "sm_80", "--no-cache"}, {k_no_driver});
+  EXPECT_LT(r.output.size(), 400u) << r.output;
+  EXPECT_FALSE(contains(r.output, "compile 1")) << r.output;
+}
+
 // 7. No CUDA include folder: a compile environment problem (3) that says how to fix it.
 TEST(bad_input, a_missing_cuda_include_folder_says_how_to_fix_it) {
   test::temp_dir empty;
