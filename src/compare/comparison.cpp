@@ -54,7 +54,7 @@ std::string gpu_words(const file_summary& s) {
 void check_comparable(const file_summary& base, const file_summary& next, const compare_options& o,
                       std::vector<std::string>& notes) {
   if (base.kind != next.kind) {
-    throw error(error_kind::usage, "BASE (" + base.file + ") is a " + base.kind +
+    throw error(error_kind::input, "BASE (" + base.file + ") is a " + base.kind +
                                        " result and NEW (" + next.file + ") a " + next.kind +
                                        " result: compare needs two results of one kind");
   }
@@ -62,7 +62,7 @@ void check_comparable(const file_summary& base, const file_summary& next, const 
     const std::string what = "BASE (" + base.file + ") ran on " + gpu_words(base) + ", NEW (" +
                              next.file + ") on " + gpu_words(next);
     if (!o.allow_device_mismatch) {
-      throw error(error_kind::usage, what +
+      throw error(error_kind::input, what +
                                          ": timings from different GPUs do not compare "
                                          "(--allow-device-mismatch compares them anyway)");
     }

@@ -158,7 +158,7 @@ struct comparison {
 
 /// Compares NEW (`next`) with BASE; for two sweeps also what ships at each token count, under
 /// options.timing.threshold and the plans' noise (the larger sigmas and floor of the two; the
-/// sweep's defaults for a plan that gives none). Throws error(usage) when the kinds differ, or when the GPUs
+/// sweep's defaults for a plan that gives none). Throws error(input) when the kinds differ, or when the GPUs
 /// differ and options.allow_device_mismatch is not set.
 comparison compare_documents(const report::result_document& base,
                              const report::result_document& next, const compare_options& options);

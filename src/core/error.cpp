@@ -7,6 +7,7 @@ int exit_code_for(error_kind kind) noexcept {
     case error_kind::usage:
     case error_kind::config:
     case error_kind::io:
+    case error_kind::input:
       return k_exit_usage;
     case error_kind::compile:
     case error_kind::device:
@@ -23,6 +24,7 @@ const char* to_string(error_kind kind) noexcept {
     case error_kind::usage: return "usage";
     case error_kind::config: return "config";
     case error_kind::io: return "io";
+    case error_kind::input: return "input";
     case error_kind::compile: return "compile";
     case error_kind::device: return "device";
     case error_kind::launch: return "launch";

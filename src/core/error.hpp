@@ -10,6 +10,9 @@ enum class error_kind {
   usage,    ///< a bad flag or argument (exit 2)
   config,   ///< a bad configuration file or value (exit 2)
   io,       ///< a file that cannot be read or written (exit 2)
+  input,    ///< an input file (a result, a baseline, a shard) that is corrupt or not what the
+            ///< command reads: truncated or not JSON, bad gzip, a missing or mistyped field, a
+            ///< time result where a sweep is needed, two inputs that do not go together (exit 2)
   compile,  ///< the compile environment: NVRTC, the CUDA include folder (exit 3); an arch NVRTC
             ///< does not know is a bad --arch value: usage (exit 2)
   device,   ///< no driver, no GPU, a failing driver call (exit 3)
@@ -20,7 +23,7 @@ enum class error_kind {
 /// Process exit codes, as documented in the README and SPEC.
 inline constexpr int k_exit_ok = 0;
 inline constexpr int k_exit_failure = 1;  ///< a regression or verification failure
-inline constexpr int k_exit_usage = 2;    ///< bad usage or input
+inline constexpr int k_exit_usage = 2;    ///< bad usage or input (usage, config, io and input errors)
 inline constexpr int k_exit_environment = 3;  ///< device or compile environment problem
 
 /// An error with a kind and a message that names the file, field, variant or call at fault.

@@ -14,7 +14,7 @@ bool is_gzip(std::string_view bytes) {
 
 std::string gunzip(const std::filesystem::path& file, std::string_view bytes) {
   const auto fail = [&](const std::string& what) {
-    return error(error_kind::usage, file.string() + ": " + what + " (gzip data); check the file with gzip -t");
+    return error(error_kind::input, file.string() + ": " + what + " (gzip data); check the file with gzip -t");
   };
   std::string out;
   std::size_t at = 0;

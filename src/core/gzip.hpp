@@ -11,7 +11,7 @@ namespace kk3 {
 bool is_gzip(std::string_view bytes);
 
 /// The decompressed bytes of a gzip stream (several members are concatenated, as gunzip does).
-/// Corrupt or truncated data is a usage error naming `file`.
+/// Corrupt or truncated data is an input error naming `file`.
 std::string gunzip(const std::filesystem::path& file, std::string_view bytes);
 
 /// `bytes` decompressed when they are gzip, else unchanged.

@@ -142,7 +142,7 @@ void require_one_run(const std::vector<shard_input>& inputs) {
   for (std::size_t i = 1; i < inputs.size(); ++i) {
     const std::vector<std::string> diff = differences(inputs[0], inputs[i]);
     if (!diff.empty()) {
-      throw error(error_kind::usage, inputs[0].file.string() + " and " + inputs[i].file.string() +
+      throw error(error_kind::input, inputs[0].file.string() + " and " + inputs[i].file.string() +
                                          " cannot be merged: " + join(diff, "; "));
     }
   }
@@ -171,7 +171,7 @@ std::vector<std::size_t> owners(const std::vector<shard_input>& inputs,
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     for (const std::size_t item : inputs[i].items) {
       if (owner[item] != none) {
-        throw error(error_kind::usage, "item " + std::to_string(item) + " \"" + keys[item] +
+        throw error(error_kind::input, "item " + std::to_string(item) + " \"" + keys[item] +
                                            "\" is covered twice: by " + named(inputs[owner[item]]) +
                                            " and by " + named(inputs[i]));
       }
@@ -186,7 +186,7 @@ std::vector<std::size_t> owners(const std::vector<shard_input>& inputs,
     const std::vector<std::string> shards = missing_shards(inputs);
     std::vector<std::string> given;
     for (const shard_input& s : inputs) given.push_back(named(s));
-    throw error(error_kind::usage,
+    throw error(error_kind::input,
                 std::to_string(missing.size()) + " of " + std::to_string(keys.size()) +
                     " items of the plan are covered by no input: " + join(missing, ", ") +
                     " (missing shard" + (shards.size() == 1 ? " " : "s ") +

@@ -23,13 +23,13 @@ struct shard_input {
   std::vector<std::size_t> items;  ///< indices into plan.items it covers, ascending
 };
 
-/// Reads one input. Throws error(io) when it cannot be read, error(usage) naming the file and
+/// Reads one input. Throws error(io) when it cannot be read, error(input) naming the file and
 /// the JSON path when it is not valid JSON, not a sweep, of another schema_version, or written
 /// before sharding existed (no plan.digest, plan.items or plan.shard: re-run the sweep).
 shard_input read_shard(const std::filesystem::path& file);
 
 /// The merged document of `inputs` (in any order), with context.argv = `argv`. Throws
-/// error(usage) naming both files and the JSON path of each field where two inputs differ
+/// error(input) naming both files and the JSON path of each field where two inputs differ
 /// (plan, build, GPU, objective, timed or not), an item covered twice, items covered by no
 /// input (their keys and the missing shards), or a record or table outside its file's items.
 nlohmann::ordered_json merge_shards(std::vector<shard_input> inputs,

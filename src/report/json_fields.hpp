@@ -29,7 +29,7 @@ class json_fields {
   bool strict() const { return m_strict; }
 
   [[noreturn]] void fail(const std::string& at, const std::string& what) const {
-    throw error(error_kind::usage, m_file.string() + ": " + (at.empty() ? "/" : at) + ": " + what);
+    throw error(error_kind::input, m_file.string() + ": " + (at.empty() ? "/" : at) + ": " + what);
   }
 
   /// The file's schema_version, one this kk3tune reads (json_parse.hpp).

@@ -118,7 +118,7 @@ json parse_json_text(const std::filesystem::path& file, const std::string& raw) 
                                : "not valid JSON at byte " + std::to_string(tracker.error_byte) +
                                      ": " + plain_message(tracker.error_message);
   if (bytes.empty()) what = "not valid JSON: the file is empty";
-  throw error(error_kind::usage, file.string() + ": " + at + ": " + what);
+  throw error(error_kind::input, file.string() + ": " + at + ": " + what);
 }
 
 }  // namespace kk3::report

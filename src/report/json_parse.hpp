@@ -10,7 +10,7 @@
 
 namespace kk3::report {
 
-/// Parses `bytes`, the contents of `file`. Throws error(usage) naming the file, the JSON pointer
+/// Parses `bytes`, the contents of `file`. Throws error(input) naming the file, the JSON pointer
 /// and the byte offset when it is not valid JSON; gzip-compressed bytes are decompressed first.
 nlohmann::ordered_json parse_json_text(const std::filesystem::path& file, const std::string& bytes);
 

@@ -75,7 +75,7 @@ struct result_document {
   std::optional<result_plan> plan;  ///< sweeps that have a plan block
 };
 
-/// Reads a result file. Throws error(io) if it cannot be read, error(usage) naming the file and
+/// Reads a result file. Throws error(io) if it cannot be read, error(input) naming the file and
 /// the JSON path if it is not valid JSON, has a schema_version this kk3tune does not read (json_parse.hpp), an unknown kind, or
 /// a missing or mistyped field. Also reads the first layout of `time --json` (one measurement at
 /// the top level, its variant in the subject) and an integer field holding a fraction (rounded).

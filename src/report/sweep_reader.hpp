@@ -65,7 +65,7 @@ struct result_file {
   std::string not_a_sweep;  ///< e.g. `kind "time", not a sweep`; empty for a sweep with tables
 };
 
-/// Reads a result file. Throws error(io) when it cannot be read and error(usage) naming the
+/// Reads a result file. Throws error(io) when it cannot be read and error(input) naming the
 /// file and the JSON path when it is not valid JSON, or is a sweep with a missing or mistyped
 /// field or a schema_version this kk3tune does not read. A valid JSON document of another kind (or with no
 /// "kind") comes back with `not_a_sweep` set, and so does an untimed sweep (compiled without a

@@ -8,7 +8,7 @@
 namespace kk3::sweep {
 
 /// Reads the dispatch tables of a timed sweep result. Throws error(io) when it cannot be read,
-/// error(usage) naming --baseline and the file when it is not a timed sweep or not valid.
+/// error(input) naming --baseline and the file when it is not a timed sweep or not valid.
 baseline_tables load_baseline(const std::filesystem::path& file);
 
 }  // namespace kk3::sweep

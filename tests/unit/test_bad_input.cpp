@@ -358,5 +358,27 @@ TEST(bad_input, broken_result_files_name_file_and_path) {
   EXPECT_FALSE(fs::exists(html)) << "nothing is written when the input is bad";
 }
 
+// A corrupt input file (truncated JSON, gzip garbage) is an input error, not a usage error, for
+// every command that reads results (issue 25, item 5); the exit code stays 2.
+TEST(bad_input, corrupt_inputs_are_input_errors) {
+  test::temp_dir dir;
+  const std::string text = read_text(fs::path(KK3_FIXTURE_DIR) / "report" / "sweep.json");
+  const fs::path truncated = dir.path() / "truncated.json", garbage = dir.path() / "garbage.json.gz";
+  test::write_text(truncated, text.substr(0, 3000));
+  test::write_text(garbage, std::string("\x1f\x8b\x08\x00") + "not deflate data at all, just bytes");
+  config_copy c;
+  for (const fs::path& bad : {truncated, garbage}) {
+    const std::string f = bad.string();
+    for (const auto& args : {std::vector<std::string>{"report", f, "--csv", (dir.path() / "r.csv").string()},
+                             std::vector<std::string>{"compare", f, f}, std::vector<std::string>{"emit", f, "--out", dir.path().string()},
+                             std::vector<std::string>{"merge", f, "--out", (dir.path() / "m.json").string()},
+                             sweep_args(c, {"--baseline", f})}) {
+      expect_run(args, 2, {"kk3tune: input error: ", f + ": "});  // --baseline: FILE: ... for a baseline
+      EXPECT_FALSE(contains(run_kk3tune(args, {k_no_driver}).output, "usage error")) << args[0];
+    }
+  }
+  expect_run({"report", garbage.string(), "--csv", (dir.path() / "r.csv").string()}, 2, {"(gzip data); check the file with gzip -t"});
+}
+
 }  // namespace
 }  // namespace kk3

@@ -198,7 +198,7 @@ TEST(compare, another_gpu_is_refused_unless_allowed) {
     compare_fixtures("time-base.json", "time-other-gpu.json");
     FAIL() << "no error";
   } catch (const error& e) {
-    EXPECT_EQ(e.kind(), error_kind::usage);
+    EXPECT_EQ(e.kind(), error_kind::input);
     EXPECT_TRUE(contains(e.what(), "NVIDIA H200")) << e.what();
     EXPECT_TRUE(contains(e.what(), "NVIDIA B200")) << e.what();
     EXPECT_TRUE(contains(e.what(), "--allow-device-mismatch")) << e.what();
@@ -216,7 +216,7 @@ TEST(compare, two_kinds_are_refused) {
     compare_fixtures("sweep-base.json", "time-base.json");
     FAIL() << "no error";
   } catch (const error& e) {
-    EXPECT_EQ(e.kind(), error_kind::usage);
+    EXPECT_EQ(e.kind(), error_kind::input);
     EXPECT_TRUE(contains(e.what(), "compare needs two results of one kind")) << e.what();
   }
 }

@@ -24,12 +24,12 @@ const fs::path k_sweeps = k_h200 / "sweep-families-2026-11-29";
 const fs::path k_default_sweep = k_h200 / "sweep-default-2026-12-01";
 const fs::path k_chain = k_h200 / "mla-bench-2026-11-29" / "bf16" / "chain-bf16-H8-T64.json";
 
-// The message of the error(usage) reading `file` throws ("" and a failure if none is thrown).
-std::string usage_error(const fs::path& file) {
+// The message of the error(input) reading `file` throws ("" and a failure if none is thrown).
+std::string input_error(const fs::path& file) {
   try {
     read_result_document(file);
   } catch (const error& e) {
-    EXPECT_EQ(e.kind(), error_kind::usage) << e.what();
+    EXPECT_EQ(e.kind(), error_kind::input) << e.what();
     return e.what();
   }
   ADD_FAILURE() << file << " was read without an error";
@@ -116,19 +116,19 @@ TEST(result_reader, reads_a_gzipped_time_result_as_it_is) {
   EXPECT_DOUBLE_EQ(d.records[0].stats->median_us, 1.989454623650421);
 }
 
-TEST(result_reader, a_truncated_or_corrupt_gzip_result_is_a_usage_error_naming_the_file) {
+TEST(result_reader, a_truncated_or_corrupt_gzip_result_is_an_input_error_naming_the_file) {
   test::temp_dir dir;
   const std::string bytes = read_file(k_h200 / "mla-bench-2026-11-29" / "bf16" / "graph-bf16-H16-T64.json.gz");
   const fs::path cut = dir.path() / "cut.json.gz";
   write_file_atomic(cut, bytes.substr(0, bytes.size() / 2));
-  std::string what = usage_error(cut);
+  std::string what = input_error(cut);
   EXPECT_NE(what.find(cut.string() + ": ends early (truncated?) (gzip data)"), std::string::npos) << what;
 
   std::string bad = bytes;
   for (std::size_t i = 20; i < 200; ++i) bad[i] = static_cast<char>(bad[i] ^ 0x5a);
   const fs::path corrupt = dir.path() / "corrupt.json.gz";
   write_file_atomic(corrupt, bad);
-  what = usage_error(corrupt);
+  what = input_error(corrupt);
   EXPECT_NE(what.find(corrupt.string() + ": corrupt: "), std::string::npos) << what;
 }
 
@@ -298,15 +298,15 @@ TEST_F(result_reader_errors, an_unreadable_file_is_an_io_error) {
 TEST_F(result_reader_errors, a_truncated_file_names_where_it_ends) {
   const std::string text = read_file(k_chain);
   const fs::path file = written("t.json", text.substr(0, text.find("1.7343997955322266")));
-  const std::string what = usage_error(file);
+  const std::string what = input_error(file);
   EXPECT_NE(what.find("t.json: /results/0/samples_us/"), std::string::npos) << what;
   EXPECT_NE(what.find("truncated"), std::string::npos) << what;
-  EXPECT_NE(usage_error(written("empty.json", "")).find("empty"), std::string::npos);
+  EXPECT_NE(input_error(written("empty.json", "")).find("empty"), std::string::npos);
 }
 
 TEST_F(result_reader_errors, a_syntax_error_names_the_pointer_and_byte) {
   const std::string what =
-      usage_error(edited("s.json", "\"median_us\": 1.7184004187583923,", "\"median_us\": NaN,"));
+      input_error(edited("s.json", "\"median_us\": 1.7184004187583923,", "\"median_us\": NaN,"));
   EXPECT_NE(what.find("s.json: /results/0/statistics/median_us: not valid JSON at byte "),
             std::string::npos)
       << what;
@@ -314,7 +314,7 @@ TEST_F(result_reader_errors, a_syntax_error_names_the_pointer_and_byte) {
 
 TEST_F(result_reader_errors, another_schema_version_is_named) {
   const std::string what =
-      usage_error(edited("v4.json", "\"schema_version\": 1", "\"schema_version\": 4"));
+      input_error(edited("v4.json", "\"schema_version\": 1", "\"schema_version\": 4"));
   EXPECT_NE(what.find("v4.json: /schema_version: schema_version 4 is not supported"),
             std::string::npos)
       << what;
@@ -322,32 +322,32 @@ TEST_F(result_reader_errors, another_schema_version_is_named) {
 
 TEST_F(result_reader_errors, an_unknown_kind_is_named) {
   const std::string what =
-      usage_error(edited("k.json", "\"kind\": \"time\"", "\"kind\": \"bench\""));
+      input_error(edited("k.json", "\"kind\": \"time\"", "\"kind\": \"bench\""));
   EXPECT_NE(what.find("k.json: /kind: unknown kind \"bench\""), std::string::npos) << what;
 }
 
 TEST_F(result_reader_errors, missing_and_mistyped_fields_are_named) {
-  EXPECT_NE(usage_error(edited("m.json", "\"median_us\": 1.7184004187583923,", ""))
+  EXPECT_NE(input_error(edited("m.json", "\"median_us\": 1.7184004187583923,", ""))
                 .find("m.json: /results/0/statistics/median_us: missing"),
             std::string::npos);
-  EXPECT_NE(usage_error(edited("n.json", "\"variant\": \"split2-unroll1",
+  EXPECT_NE(input_error(edited("n.json", "\"variant\": \"split2-unroll1",
                                "\"variant\": 7, \"x\": \"split2-unroll1"))
                 .find("n.json: /results/1/variant: expected a string"),
             std::string::npos);
-  EXPECT_NE(usage_error(edited("o.json", "1.5776000916957855,\n        1.6575999557971954",
+  EXPECT_NE(input_error(edited("o.json", "1.5776000916957855,\n        1.6575999557971954",
                                "1.5776000916957855,\n        \"1.6575999557971954\""))
                 .find("o.json: /results/0/samples_us/1: expected a number"),
             std::string::npos);
-  EXPECT_NE(usage_error(edited("p.json", "\"subject\": {", "\"subjects\": {"))
+  EXPECT_NE(input_error(edited("p.json", "\"subject\": {", "\"subjects\": {"))
                 .find("p.json: /subject: missing"),
             std::string::npos);
-  EXPECT_NE(usage_error(written("q.json", R"({"kind": "time"})"))
+  EXPECT_NE(input_error(written("q.json", R"({"kind": "time"})"))
                 .find("q.json: /schema_version: missing"),
             std::string::npos);
-  EXPECT_NE(usage_error(written("r.json", "[1, 2]")).find("r.json: /: expected a JSON object"),
+  EXPECT_NE(input_error(written("r.json", "[1, 2]")).find("r.json: /: expected a JSON object"),
             std::string::npos);
   EXPECT_NE(
-      usage_error(
+      input_error(
           written(
               "s.json",
               R"({"schema_version": 1, "kind": "sweep", "context": {}, "records": [{"family": "f"}]})"))
