@@ -1,6 +1,7 @@
 // `kk3tune emit`: the dispatch headers (kk3tune/dispatch/<family>.h) from sweep results.
 #include <algorithm>
 #include <iostream>
+#include <set>
 
 #include "cli/commands.hpp"
 #include "codegen/dispatch_tables.hpp"
@@ -16,41 +17,102 @@ namespace {
 struct emit_options {
   std::vector<std::string>
       inputs;                 ///< result files; those of another kind than "sweep" are skipped
-  std::filesystem::path out;  ///< --out DIR: headers go to DIR/kk3tune/dispatch/
+  std::filesystem::path out;  ///< --out DIR: headers go to DIR/kk3tune/dispatch/<family>.h
+  bool allow_reference_only =
+      false;  ///< --allow-reference-only: may replace a file with a header without tables
 };
+
+/// Whether a header's text has a table from a sweep: its is_tuned() returns true for some
+/// architecture. A file without is_tuned() is no kk3tune dispatch header, and nothing says that
+/// it has none: it counts as having tables.
+bool has_sweep_tables(const std::string& header_text) {
+  const auto begin = header_text.find("constexpr bool is_tuned(");
+  if (begin == std::string::npos) return true;
+  const auto end = header_text.find("\n}", begin);
+  return header_text.substr(begin, end - begin).find("return true;") != std::string::npos;
+}
+
+/// The sweeps among the inputs; a line on stderr for each other file. Throws error(input)
+/// naming every file and why when there are inputs and none is a timed sweep.
+std::vector<report::sweep_file> read_sweeps(const std::vector<std::string>& inputs) {
+  std::vector<report::sweep_file> sweeps;
+  std::vector<std::string> skipped;
+  for (const std::string& input : inputs) {
+    report::result_file r = report::read_result_file(input);
+    if (r.sweep) {
+      sweeps.push_back(std::move(*r.sweep));
+    } else {
+      skipped.push_back(input + ": " + r.not_a_sweep);
+    }
+  }
+  if (!inputs.empty() && sweeps.empty()) {
+    throw error(error_kind::input,
+                "emit: no input is a timed sweep, so there is no table to emit (" +
+                    join(skipped, "; ") + "); nothing was written");
+  }
+  for (const std::string& s : skipped) std::cerr << "emit: skipped " << s << "\n";
+  return sweeps;
+}
+
+/// Refuses, before anything is written, to replace a file with a header that has no table from
+/// a sweep (every select() gives the reference), unless --allow-reference-only: with inputs, any
+/// file; with none (the bootstrap, which the build runs into its own folder), a file that has
+/// tables from a sweep.
+void refuse_reference_only(const emit_options& o,
+                           const std::vector<codegen::emitted_header>& headers,
+                           const std::set<std::string>& tabled) {
+  if (o.allow_reference_only) return;
+  std::vector<std::string> refused;
+  for (const codegen::emitted_header& h : headers) {
+    const std::filesystem::path file = o.out / h.relative;
+    std::error_code ec;
+    if (tabled.count(h.family) || !std::filesystem::exists(file, ec)) continue;
+    if (!o.inputs.empty()) {
+      refused.push_back(file.string() + " (no input has a table of " + h.family + ")");
+    } else if (has_sweep_tables(read_file(file))) {
+      refused.push_back(file.string() + " (it has tables from a sweep; no input was given)");
+    }
+  }
+  if (refused.empty()) return;
+  throw error(
+      error_kind::usage,
+      "emit would replace " + join(refused, ", ") +
+          " with a header without tables, whose select() returns the reference variant everywhere; "
+          "give a sweep of the family, or --allow-reference-only to write it anyway; nothing was "
+          "written");
+}
 
 int run_emit(const global_options& global, const emit_options& o) {
   // Read and check everything before writing anything; first, that the output can be written
   // (its folder is created when missing).
   require_writable_folder(o.out, "--out " + o.out.string(), /*may_create=*/true);
-  std::vector<report::sweep_file> sweeps;
-  for (const std::string& input : o.inputs) {
-    report::result_file r = report::read_result_file(input);
-    if (!r.sweep) {
-      std::cerr << "emit: skipped " << input << ": " << r.not_a_sweep << "\n";
-      continue;
-    }
-    sweeps.push_back(std::move(*r.sweep));
-  }
-  if (sweeps.empty()) {
-    std::cerr << "emit: no sweep result among the inputs: every table falls back to the reference "
-                 "variant\n";
-  }
+  const std::vector<report::sweep_file> sweeps = read_sweeps(o.inputs);
+  if (sweeps.empty())
+    std::cerr << "emit: no input: every table falls back to the reference variant\n";
 
+  // The families a sweep gives tables of (build_dispatch_headers takes every such table or throws).
+  std::set<std::string> tabled;
+  for (const report::sweep_file& s : sweeps) {
+    for (const report::sweep_dispatch& d : s.dispatch) tabled.insert(d.family);
+  }
   const located_dir configs = find_config_dir(global.config_dir);
   std::vector<families::family_space> spaces;
   for (const families::family* f : families::select_families("", false)) {
     // A test family gets a header only from a sweep of it (a product family always gets one).
-    const bool swept = std::any_of(sweeps.begin(), sweeps.end(), [&](const report::sweep_file& s) {
-      return std::any_of(s.dispatch.begin(), s.dispatch.end(), [&](const auto& d) { return d.family == f->name(); });
-    });
-    if (f->is_test() && !swept) continue;
+    if (f->is_test() && !tabled.count(f->name())) continue;
     spaces.push_back(families::load_family_space(*f, configs.dir));
   }
   std::vector<std::string> notes;
-  const std::vector<codegen::emitted_header> headers =
-      codegen::build_dispatch_headers(spaces, sweeps, notes);
+  std::vector<codegen::emitted_header> headers;
+  try {
+    headers = codegen::build_dispatch_headers(spaces, sweeps, notes);
+  } catch (const error& e) {
+    // Its usage errors are about the inputs (their tables, their configs, two with one table).
+    if (e.kind() != error_kind::usage) throw;
+    throw error(error_kind::input, e.what());
+  }
   for (const std::string& note : notes) std::cerr << "emit: " << note << "\n";
+  refuse_reference_only(o, headers, tabled);
 
   for (const codegen::emitted_header& h : headers) {
     const std::filesystem::path file = o.out / h.relative;
@@ -73,16 +135,28 @@ void add_emit_command(CLI::App& app, const global_options& global, int& exit_cod
       "emit", "Write the dispatch headers (kk3tune/dispatch/<family>.h) from sweep results");
   cmd->add_option(
       "results", o->inputs,
-      "result JSON files; each is read, those not of kind \"sweep\" are skipped. The tables "
-      "(family, architecture sm_90/sm_100, mode, model shape) of all inputs are combined; two "
+      "result JSON files; each is read, those not of kind \"sweep\" are skipped (when none is a "
+      "timed sweep, emit exits 2). "
+      "The tables (family, architecture sm_90/sm_100, mode, model shape) of all inputs are "
+      "combined; two "
       "inputs with the same table are refused (exit 2); a table no input gives selects the "
       "reference variant");
   cmd->add_option("--out", o->out, "output folder: writes DIR/kk3tune/dispatch/<family>.h")
       ->required();
+  cmd->add_flag("--allow-reference-only", o->allow_reference_only,
+                "write a header that no input gives a table for (select() returns the reference "
+                "variant everywhere) "
+                "over an existing file; without it emit refuses (exit 2, nothing written)");
   cmd->footer(
       "The headers depend only on the inputs' contents and the configs: emitting the same inputs "
       "again,\n"
-      "in any order, gives the same bytes.");
+      "in any order, gives the same bytes.\n"
+      "A header without tables never replaces an existing file unless --allow-reference-only: "
+      "with\n"
+      "inputs, not any file; with no inputs (the bootstrap: reference-only headers for every "
+      "family),\n"
+      "not a header that has tables from a sweep (one without, as the build writes, is "
+      "rewritten).");
   cmd->callback([&global, &exit_code, o] { exit_code = run_emit(global, *o); });
 }
 

@@ -249,47 +249,89 @@ TEST(emit, headers_compile_warning_free_and_select_at_compile_time) {
   EXPECT_TRUE(contains(c.output, "select ok")) << c.output;
 }
 
-TEST(emit, results_of_other_kinds_are_skipped_with_a_line_each) {
+TEST(emit, inputs_none_of_which_is_a_sweep_exit_2_naming_each) {
   test::temp_dir in, out;
   const fs::path time_result = in.path() / "t.json", peers = in.path() / "peers.json",
                  list = in.path() / "list.json";
   test::write_text(time_result, R"({"schema_version": 1, "kind": "time", "results": []})");
   test::write_text(peers, R"({"torch": {}, "peers": []})");
   test::write_text(list, "[1, 2]");
-  // An untimed sweep (compiled without a GPU) has no tables: skipped too, not an error.
+  // An untimed sweep (compiled without a GPU) has no tables: not a sweep to emit either.
   const fs::path untimed = in.path() / "untimed.json";
   test::write_text(untimed, R"({"schema_version": 1, "kind": "sweep", "context": {"gpu": null}, "plan": {"timed": false},
                               "families": {}, "records": [], "dispatch": []})");
-  const auto r = emit({time_result.string(), peers.string(), list.string(), untimed.string()}, out.path());
-  EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(
-      contains(r.output, "emit: skipped " + time_result.string() + ": kind \"time\", not a sweep"))
-      << r.output;
-  EXPECT_TRUE(contains(r.output, "emit: skipped " + peers.string() + ": no \"kind\", not a sweep"))
-      << r.output;
-  EXPECT_TRUE(
-      contains(r.output, "emit: skipped " + list.string() + ": not a JSON object, not a sweep"))
-      << r.output;
-  EXPECT_TRUE(contains(r.output, "emit: skipped " + untimed.string() + ": an untimed sweep (compiled without a GPU): no tables"))
-      << r.output;
-  EXPECT_TRUE(contains(r.output, "emit: no sweep result among the inputs")) << r.output;
-  for (const std::string& name : k_headers) {
-    const std::string text = header(out.path(), name);
-    EXPECT_TRUE(contains(
-        text, "//   sm_90   no sweep result: every select() returns the reference variant"))
-        << text;
-    EXPECT_TRUE(contains(
-        text,
-        "constexpr knobs select_sm_90(mode, int, long long) noexcept { return reference_knobs; }"))
-        << text;
+  const std::vector<std::string> inputs = {time_result.string(), peers.string(), list.string(), untimed.string()};
+  auto r = emit(inputs, out.path());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune: input error: emit: no input is a timed sweep, so there is no table to emit (")) << r.output;
+  for (const std::string& why : {time_result.string() + ": kind \"time\", not a sweep", peers.string() + ": no \"kind\", not a sweep",
+                                 list.string() + ": not a JSON object, not a sweep",
+                                 untimed.string() + ": an untimed sweep (compiled without a GPU): no tables"}) {
+    EXPECT_TRUE(contains(r.output, why)) << r.output;
   }
+  EXPECT_FALSE(fs::exists(out.path() / "kk3tune")) << "nothing is written";
+
+  // Beside a sweep, each other file is skipped with a line, and the sweep's headers are written.
+  std::vector<std::string> with_sweep = inputs;
+  with_sweep.push_back(k_fixture.string());
+  r = emit(with_sweep, out.path());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "emit: skipped " + time_result.string() + ": kind \"time\", not a sweep")) << r.output;
+  EXPECT_TRUE(contains(r.output, "emit: skipped " + untimed.string() + ": an untimed sweep")) << r.output;
+  for (const std::string& name : k_headers) {
+    EXPECT_EQ(header(out.path(), name), read_file(k_sweep_dir / "expected" / "kk3tune" / "dispatch" / name)) << name;
+  }
+}
+
+TEST(emit, a_header_without_tables_never_replaces_an_existing_file_unless_asked) {
+  test::temp_dir in, out;
+  ASSERT_EQ(emit({k_fixture.string()}, out.path()).exit_code, 0);
+  const std::vector<std::string> tuned = {header(out.path(), k_headers[0]), header(out.path(), k_headers[1])};
+  const auto unchanged = [&] {
+    for (std::size_t i = 0; i < k_headers.size(); ++i) EXPECT_EQ(header(out.path(), k_headers[i]), tuned[i]) << k_headers[i];
+  };
+  // Inputs with tables of mla_decode_epilogue alone: attn_res.h would lose its tables.
+  const std::string mla_only = write_json(in, "mla.json", sharded_fixture({0, 1, 2}, 0, 0, "2026-11-30T00:00:00Z"));
+  const fs::path attn_res = out.path() / "kk3tune" / "dispatch" / "attn_res.h";
+  auto r = emit({mla_only}, out.path());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "kk3tune: usage error: emit would replace " + attn_res.string() +
+                                     " (no input has a table of attn_res) with a header without tables"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "--allow-reference-only to write it anyway; nothing was written")) << r.output;
+  EXPECT_FALSE(contains(r.output, "mla_decode_epilogue.h")) << r.output;
+  unchanged();
+  // The bootstrap (no inputs) over headers with tables: refused, both named.
+  r = emit({}, out.path());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  for (const std::string& name : k_headers) {
+    EXPECT_TRUE(contains(r.output, (out.path() / "kk3tune" / "dispatch" / name).string() + " (it has tables from a sweep; no input was given)"))
+        << r.output;
+  }
+  unchanged();
+  // Asked: written.
+  r = emit({mla_only, "--allow-reference-only"}, out.path());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(read_file(attn_res), "//   sm_90   no sweep result: every select() returns the reference variant"));
+  EXPECT_TRUE(contains(header(out.path(), k_headers[0]), "sm_90_bf16_heads16[] = {"));  // mla's tables from the sweep
+  r = emit({"--allow-reference-only"}, out.path());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(header(out.path(), k_headers[0]), "//   sm_90   no sweep result"));
+  // Reference-only headers (as the build bootstraps them) are rewritten by the bootstrap, and a
+  // fresh folder takes any header.
+  r = emit({}, out.path());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  test::temp_dir fresh;
+  r = emit({mla_only}, fresh.path());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(fresh.path() / "kk3tune" / "dispatch" / "attn_res.h"));
 }
 
 TEST(emit, without_inputs_writes_all_fallback_headers) {
   test::temp_dir out;
   const auto r = emit({}, out.path());
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(contains(r.output, "emit: no sweep result among the inputs")) << r.output;
+  EXPECT_TRUE(contains(r.output, "emit: no input: every table falls back to the reference variant")) << r.output;
   const std::string text = header(out.path(), "attn_res.h");
   EXPECT_TRUE(contains(text, "namespace attn_res {")) << text;
   EXPECT_TRUE(
