@@ -3,10 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <set>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "families/registry.hpp"
 #include "report/json_parse.hpp"
 
 namespace kk3::sweep {
@@ -28,14 +30,29 @@ class reader {
       if (!known.count(key)) fail(pointer + "/" + key, "unknown key");
     }
   }
-  std::vector<long long> positive_list(const json& v, const std::string& pointer) const { return integer_list(v, pointer, 1); }
-  /// A non-empty array of distinct integers >= least.
-  std::vector<long long> integer_list(const json& v, const std::string& pointer, long long least) const {
-    const std::string what = least == 1 ? "positive integer" : "integer >= " + std::to_string(least);
-    if (!v.is_array() || v.empty()) fail(pointer, "expected a non-empty array of " + what + "s");
+  std::vector<long long> positive_list(const json& v, const std::string& pointer) const {
+    return integer_list(v, pointer, 1, "a positive integer", "positive integers");
+  }
+  /// A model dimension's values: integers. The sweep checks each against the family's least
+  /// value (families::given_problem); `least`, where kk3tune knows it, is named when the value is
+  /// no array.
+  std::vector<long long> dimension_list(const json& v, const std::string& pointer, std::optional<long long> least) const {
+    const std::string many = least ? "integers of at least " + std::to_string(*least) : "integers";
+    if (v.is_number_integer() && least && v.get<long long>() < *least) fail(pointer, "expected a non-empty array of " + many);
+    return integer_list(v, pointer, LLONG_MIN, "an integer", many);
+  }
+  /// A non-empty array of distinct integers >= least; `one` and `many` name its items in
+  /// messages ("a positive integer", "positive integers"). A lone integer is shown as the array
+  /// it should have been.
+  std::vector<long long> integer_list(const json& v, const std::string& pointer, long long least, const std::string& one,
+                                      const std::string& many) const {
+    if (!v.is_array() || v.empty()) {
+      const bool lone = v.is_number_integer() && v.get<long long>() >= least;
+      fail(pointer, "expected a non-empty array of " + many + (lone ? ", such as [" + v.dump() + "]" : ""));
+    }
     std::vector<long long> out;
     for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_number_integer() || v[i].get<long long>() < least) fail(pointer + "/" + std::to_string(i), "expected a " + what);
+      if (!v[i].is_number_integer() || v[i].get<long long>() < least) fail(pointer + "/" + std::to_string(i), "expected " + one);
       if (std::find(out.begin(), out.end(), v[i].get<long long>()) != out.end()) {
         fail(pointer + "/" + std::to_string(i), "duplicate value " + std::to_string(v[i].get<long long>()));
       }
@@ -114,17 +131,23 @@ namespace {
 /// lets a plan choose (checked against the family by the sweep), or the first form of the plan,
 /// "heads": [16, 32].
 void read_shapes(const reader& r, const json& plan, const std::string& p, family_plan& f) {
+  // The least value of the family's dimension, when kk3tune knows both and a plan may give it.
+  const auto least = [&](const std::string& dim) -> std::optional<long long> {
+    const families::family* family = families::find_registered(f.family);
+    const std::optional<families::dimension> d = family ? family->find_dimension(dim) : std::nullopt;
+    return d && d->planned ? std::optional<long long>(d->least) : std::nullopt;
+  };
   if (plan.contains("shapes")) {
     const json& shapes = plan["shapes"];
     if (!shapes.is_object() || shapes.empty()) r.fail(p + "/shapes", "expected an object of dimension name -> values");
     for (const auto& [dim, values] : shapes.items()) {
-      f.shapes.emplace_back(dim, r.integer_list(values, p + "/shapes/" + dim, 0));
+      f.shapes.emplace_back(dim, r.dimension_list(values, p + "/shapes/" + dim, least(dim)));
       f.shapes_at.push_back(p + "/shapes/" + dim);
     }
   }
   if (plan.contains("heads")) {
     if (plan.contains("shapes") && plan["shapes"].contains("heads")) r.fail(p + "/heads", "given twice (also in /shapes)");
-    f.shapes.emplace_back("heads", r.positive_list(plan["heads"], p + "/heads"));
+    f.shapes.emplace_back("heads", r.dimension_list(plan["heads"], p + "/heads", least("heads").value_or(1)));
     f.shapes_at.push_back(p + "/heads");
   }
 }
@@ -161,7 +184,11 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
     r.only_keys(plan, p, {"modes", "shapes", "heads", "variants", "objective"});
     family_plan f;
     f.family = name;
-    if (plan.contains("modes") && !(plan["modes"].is_string() && plan["modes"] == "all")) f.modes = r.string_list(plan["modes"], p + "/modes");
+    if (plan.contains("modes")) {
+      const json& modes = plan["modes"];
+      if (modes != "all" && (!modes.is_array() || modes.empty())) r.fail(p + "/modes", "expected \"all\" or a non-empty array of mode names");
+      if (modes.is_array()) f.modes = r.string_list(modes, p + "/modes");
+    }
     read_shapes(r, plan, p, f);
     if (plan.contains("variants")) f.variants = r.string_list(plan["variants"], p + "/variants");
     if (plan.contains("objective")) f.objective = plan["objective"];

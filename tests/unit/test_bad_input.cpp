@@ -102,7 +102,7 @@ TEST(bad_input, empty_spaces_name_file_and_path) {
   expect_run(sweep_args(f), 2, {f.file("default.json").string() + ": /families: expected at least one family"});
   config_copy m;
   m.edit("default.json", "\"attn_res\": {\"modes\": \"all\", \"objective\": \"chain\"}", "\"attn_res\": {\"modes\": []}");
-  expect_run(sweep_args(m), 2, {m.file("default.json").string() + ": /families/attn_res/modes: expected a non-empty array"});
+  expect_run(sweep_args(m), 2, {m.file("default.json").string() + ": /families/attn_res/modes: expected \"all\" or a non-empty array of mode names"});
   config_copy t;
   t.edit("default.json", "[1, 2, 4, 8, 16, 32, 48, 64, 65, 96, 128, 192, 256, 384, 512, 1024, 2048, 4096, 8192]", "[]");
   expect_run(sweep_args(t), 2, {t.file("default.json").string() + ": /tokens: expected a non-empty array"});

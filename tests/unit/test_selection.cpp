@@ -204,6 +204,27 @@ TEST(sweep_plan, bad_plans_name_the_file_and_the_json_path) {
   EXPECT_NE(plan_error(R"({"families": )").find("not valid JSON"), std::string::npos);
 }
 
+// Issue 25, item 5: a dimension's values given as a number say, grammatically, the least value
+// the family takes and the array meant; "modes" of the wrong type says that "all" is allowed.
+TEST(sweep_plan, a_lone_shape_value_and_a_mistyped_modes_say_what_is_expected) {
+  const std::string mla = R"({"families": {"mla_decode_epilogue": )";
+  const std::string array_of_heads = "expected a non-empty array of integers of at least 1, such as [16]";
+  EXPECT_NE(plan_error(mla + R"({"heads": 16}}})").find("plan.json: /families/mla_decode_epilogue/heads: " + array_of_heads),
+            std::string::npos)
+      << plan_error(mla + R"({"heads": 16}}})");
+  EXPECT_NE(plan_error(mla + R"({"shapes": {"heads": 16}}}})").find("/families/mla_decode_epilogue/shapes/heads: " + array_of_heads),
+            std::string::npos)
+      << plan_error(mla + R"({"shapes": {"heads": 16}}}})");
+  EXPECT_NE(plan_error(mla + R"({"shapes": {"heads": [16, "32"]}}}})").find("/shapes/heads/1: expected an integer"), std::string::npos);
+  EXPECT_EQ(plan_error(mla + R"({"shapes": {"heads": [16]}}}})"), "no error");
+  for (const std::string& modes : {"5", "\"some\"", "[]", "{}"}) {
+    const std::string what = plan_error(mla + R"({"modes": )" + modes + "}}}");
+    EXPECT_NE(what.find("/families/mla_decode_epilogue/modes: expected \"all\" or a non-empty array of mode names"), std::string::npos)
+        << modes << ": " << what;
+  }
+  EXPECT_EQ(plan_error(mla + R"({"modes": "all"}}})"), "no error");
+}
+
 const std::string k_no_driver = "KK3TUNE_LIBCUDA=/nonexistent/libcuda.so.1";
 
 TEST(sweep_cli, without_a_gpu_compiles_the_plan_for_two_archs_says_nothing_was_timed_and_exits_3) {
