@@ -77,7 +77,9 @@ std::string records_csv(const result_document& doc) {
     } else {
       row.insert(row.end(), 9, "");
     }
-    for (double x : {r.bytes_moved, r.achieved_tb_s, r.fraction_of_ceiling}) row.push_back(number(x));
+    row.push_back(number(r.bytes_moved));
+    // Bandwidth is a timing's: a record never timed (unlaunchable, failed) has none, not 0.
+    for (double x : {r.achieved_tb_s, r.fraction_of_ceiling}) row.push_back(r.stats ? number(x) : "");
     row.push_back(r.timing_mode.empty() ? timing::to_string(r.objective.mode) : r.timing_mode);
     row.push_back(timing::describe(r.objective));
     row.push_back(r.reason);

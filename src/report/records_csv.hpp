@@ -10,7 +10,8 @@ namespace kk3::report {
 /// The header and one row per record: family, mode, each key dimension, tokens, variant,
 /// reference, each knob (the union over the records, in first-seen order; empty where a record
 /// has none, as in time files), status, verification, the statistics (microseconds), samples,
-/// bytes_moved, achieved_tb_s, fraction_of_ceiling, timing, objective, reason. Fields are quoted
+/// bytes_moved, achieved_tb_s, fraction_of_ceiling (both empty for a record without statistics:
+/// never timed), timing, objective, reason. Fields are quoted
 /// as RFC 4180 asks; numbers are the shortest text that reads back as the same double.
 std::string records_csv(const result_document& doc);
 

@@ -9,6 +9,7 @@
 
 #include "core/text.hpp"
 #include "report/html_report.hpp"
+#include "report/records_csv.hpp"
 #include "report/result_reader.hpp"
 #include "support/test_support.hpp"
 
@@ -132,6 +133,49 @@ TEST(ReportHtml, UnlaunchableVariantsAreShownApartInGrey) {
   EXPECT_EQ(count(html, "<tr class=\"skip\">"), 3u) << "two in the unlaunchable table, the finalist in the records";
   EXPECT_NE(html.find("screened out or could not be launched"), std::string::npos);
   EXPECT_EQ(count(html, "<svg"), 4u) << "the plots are unchanged";
+}
+
+// Issue 25, item 5: a record that was never timed (unlaunchable) has no bandwidth: its CSV cells
+// are empty, not 0, so a mean over the column is not dragged down; a timed record keeps both.
+TEST(ReportCsv, AnUnlaunchableRecordsBandwidthAndFractionAreEmpty) {
+  report::result_document doc = report::read_result_document(k_sweep);
+  ASSERT_TRUE(doc.records.front().stats);
+  report::result_record r = doc.records.front();
+  r.variant = "split8-unroll1-threads1024";
+  r.reference = false;
+  r.status = "unlaunchable";
+  r.reason = "needs 240 KiB of shared memory per CTA";
+  r.verification_status.reset();
+  r.stats.reset();
+  r.samples_us.clear();
+  r.achieved_tb_s = 0;  // as a sweep writes an untimed record
+  r.fraction_of_ceiling = 0;
+  doc.records.push_back(r);
+  const std::vector<std::string> lines = split(report::records_csv(doc), '\n');
+  const std::vector<std::string> header = split(lines.front(), ',');
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  // split() drops empty items, so read the cells by hand.
+  const auto cells = [](const std::string& line) {
+    std::vector<std::string> out(1);
+    for (char c : line) {
+      if (c == ',') {
+        out.emplace_back();
+      } else {
+        out.back().push_back(c);
+      }
+    }
+    return out;
+  };
+  const std::vector<std::string> timed = cells(lines[1]), unlaunchable = cells(lines.back());
+  ASSERT_TRUE(test::contains(lines.back(), ",unlaunchable,")) << lines.back();
+  for (const char* name : {"achieved_tb_s", "fraction_of_ceiling"}) {
+    ASSERT_LT(column(name), timed.size()) << name;
+    EXPECT_FALSE(timed[column(name)].empty()) << name;
+    EXPECT_EQ(unlaunchable[column(name)], "") << name << ": " << lines.back();
+  }
+  EXPECT_FALSE(unlaunchable[column("bytes_moved")].empty()) << "what a call moves is known untimed";
 }
 
 TEST(ReportHtml, TimePageHasABarChartAndATable) {
