@@ -17,6 +17,11 @@ struct global_options {
   std::vector<std::string> argv;     ///< the whole command line, for the result context
 };
 
+/// The command the user typed: `argv` without the internal flags a sweep's supervisor adds to
+/// its workers' command lines (--worker, --gpu-worker I/N, --claims DIR). What a sweep records
+/// in its result's context, whichever process writes it.
+std::vector<std::string> typed_command(const std::vector<std::string>& argv);
+
 /// The compile-cache flags of the subcommands that compile.
 struct cache_options {
   std::filesystem::path cache_dir;  ///< --cache-dir; empty = the default folder

@@ -40,6 +40,9 @@ for variant, mode, status, reason in expect:
     if reason.lower() not in hits[0]["reason"].lower():
         sys.exit(f"{mode}/{variant}: reason {hits[0]['reason']!r} does not say {reason!r}")
     print(f"{mode:10} {variant[:40]:40} {status:13} T={hits[0]['tokens']}: {hits[0]['reason'][:90]}")
+argv = doc["context"]["argv"]  # the command typed, not a restarted worker's (issue 25, item 5)
+if any(a in ("--worker", "--gpu-worker", "--claims") for a in argv) or argv.count("--inject-fault") != 3:
+    sys.exit(f"context.argv is not the command that was typed: {argv}")
 faulty = {bad_address, hang, trapping}
 tables = {(d["family"], d["mode"]) for d in doc["dispatch"]}
 if tables != {("mla_decode_epilogue", "bf16"), ("mla_decode_epilogue", "fp8"), ("attn_res", "common_nb1")}:

@@ -1,6 +1,7 @@
 // Smoke tests of the kk3tune binary: each subcommand, its output and its exit code.
 #include <gtest/gtest.h>
 
+#include "cli/commands.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3 {
@@ -113,6 +114,22 @@ TEST(cli, verify_takes_a_variant_list_and_names_an_unknown_id) {
     r = run_kk3tune({"verify", "--family", "copy_example", "--variant", list, "--no-cache"}, {k_no_driver});
     EXPECT_EQ(r.exit_code, 3) << list << "\n" << r.output;
   }
+}
+
+// Issue 25, item 5: a sweep's result records the command the user typed: a supervised worker's
+// (single GPU, a restart after a fault, --gpus) is the user's plus internal flags, which go.
+TEST(cli, a_sweep_records_the_command_typed_not_its_workers) {
+  const std::vector<std::string> typed = {"/opt/kk3tune", "--config-dir", "c", "sweep", "--config", "p.json", "--resume", "--out", "o.json"};
+  std::vector<std::string> worker = typed;
+  worker.push_back("--worker");
+  EXPECT_EQ(cli::typed_command(worker), typed);
+  std::vector<std::string> gpu_worker = typed;
+  gpu_worker.insert(gpu_worker.end(), {"--worker", "--gpu-worker", "2/4", "--claims", "o.json.claims"});
+  EXPECT_EQ(cli::typed_command(gpu_worker), typed);
+  std::vector<std::string> with_equals = typed;
+  with_equals.insert(with_equals.begin() + 4, {"--gpu-worker=1/2", "--claims=x"});
+  EXPECT_EQ(cli::typed_command(with_equals), typed);
+  EXPECT_EQ(cli::typed_command(typed), typed);  // the supervisor's own is the user's already
 }
 
 }  // namespace
