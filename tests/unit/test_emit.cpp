@@ -292,7 +292,7 @@ TEST(emit, without_inputs_writes_all_fallback_headers) {
   EXPECT_TRUE(
       contains(text, "constexpr knobs select(mode m, int blocks, long long num_tokens) noexcept"))
       << text;
-  EXPECT_TRUE(contains(text, "inline constexpr char compile_options[] = \"-fmad=false\";")) << text;
+  EXPECT_TRUE(contains(text, "inline constexpr char compile_options[] = \"\";")) << text;
   EXPECT_TRUE(contains(text, "inline constexpr char macro_prefix[] = \"KK3_ATTN_RES_\";")) << text;
 }
 

@@ -18,7 +18,7 @@
 // Kernel: source attn_res.cuh (installed as <kk3tune/kernels/attn_res.cuh>)
 //         entry  attn_res<{B}, {GPW}, {NC}, {STAGE}, {UNROLL}, {STAGES}, {TPC}, {TRIGGER}>
 //         every knob is a template argument of the entry
-//         compile options: -fmad=false
+//         compile options: none (nvcc's defaults)
 // Modes: the macros to define before including the kernel source (it refuses to compile
 // without them, #error naming the missing one), each prefixed KK3_ATTN_RES_:
 //   write_nb0   KK3_ATTN_RES_H=7168 KK3_ATTN_RES_NB=0 KK3_ATTN_RES_HAS_DELTA=0 KK3_ATTN_RES_HAS_OUT_NORM=1 KK3_ATTN_RES_BLOCK_WRITE=1
@@ -85,7 +85,7 @@ inline constexpr char source_file[] = "attn_res.cuh";
 /// The kernel's entry template: each {KNOB} stands for the knob's value.
 inline constexpr char entry_template[] = "attn_res<{B}, {GPW}, {NC}, {STAGE}, {UNROLL}, {STAGES}, {TPC}, {TRIGGER}>";
 /// Extra compile options the variants were compiled and verified with (space separated).
-inline constexpr char compile_options[] = "-fmad=false";
+inline constexpr char compile_options[] = "";
 /// The prefix of every macro the kernel source reads (its mode's, see mode_defines()).
 inline constexpr char macro_prefix[] = "KK3_ATTN_RES_";
 
