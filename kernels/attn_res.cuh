@@ -56,22 +56,23 @@
 // The mode's macros carry the family's prefix (kk3tune defines them, a downstream build copies
 // them from the dispatch header's mode_defines()); a missing one is an error, never a default.
 #ifndef KK3_ATTN_RES_H
-#error "attn_res.cuh: KK3_ATTN_RES_H is not defined (the hidden size; define the mode's macros as the dispatch header's mode_defines() lists them)"
+#error "attn_res.cuh: KK3_ATTN_RES_H is not defined (a mode macro: mode_defines())"
 #endif
 #ifndef KK3_ATTN_RES_NB
-#error "attn_res.cuh: KK3_ATTN_RES_NB is not defined (the completed block sums; define the mode's macros as the dispatch header's mode_defines() lists them)"
+#error "attn_res.cuh: KK3_ATTN_RES_NB is not defined (a mode macro: mode_defines())"
 #endif
 #ifndef KK3_ATTN_RES_HAS_DELTA
-#error "attn_res.cuh: KK3_ATTN_RES_HAS_DELTA is not defined (0 or 1; define the mode's macros as the dispatch header's mode_defines() lists them)"
+#error "attn_res.cuh: KK3_ATTN_RES_HAS_DELTA is not defined (a mode macro: mode_defines())"
 #endif
 #ifndef KK3_ATTN_RES_HAS_OUT_NORM
-#error "attn_res.cuh: KK3_ATTN_RES_HAS_OUT_NORM is not defined (0 or 1; define the mode's macros as the dispatch header's mode_defines() lists them)"
+#error "attn_res.cuh: KK3_ATTN_RES_HAS_OUT_NORM is not defined (a mode macro: mode_defines())"
 #endif
 #ifndef KK3_ATTN_RES_BLOCK_WRITE
-#error "attn_res.cuh: KK3_ATTN_RES_BLOCK_WRITE is not defined (0 or 1; define the mode's macros as the dispatch header's mode_defines() lists them)"
+#error "attn_res.cuh: KK3_ATTN_RES_BLOCK_WRITE is not defined (a mode macro: mode_defines())"
 #endif
 #ifndef KK3_ATTN_RES_READ_PREFIX_EARLY
-#define KK3_ATTN_RES_READ_PREFIX_EARLY 0  // test-only: read prefix and delta before the wait (a hazard)
+// test-only: read prefix and delta before the wait (a hazard)
+#define KK3_ATTN_RES_READ_PREFIX_EARLY 0
 #endif
 
 namespace kk3_ar {
@@ -83,12 +84,12 @@ constexpr bool HAS_DELTA = KK3_ATTN_RES_HAS_DELTA != 0;
 constexpr bool HAS_OUT_NORM = KK3_ATTN_RES_HAS_OUT_NORM != 0;
 constexpr bool BLOCK_WRITE = KK3_ATTN_RES_BLOCK_WRITE != 0;
 constexpr bool READ_PREFIX_EARLY = KK3_ATTN_RES_READ_PREFIX_EARLY != 0;
-static_assert((KK3_ATTN_RES_HAS_DELTA) == 0 || (KK3_ATTN_RES_HAS_DELTA) == 1, "KK3_ATTN_RES_HAS_DELTA is 0 or 1");
+static_assert((KK3_ATTN_RES_HAS_DELTA) == 0 || (KK3_ATTN_RES_HAS_DELTA) == 1,
+              "KK3_ATTN_RES_HAS_DELTA is 0 or 1");
 static_assert((KK3_ATTN_RES_HAS_OUT_NORM) == 0 || (KK3_ATTN_RES_HAS_OUT_NORM) == 1,
               "KK3_ATTN_RES_HAS_OUT_NORM is 0 or 1");
 static_assert((KK3_ATTN_RES_BLOCK_WRITE) == 0 || (KK3_ATTN_RES_BLOCK_WRITE) == 1,
               "KK3_ATTN_RES_BLOCK_WRITE is 0 or 1");
-
 
 constexpr int k_slice = 256;                   // elements per slice: 32 units of 8
 constexpr int k_slices = H / k_slice;          // K

@@ -9,9 +9,9 @@
 // contraction), so the CPU reference reproduces it bit for bit.
 //
 // PDL: ql_nope and q_pe come from the kernel launched just before; nothing reads them before
-// griddepcontrol.wait (the test-only KK3_MLA_DECODE_EPILOGUE_READ_Q_EARLY=1 does, to prove the hazard check works).
-// Every other input is older and may be read early (EARLY_READS) or, for the cache rows,
-// without waiting at all (CACHE_WAIT=0).
+// griddepcontrol.wait (the test-only KK3_MLA_DECODE_EPILOGUE_READ_Q_EARLY=1 does, to prove the
+// hazard check works). Every other input is older and may be read early (EARLY_READS) or, for the
+// cache rows, without waiting at all (CACHE_WAIT=0).
 //
 // Compile-time: MODE_FP8, MODE_ROPE (the mode, as the macros KK3_MLA_DECODE_EPILOGUE_MODE_FP8 and
 // KK3_MLA_DECODE_EPILOGUE_MODE_ROPE, each required), and the knobs below. No host headers.
@@ -22,13 +22,14 @@
 // The mode's macros carry the family's prefix (kk3tune defines them, a downstream build copies
 // them from the dispatch header's mode_defines()); a missing one is an error, never a default.
 #ifndef KK3_MLA_DECODE_EPILOGUE_MODE_FP8
-#error "mla_decode_epilogue.cuh: KK3_MLA_DECODE_EPILOGUE_MODE_FP8 is not defined (0 or 1; define the mode's macros as the dispatch header's mode_defines() lists them)"
+#error "mla_decode_epilogue.cuh: KK3_MLA_DECODE_EPILOGUE_MODE_FP8 is not defined (mode_defines())"
 #endif
 #ifndef KK3_MLA_DECODE_EPILOGUE_MODE_ROPE
-#error "mla_decode_epilogue.cuh: KK3_MLA_DECODE_EPILOGUE_MODE_ROPE is not defined (0 or 1; define the mode's macros as the dispatch header's mode_defines() lists them)"
+#error "mla_decode_epilogue.cuh: KK3_MLA_DECODE_EPILOGUE_MODE_ROPE is not defined (mode_defines())"
 #endif
 #ifndef KK3_MLA_DECODE_EPILOGUE_READ_Q_EARLY
-#define KK3_MLA_DECODE_EPILOGUE_READ_Q_EARLY 0  // test-only: read the upstream-produced q before the wait (a hazard)
+// test-only: read the upstream-produced q before the wait (a hazard)
+#define KK3_MLA_DECODE_EPILOGUE_READ_Q_EARLY 0
 #endif
 
 namespace kk3_mla {
