@@ -95,7 +95,8 @@ ${begin}
               {{"source", comment_text(m.source)},
                {"entry", comment_text(m.entry)},
                {"knob_kinds", knob_kinds},
-               {"options", m.options.empty() ? "none (nvcc's defaults)" : comment_text(join(m.options, " "))},
+               {"options",
+                m.options.empty() ? "none (nvcc's defaults)" : comment_text(join(m.options, " "))},
                {"prefix", m.macro_prefix}});
   std::size_t mode_width = 0;
   for (const header_mode& mode : m.modes) mode_width = std::max(mode_width, mode.name.size());

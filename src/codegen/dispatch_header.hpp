@@ -85,7 +85,8 @@ struct dispatch_model {
 /// The first and the last line of a header's provenance block, the one place that names the
 /// runs its tables came from (GPU, git revision, time, sweep digest, objective) and the emitting
 /// kk3tune: re-emitting tables equal to a baseline's changes no line outside it.
-inline constexpr char k_provenance_begin[] = "// ---- provenance: the runs that set these tables ----";
+inline constexpr char k_provenance_begin[] =
+    "// ---- provenance: the runs that set these tables ----";
 inline constexpr char k_provenance_end[] = "// ---- end of provenance ----";
 
 /// The header text.

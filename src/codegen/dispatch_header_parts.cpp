@@ -27,14 +27,15 @@ std::string range_text(const header_range& r, bool last) {
 
 void arch_tables(std::string& out, const dispatch_model& m, const header_arch& a) {
   if (!a.tuned) {
-    out += fill(R"(// ${arch}: no sweep result; the reference variant everywhere.
+    out += fill(
+        R"(// ${arch}: no sweep result; the reference variant everywhere.
 constexpr selection select_${arch}(mode, ${unnamed}long long) noexcept {
   return {reference_knobs, select_status::reference_untuned};
 }
 
 )",
-                {{"arch", a.name},
-                 {"unnamed", join_each(m.shape_keys, "", [](const std::string&) { return "int, "; })}});
+        {{"arch", a.name},
+         {"unnamed", join_each(m.shape_keys, "", [](const std::string&) { return "int, "; })}});
     return;
   }
   // Where the tables came from is said once, in the provenance block at the top.
@@ -64,7 +65,8 @@ ${ranges}};
 )",
                 v);
     picks += fill(
-        "  if (m == mode::${mode}${shape_test}) return {pick(${table}, num_tokens), select_status::tuned};\n",
+        "  if (m == mode::${mode}${shape_test}) return {pick(${table}, num_tokens), "
+        "select_status::tuned};\n",
         v);
   }
   out += fill(

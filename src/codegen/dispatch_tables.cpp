@@ -256,7 +256,8 @@ dispatch_model base_model(const family_facts& ff) {
   std::set<std::string> identifiers;
   for (const space::mode& mode : cfg.modes) {
     header_mode hm{mode.name, to_identifier(mode.name), {}, {}};
-    for (const auto& [name, value] : mode.defines) hm.macros.emplace_back(space::macro_name(cfg, name), value);
+    for (const auto& [name, value] : mode.defines)
+      hm.macros.emplace_back(space::macro_name(cfg, name), value);
     if (!m.launch_header.empty()) hm.launch_call = ff.space->impl->launch_call(mode);
     if (!identifiers.insert(hm.identifier).second) {
       fail_config(cfg, "/modes/" + mode.name, "two modes map to the C++ name " + hm.identifier);

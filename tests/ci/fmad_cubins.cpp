@@ -27,7 +27,8 @@ std::vector<std::string> split_commas(const std::string& text) {
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = text.find(',', start);
-    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    out.push_back(
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -91,7 +92,8 @@ int run(int argc, char** argv) {
     r.options = {std::string("-fmad=") + fmad};
     r.arch = arch;
     requests.push_back(std::move(r));
-    files.push_back(out / "control" / (fmad[0] == 't' ? "control.fmad1.cubin" : "control.fmad0.cubin"));
+    files.push_back(out / "control" /
+                    (fmad[0] == 't' ? "control.fmad1.cubin" : "control.fmad0.cubin"));
   }
 
   const auto engine = kk3::jit::make_jit_engine(kernel_dir, {}, /*no_cache=*/true);
@@ -102,7 +104,8 @@ int run(int argc, char** argv) {
   int failed = 0;
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (!results[i].ok) {
-      std::fprintf(stderr, "%s: compile failed\n%s\n", results[i].label.c_str(), results[i].log.c_str());
+      std::fprintf(stderr, "%s: compile failed\n%s\n", results[i].label.c_str(),
+                   results[i].log.c_str());
       ++failed;
       continue;
     }

@@ -60,10 +60,13 @@ header_parts parts_of(const std::string& text) {
 std::string outside_differences(const std::string& a, const std::string& b) {
   const header_parts pa = parts_of(a), pb = parts_of(b);
   std::string out;
-  auto compare = [&](const std::vector<std::string>& x, const std::vector<std::string>& y, const char* where) {
+  auto compare = [&](const std::vector<std::string>& x, const std::vector<std::string>& y,
+                     const char* where) {
     for (std::size_t i = 0; i < std::max(x.size(), y.size()); ++i) {
       const std::string l = i < x.size() ? x[i] : "(none)", r = i < y.size() ? y[i] : "(none)";
-      if (l != r) out += std::string(where) + " line " + std::to_string(i + 1) + ":\n  - " + l + "\n  + " + r + "\n";
+      if (l != r)
+        out += std::string(where) + " line " + std::to_string(i + 1) + ":\n  - " + l + "\n  + " +
+               r + "\n";
     }
   };
   compare(pa.before, pb.before, "before the provenance,");
@@ -81,7 +84,9 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-json read_json(const fs::path& file) { return json::parse(maybe_gunzip(file, read_file(file))); }
+json read_json(const fs::path& file) {
+  return json::parse(maybe_gunzip(file, read_file(file)));
+}
 
 /// The two headers `kk3tune emit` writes from `input`.
 std::vector<std::string> emitted(const std::string& input) {
@@ -100,7 +105,8 @@ void each_number(json& j, const std::function<bool(const std::string&)>& key_mat
   if (j.is_number() && key_matches(key)) {
     f(j);
   } else if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) each_number(it.value(), key_matches, f, it.key());
+    for (auto it = j.begin(); it != j.end(); ++it)
+      each_number(it.value(), key_matches, f, it.key());
   } else if (j.is_array()) {
     for (json& e : j) each_number(e, key_matches, f, key);
   }
@@ -112,10 +118,12 @@ void each_number(json& j, const std::function<bool(const std::string&)>& key_mat
 /// the incumbent), another time and git revision (so another file digest).
 json resweep_of(json doc) {
   for (json& r : doc["records"]) {
-    each_number(r, [](const std::string& k) { return ends_with(k, "_us"); },
-                [](json& v) { v = v.get<double>() * 1.002; });
-    each_number(r, [](const std::string& k) { return k == "achieved_tb_s" || k == "fraction_of_ceiling"; },
-                [](json& v) { v = v.get<double>() / 1.002; });
+    each_number(
+        r, [](const std::string& k) { return ends_with(k, "_us"); },
+        [](json& v) { v = v.get<double>() * 1.002; });
+    each_number(
+        r, [](const std::string& k) { return k == "achieved_tb_s" || k == "fraction_of_ceiling"; },
+        [](json& v) { v = v.get<double>() / 1.002; });
   }
   for (json& d : doc["dispatch"]) {
     for (json& range : d["ranges"]) {
@@ -137,9 +145,11 @@ TEST(emit_provenance, the_header_has_one_provenance_block_and_no_per_run_figure)
     ASSERT_GE(p.block.size(), 3u) << text;
     EXPECT_EQ(p.block.back(), codegen::k_provenance_end) << text;
     EXPECT_TRUE(contains(join(p.block, "\n"), "swept by kk3tune 0.1.0 (git f1x7u4e00000)")) << text;
-    EXPECT_TRUE(contains(join(p.block, "\n"), "at 2026-11-30T00:00:00Z; sweep result digest ")) << text;
+    EXPECT_TRUE(contains(join(p.block, "\n"), "at 2026-11-30T00:00:00Z; sweep result digest "))
+        << text;
     // A run's figures are in the result JSON, not here.
-    for (const char* figure : {"runner-up", "runner_up", "slower by", "faster by", "incumbent", "margin", "median"}) {
+    for (const char* figure :
+         {"runner-up", "runner_up", "slower by", "faster by", "incumbent", "margin", "median"}) {
       EXPECT_FALSE(contains(text, figure)) << figure << " in\n" << text;
     }
     // The run is named once: nothing outside the block names its time, revision or digest.
@@ -160,7 +170,8 @@ TEST(emit_provenance, timings_perturbed_inside_the_tie_band_change_only_the_prov
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(outside_differences(a[i], b[i]), "") << k_headers[i];
-    EXPECT_NE(parts_of(a[i]).block, parts_of(b[i]).block) << k_headers[i] << ": the provenance names the new run";
+    EXPECT_NE(parts_of(a[i]).block, parts_of(b[i]).block)
+        << k_headers[i] << ": the provenance names the new run";
     EXPECT_TRUE(contains(join(parts_of(b[i]).block, "\n"), "git 0123456789ab-dirty")) << b[i];
   }
 }
