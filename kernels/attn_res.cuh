@@ -30,7 +30,8 @@
 // PDL: prefix and delta come from the kernel launched just before: read after
 // griddepcontrol.wait. The block sums and the weights are older and are fetched before it.
 //
-// Compile-time (the mode): H, NB (0..15), HAS_DELTA, HAS_OUT_NORM, BLOCK_WRITE. The knobs:
+// Compile-time (the mode): H, NB (0..15), HAS_DELTA, HAS_OUT_NORM, BLOCK_WRITE, given as the
+// macros KK3_ATTN_RES_H, KK3_ATTN_RES_NB, ... (each required). The knobs:
 //   B       CTAs per token (a thread-block cluster when > 1); CTA r takes slices
 //           [r K / B, (r + 1) K / B); the totals read the peers' partials over distributed
 //           shared memory.
@@ -52,26 +53,43 @@
 #include "common/fault_point.cuh"
 #include "common/pdl.cuh"
 
-#ifndef H
-#define H 7168
+// The mode's macros carry the family's prefix (kk3tune defines them, a downstream build copies
+// them from the dispatch header's mode_defines()); a missing one is an error, never a default.
+#ifndef KK3_ATTN_RES_H
+#error "attn_res.cuh: KK3_ATTN_RES_H is not defined (a mode macro: mode_defines())"
 #endif
-#ifndef NB
-#define NB 4
+#ifndef KK3_ATTN_RES_NB
+#error "attn_res.cuh: KK3_ATTN_RES_NB is not defined (a mode macro: mode_defines())"
 #endif
-#ifndef HAS_DELTA
-#define HAS_DELTA 1
+#ifndef KK3_ATTN_RES_HAS_DELTA
+#error "attn_res.cuh: KK3_ATTN_RES_HAS_DELTA is not defined (a mode macro: mode_defines())"
 #endif
-#ifndef HAS_OUT_NORM
-#define HAS_OUT_NORM 1
+#ifndef KK3_ATTN_RES_HAS_OUT_NORM
+#error "attn_res.cuh: KK3_ATTN_RES_HAS_OUT_NORM is not defined (a mode macro: mode_defines())"
 #endif
-#ifndef BLOCK_WRITE
-#define BLOCK_WRITE 0
+#ifndef KK3_ATTN_RES_BLOCK_WRITE
+#error "attn_res.cuh: KK3_ATTN_RES_BLOCK_WRITE is not defined (a mode macro: mode_defines())"
 #endif
-#ifndef READ_PREFIX_EARLY
-#define READ_PREFIX_EARLY 0  // test-only: read prefix and delta before the wait (a hazard)
+#ifndef KK3_ATTN_RES_READ_PREFIX_EARLY
+// test-only: read prefix and delta before the wait (a hazard)
+#define KK3_ATTN_RES_READ_PREFIX_EARLY 0
 #endif
 
 namespace kk3_ar {
+
+// The mode as constants of this namespace: the kernel's names for them, no macro of their own.
+constexpr int H = KK3_ATTN_RES_H;
+constexpr int NB = KK3_ATTN_RES_NB;
+constexpr bool HAS_DELTA = KK3_ATTN_RES_HAS_DELTA != 0;
+constexpr bool HAS_OUT_NORM = KK3_ATTN_RES_HAS_OUT_NORM != 0;
+constexpr bool BLOCK_WRITE = KK3_ATTN_RES_BLOCK_WRITE != 0;
+constexpr bool READ_PREFIX_EARLY = KK3_ATTN_RES_READ_PREFIX_EARLY != 0;
+static_assert((KK3_ATTN_RES_HAS_DELTA) == 0 || (KK3_ATTN_RES_HAS_DELTA) == 1,
+              "KK3_ATTN_RES_HAS_DELTA is 0 or 1");
+static_assert((KK3_ATTN_RES_HAS_OUT_NORM) == 0 || (KK3_ATTN_RES_HAS_OUT_NORM) == 1,
+              "KK3_ATTN_RES_HAS_OUT_NORM is 0 or 1");
+static_assert((KK3_ATTN_RES_BLOCK_WRITE) == 0 || (KK3_ATTN_RES_BLOCK_WRITE) == 1,
+              "KK3_ATTN_RES_BLOCK_WRITE is 0 or 1");
 
 constexpr int k_slice = 256;                   // elements per slice: 32 units of 8
 constexpr int k_slices = H / k_slice;          // K

@@ -9,26 +9,35 @@
 // contraction), so the CPU reference reproduces it bit for bit.
 //
 // PDL: ql_nope and q_pe come from the kernel launched just before; nothing reads them before
-// griddepcontrol.wait (the test-only READ_Q_EARLY=1 does, to prove the hazard check works).
-// Every other input is older and may be read early (EARLY_READS) or, for the cache rows,
-// without waiting at all (CACHE_WAIT=0).
+// griddepcontrol.wait (the test-only KK3_MLA_DECODE_EPILOGUE_READ_Q_EARLY=1 does, to prove the
+// hazard check works). Every other input is older and may be read early (EARLY_READS) or, for the
+// cache rows, without waiting at all (CACHE_WAIT=0).
 //
-// Compile-time: MODE_FP8, MODE_ROPE (the mode), and the knobs below. No host headers.
+// Compile-time: MODE_FP8, MODE_ROPE (the mode, as the macros KK3_MLA_DECODE_EPILOGUE_MODE_FP8 and
+// KK3_MLA_DECODE_EPILOGUE_MODE_ROPE, each required), and the knobs below. No host headers.
 #include "common/fault_point.cuh"
 #include "common/pdl.cuh"
 #include "mla_decode_epilogue_params.h"
 
-#ifndef MODE_FP8
-#define MODE_FP8 0
+// The mode's macros carry the family's prefix (kk3tune defines them, a downstream build copies
+// them from the dispatch header's mode_defines()); a missing one is an error, never a default.
+#ifndef KK3_MLA_DECODE_EPILOGUE_MODE_FP8
+#error "mla_decode_epilogue.cuh: KK3_MLA_DECODE_EPILOGUE_MODE_FP8 is not defined (mode_defines())"
 #endif
-#ifndef MODE_ROPE
-#define MODE_ROPE 0
+#ifndef KK3_MLA_DECODE_EPILOGUE_MODE_ROPE
+#error "mla_decode_epilogue.cuh: KK3_MLA_DECODE_EPILOGUE_MODE_ROPE is not defined (mode_defines())"
 #endif
-#ifndef READ_Q_EARLY
-#define READ_Q_EARLY 0  // test-only: read the upstream-produced q before the wait (a hazard)
+#ifndef KK3_MLA_DECODE_EPILOGUE_READ_Q_EARLY
+// test-only: read the upstream-produced q before the wait (a hazard)
+#define KK3_MLA_DECODE_EPILOGUE_READ_Q_EARLY 0
 #endif
 
 namespace kk3_mla {
+
+// The mode as constants of this namespace: the kernel's names for them, no macro of their own.
+constexpr bool MODE_FP8 = KK3_MLA_DECODE_EPILOGUE_MODE_FP8 != 0;
+constexpr bool MODE_ROPE = KK3_MLA_DECODE_EPILOGUE_MODE_ROPE != 0;
+constexpr bool READ_Q_EARLY = KK3_MLA_DECODE_EPILOGUE_READ_Q_EARLY != 0;
 
 constexpr int k_latent = 512;
 constexpr int k_rope = 64;
@@ -81,7 +90,7 @@ __device__ __forceinline__ void rope(chunk8& c, const float* __restrict__ cs_row
 
 /// Stores one chunk: 16 bytes of bf16, or 8 bytes of e4m3 scaled by `scale_inv`.
 __device__ __forceinline__ void store(void* row_base, int chunk, uint4 raw, const chunk8& c, bool rotated, float scale_inv) {
-#if MODE_FP8
+#if KK3_MLA_DECODE_EPILOGUE_MODE_FP8
   uint2 out;
   unsigned short p[4];
 #pragma unroll
@@ -128,7 +137,7 @@ __device__ __forceinline__ row_job locate(const kk3_mla_params& p, long long row
     j.nope = reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned short*>(p.kv_c) + t * k_latent);
     j.pe = reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned short*>(p.k_pe) + t * p.kpe_row_stride);
     j.out = reinterpret_cast<char*>(p.kv_cache) + slot * k_entry * out_bytes;
-#if MODE_FP8
+#if KK3_MLA_DECODE_EPILOGUE_MODE_FP8
     j.scale_inv = *reinterpret_cast<const float*>(p.cache_scale_inv);
 #endif
   } else if (row < T + T * H) {  // q row
@@ -141,13 +150,13 @@ __device__ __forceinline__ row_job locate(const kk3_mla_params& p, long long row
     j.pe = reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned short*>(p.q_pe) + t * p.qpe_token_stride +
                                           h * p.qpe_head_stride);
     j.out = reinterpret_cast<char*>(p.mqa_q) + q * k_entry * out_bytes;
-#if MODE_FP8
+#if KK3_MLA_DECODE_EPILOGUE_MODE_FP8
     j.scale_inv = *reinterpret_cast<const float*>(p.q_scale_inv);
 #endif
   } else {
     return j;
   }
-#if MODE_ROPE
+#if KK3_MLA_DECODE_EPILOGUE_MODE_ROPE
   const long long pos = reinterpret_cast<const long long*>(p.positions)[t];
   j.cs_row = reinterpret_cast<const float*>(p.cos_sin_cache) + pos * 64;
 #endif
@@ -211,7 +220,7 @@ __global__ void __launch_bounds__(THREADS) mla_decode_epilogue(const kk3_mla_par
       if (!early_data) raw[k] = c < k_nope_chunks ? job.nope[c] : job.pe[c - k_nope_chunks];
       chunk8 v = unpack(raw[k]);
       const bool rotated = MODE_ROPE && c >= k_nope_chunks;
-#if MODE_ROPE
+#if KK3_MLA_DECODE_EPILOGUE_MODE_ROPE
       if (rotated) rope(v, job.cs_row, (c - k_nope_chunks) * 4);
 #endif
       store(job.out, c, raw[k], v, rotated, job.scale_inv);

@@ -1,6 +1,6 @@
 #pragma once
-// attn_res's runner, instantiated by each mode's translation unit (attn_res_mode.cu.in) after it
-// has defined the mode's macros and included the kernel source: the inputs of one call at T
+// attn_res's runner, included by each mode's translation unit (attn_res_mode.cu.in) after it has
+// defined the mode's macros, and instantiated after it has included the kernel source: the inputs of one call at T
 // tokens (SPEC 1.2's distributions), the selected variant and the reference launched through
 // with_mode_variant() and launch(), and every buffer they write compared bitwise.
 #include <kk3tune/dispatch/attn_res.h>
@@ -19,7 +19,8 @@ namespace example {
 
 namespace ar = kk3tune::dispatch::attn_res;
 
-/// The mode's compile-time dimensions (its macros H, NB, HAS_DELTA, HAS_OUT_NORM, BLOCK_WRITE).
+/// The mode's compile-time dimensions (its macros KK3_ATTN_RES_H, _NB, _HAS_DELTA, _HAS_OUT_NORM,
+/// _BLOCK_WRITE).
 struct attn_res_dims {
   long long hidden, nb;
   bool delta, out_norm, block_write;

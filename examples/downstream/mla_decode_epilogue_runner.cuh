@@ -24,7 +24,7 @@ namespace example {
 
 namespace mla = kk3tune::dispatch::mla_decode_epilogue;
 
-/// The mode's compile-time switches (its macros MODE_FP8, MODE_ROPE).
+/// The mode's compile-time switches (its macros KK3_MLA_DECODE_EPILOGUE_MODE_FP8, _MODE_ROPE).
 struct mla_dims {
   bool fp8, rope;
 };

@@ -15,15 +15,15 @@ namespace kk3::codegen {
 /// A tuple of knob values, in the config's knob order.
 using knob_values = std::vector<long long>;
 
-/// One token range of a table: token counts up to `max_tokens` launch `knobs`.
+/// One token range of a table: token counts up to `max_tokens` launch `knobs`. Only what the
+/// table is: a run's figures (the runner-up and its margin, whether the incumbent was kept, the
+/// timings) stay in the result JSON and `kk3tune report`, so that a re-sweep that keeps the
+/// tables keeps the header's bytes outside its provenance block.
 struct header_range {
   long long min_tokens = 0;  ///< first measured token count (for the comment)
   long long max_tokens = 0;  ///< last measured token count: select()'s threshold
   knob_values knobs;
-  std::string variant;    ///< the winner's id
-  std::string runner_up;  ///< empty: none
-  double margin = 0;      ///< how much slower the runner-up was (0.04 = 4%)
-  bool incumbent_kept = false;
+  std::string variant;  ///< the winner's id
 };
 
 /// The ranges of one mode at one model shape.
@@ -52,9 +52,11 @@ struct header_arch {
 
 /// A compile-time mode of the family.
 struct header_mode {
-  std::string name;                                          ///< as in the config, e.g. "bf16_rope"
-  std::string identifier;                                    ///< its C++ enumerator name
-  std::vector<std::pair<std::string, std::string>> defines;  ///< the -D defines, in config order
+  std::string name;        ///< as in the config, e.g. "bf16_rope"
+  std::string identifier;  ///< its C++ enumerator name
+  /// The macros the kernel source reads for the mode, named as kk3tune defines them
+  /// (space::macro_name(): KK3_MLA_DECODE_EPILOGUE_MODE_FP8), with their values, in config order
+  std::vector<std::pair<std::string, std::string>> macros;
   /// settings()'s expression for the mode (family::launch_call); empty without a launch header
   std::string launch_call;
 };
@@ -67,7 +69,8 @@ struct dispatch_model {
   std::string entry;                     ///< the entry template with {KNOB} placeholders
   std::vector<std::string> options;      ///< extra NVRTC options the variants were compiled with
   std::vector<std::string> knob_names;   ///< config order
-  std::vector<std::string> macro_knobs;  ///< knobs that are -D macros (not in the entry)
+  std::string macro_prefix;              ///< of every macro of the family (space::macro_prefix())
+  std::vector<std::string> macro_knobs;  ///< knobs that are -D macros (not in the entry), prefixed
   std::vector<std::string> shape_keys;   ///< the family's key dimensions: select()'s shape parameters
   std::vector<header_mode> modes;
   knob_values reference;  ///< the reference variant's knobs
@@ -78,6 +81,13 @@ struct dispatch_model {
   /// header has no settings() and no launch().
   std::string launch_header;
 };
+
+/// The first and the last line of a header's provenance block, the one place that names the
+/// runs its tables came from (GPU, git revision, time, sweep digest, objective) and the emitting
+/// kk3tune: re-emitting tables equal to a baseline's changes no line outside it.
+inline constexpr char k_provenance_begin[] =
+    "// ---- provenance: the runs that set these tables ----";
+inline constexpr char k_provenance_end[] = "// ---- end of provenance ----";
 
 /// The header text.
 std::string dispatch_header(const dispatch_model& model);

@@ -8,50 +8,38 @@
 namespace kk3::codegen {
 namespace {
 
-// "slower by 4.1%"; a negative margin (an incumbent kept against a challenger faster within
-// the noise) reads "faster by 0.3%".
-std::string margin_text(double margin) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%s by %.1f%%", margin < 0 ? "faster" : "slower",
-                (margin < 0 ? -margin : margin) * 100);
-  return buf;
-}
-
+// A range's comment names its token counts and its winner only: what the table is. Whether
+// the incumbent was kept, the runner-up and its margin are figures of the run that set it (a
+// re-sweep that keeps the winner gives others), so they stay in the result JSON.
 std::string range_text(const header_range& r, bool last) {
   const std::string tokens =
       std::to_string(r.min_tokens) +
       (r.max_tokens != r.min_tokens ? ".." + std::to_string(r.max_tokens) : "");
-  return fill(R"(    // T ${tokens}${above}: ${variant}${kept}
-    //   ${runner_up}
+  return fill(R"(    // T ${tokens}${above}: ${variant}
     {${max_tokens}, ${knobs}},
 )",
               {{"tokens", tokens},
                {"above", last ? " and above" : ""},
                {"variant", comment_text(r.variant)},
-               {"kept", r.incumbent_kept ? " (incumbent kept)" : ""},
-               {"runner_up", r.runner_up.empty() ? "no runner-up"
-                                                 : "runner-up " + comment_text(r.runner_up) + ", " +
-                                                       margin_text(r.margin)},
                {"max_tokens", std::to_string(r.max_tokens)},
                {"knobs", tuple_text(r.knobs)}});
 }
 
 void arch_tables(std::string& out, const dispatch_model& m, const header_arch& a) {
   if (!a.tuned) {
-    out += fill(R"(// ${arch}: no sweep result; the reference variant everywhere.
-constexpr knobs select_${arch}(mode, int, long long) noexcept { return reference_knobs; }
+    out += fill(
+        R"(// ${arch}: no sweep result; the reference variant everywhere.
+constexpr selection select_${arch}(mode, ${unnamed}long long) noexcept {
+  return {reference_knobs, select_status::reference_untuned};
+}
 
 )",
-                {{"arch", a.name}});
+        {{"arch", a.name},
+         {"unnamed", join_each(m.shape_keys, "", [](const std::string&) { return "int, "; })}});
     return;
   }
-  out += "// " + a.name + ": " +
-         join_each(a.sources, "; ",
-                   [](const header_source& src) {
-                     return comment_text(src.gpu_name) + ", sweep " + src.digest_kind + " digest " +
-                            src.digest;
-                   }) +
-         "\n\n";
+  // Where the tables came from is said once, in the provenance block at the top.
+  out += "// " + a.name + ": the tables of the sweep the provenance block names\n\n";
   std::string picks;
   for (const header_table& t : a.tables) {
     std::string ranges;
@@ -76,11 +64,14 @@ ${ranges}};
 
 )",
                 v);
-    picks += fill("  if (m == mode::${mode}${shape_test}) return pick(${table}, num_tokens);\n", v);
+    picks += fill(
+        "  if (m == mode::${mode}${shape_test}) return {pick(${table}, num_tokens), "
+        "select_status::tuned};\n",
+        v);
   }
   out += fill(
-      R"(constexpr knobs select_${arch}(mode m, ${shape_params}long long num_tokens) noexcept {
-${picks}  return reference_knobs;
+      R"(constexpr selection select_${arch}(mode m, ${shape_params}long long num_tokens) noexcept {
+${picks}  return {reference_knobs, select_status::reference_no_table};
 }
 
 )",
@@ -166,6 +157,27 @@ struct range {
   knobs k;
 };
 
+/// Where select_with_status()'s knobs come from.
+enum class select_status : int {
+  tuned,               ///< a table of the architecture's sweep (its winner at the token count)
+  reference_no_table,  ///< the architecture has tables, none for this mode and shape: the reference
+  reference_untuned,   ///< the architecture has no sweep result: the reference
+};
+
+/// The status's name, e.g. "reference_no_table".
+constexpr const char* status_name(select_status s) noexcept {
+  if (s == select_status::tuned) return "tuned";
+  if (s == select_status::reference_no_table) return "reference_no_table";
+  if (s == select_status::reference_untuned) return "reference_untuned";
+  return "";
+}
+
+/// The knobs select_with_status() gives, and where they come from.
+struct selection {
+  knobs k;
+  select_status status;
+};
+
 namespace detail {
 
 /// The first range with num_tokens <= max_tokens; the last range above them all.
@@ -201,17 +213,47 @@ constexpr bool is_tuned(int sm_arch) noexcept {
 ${tuned}  return ${first_tuned};
 }
 
-/// The knobs to launch in mode `m` at model shape `${shape}` for `num_tokens` tokens, on ${first}:
-/// the first range with num_tokens <= its max_tokens, the last range above them all, and the
-/// reference knobs for a mode or ${shape} without a table.
-constexpr knobs select(mode m, ${params}long long num_tokens) noexcept {
+/// The knobs to launch in mode `m` at model shape `${shape}` for `num_tokens` tokens, on ${first},
+/// and where they come from: the first range with num_tokens <= its max_tokens, the last range
+/// above them all (status tuned); the reference knobs for a mode or ${shape} without a table
+/// (reference_no_table: a shape the sweep did not cover, or one that does not go with the mode)
+/// or on an architecture without a sweep (reference_untuned).
+constexpr selection select_with_status(mode m, ${params}long long num_tokens) noexcept {
   return detail::select_${first}(m, ${args}num_tokens);
 }
 
-/// select() on the architecture sm_arch = 10 * major + minor of the compute capability (90 for
-/// sm_90 / sm_90a, 100 for sm_100a). Tables: ${rule}below: ${first}.
-constexpr knobs select(int sm_arch, mode m, ${params}long long num_tokens) noexcept {
+/// select_with_status() on the architecture sm_arch = 10 * major + minor of the compute
+/// capability (90 for sm_90 / sm_90a, 100 for sm_100a). Tables: ${rule}below: ${first}.
+constexpr selection select_with_status(int sm_arch, mode m, ${params}long long num_tokens) noexcept {
 ${by_arch}  return detail::select_${first}(m, ${args}num_tokens);
+}
+
+namespace detail {
+
+/// The knobs of `s`. A mode and shape without a table, on an architecture that has tables, is
+/// a caller's mistake more often than not (a shape that does not go with the mode, a model the
+/// sweep did not cover): in a debug build (NDEBUG not defined) it fails this assert instead of
+/// giving the reference silently; with NDEBUG, the reference.
+constexpr knobs checked(const selection& s) noexcept {
+  assert(s.status != select_status::reference_no_table &&
+         "kk3tune dispatch: no table for this mode and shape; select_with_status() gives the "
+         "reference with status reference_no_table, without asserting");
+  return s.k;
+}
+
+}  // namespace detail
+
+/// The knobs select_with_status() gives, on ${first}. In a debug build (NDEBUG not defined) a mode
+/// and shape without a table (status reference_no_table) fail an assert; with NDEBUG they give the
+/// reference knobs. Call select_with_status() where such a shape is expected.
+constexpr knobs select(mode m, ${params}long long num_tokens) noexcept {
+  return detail::checked(select_with_status(m, ${args}num_tokens));
+}
+
+/// select() on the architecture sm_arch (as select_with_status(sm_arch, ...)), with the same
+/// assert in a debug build.
+constexpr knobs select(int sm_arch, mode m, ${params}long long num_tokens) noexcept {
+  return detail::checked(select_with_status(sm_arch, m, ${args}num_tokens));
 }
 
 )",

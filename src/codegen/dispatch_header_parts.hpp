@@ -20,11 +20,13 @@ std::string shape_params(const dispatch_model& m);
 std::string shape_args(const dispatch_model& m);
 std::string shape_names(const dispatch_model& m);
 
-/// The tables: struct range, one constexpr array per architecture, mode and shape (in detail)
-/// with each architecture's select_<arch>(), then struct table and all_tables.
+/// The tables: struct range, select_status and selection, one constexpr array per architecture,
+/// mode and shape (in detail) with each architecture's select_<arch>(), then struct table and
+/// all_tables.
 void tables(std::string& out, const dispatch_model& m);
 
-/// is_tuned() and the two select() overloads.
+/// is_tuned(), the two select_with_status() overloads and the two select() overloads (which
+/// assert, in a debug build, that a table was found).
 void selects(std::string& out, const dispatch_model& m);
 
 }  // namespace kk3::codegen

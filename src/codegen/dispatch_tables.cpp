@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
+#include "space/variant.hpp"
 
 namespace kk3::codegen {
 namespace {
@@ -247,12 +248,16 @@ dispatch_model base_model(const family_facts& ff) {
         fail_config(cfg, "/knobs/" + k.name + "/" + std::to_string(i), "does not fit an int");
       }
     }
-    if (cfg.entry.find("{" + k.name + "}") == std::string::npos) m.macro_knobs.push_back(k.name);
+    if (cfg.entry.find("{" + k.name + "}") == std::string::npos)
+      m.macro_knobs.push_back(space::macro_name(cfg, k.name));
   }
+  m.macro_prefix = space::macro_prefix(cfg.family);
   m.launch_header = ff.space->impl->launch_header();
   std::set<std::string> identifiers;
   for (const space::mode& mode : cfg.modes) {
-    header_mode hm{mode.name, to_identifier(mode.name), mode.defines, {}};
+    header_mode hm{mode.name, to_identifier(mode.name), {}, {}};
+    for (const auto& [name, value] : mode.defines)
+      hm.macros.emplace_back(space::macro_name(cfg, name), value);
     if (!m.launch_header.empty()) hm.launch_call = ff.space->impl->launch_call(mode);
     if (!identifiers.insert(hm.identifier).second) {
       fail_config(cfg, "/modes/" + mode.name, "two modes map to the C++ name " + hm.identifier);
@@ -355,9 +360,6 @@ header_arch arch_from(const table_arch_def& def, const std::vector<table_source>
       hr.max_tokens = r.max_tokens;
       range_knobs(r, ff, hr.knobs);  // config_mismatch() found none
       hr.variant = r.variant;
-      hr.runner_up = r.runner_up;
-      hr.margin = r.margin;
-      hr.incumbent_kept = r.incumbent_kept;
       used.insert(ff.variant_at.at(hr.knobs));
       t.ranges.push_back(std::move(hr));
     }

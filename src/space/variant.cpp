@@ -106,13 +106,24 @@ std::string entry_expression(const family_config& config, const variant& v) {
   return out;
 }
 
+std::string macro_prefix(const std::string& family) {
+  std::string prefix = "KK3_";
+  for (char c : family) prefix += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return prefix + "_";
+}
+
+std::string macro_name(const family_config& config, const std::string& name) {
+  return macro_prefix(config.family) + name;
+}
+
 std::vector<std::string> variant_defines(const family_config& config, const mode& m,
                                          const variant& v) {
   std::vector<std::string> defines;
-  for (const auto& [name, value] : m.defines) defines.push_back("-D" + name + "=" + value);
+  for (const auto& [name, value] : m.defines)
+    defines.push_back("-D" + macro_name(config, name) + "=" + value);
   for (const auto& [name, value] : v.knobs) {
     if (config.entry.find("{" + name + "}") == std::string::npos) {
-      defines.push_back("-D" + name + "=" + std::to_string(value));
+      defines.push_back("-D" + macro_name(config, name) + "=" + std::to_string(value));
     }
   }
   return defines;

@@ -33,8 +33,17 @@ const variant& find_variant(const std::vector<variant>& variants, const family_c
 /// The entry name expression with each {KNOB} replaced by the variant's value.
 std::string entry_expression(const family_config& config, const variant& v);
 
+/// The prefix of every macro kk3tune defines for a family's kernel: "KK3_", the family name
+/// upper-cased, "_" (attn_res: "KK3_ATTN_RES_"). The config names a mode's defines and the knobs
+/// by their short names (H, NB: the model's dimensions in results and item keys); the kernel
+/// source sees them prefixed, so no macro named H or NB reaches a downstream translation unit.
+std::string macro_prefix(const std::string& family);
+
+/// The macro a kernel of the family reads for the config's `name` (macro_prefix() + name).
+std::string macro_name(const family_config& config, const std::string& name);
+
 /// The -D defines of a variant in a mode: the mode's defines, then each knob that is not a
-/// template argument.
+/// template argument, each named by macro_name() (e.g. -DKK3_ATTN_RES_NB=8).
 std::vector<std::string> variant_defines(const family_config& config, const mode& m,
                                          const variant& v);
 

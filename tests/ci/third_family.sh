@@ -81,7 +81,9 @@ namespace d = kk3tune::dispatch::expert_scale;
 static_assert(d::select(d::mode::bf16, 2, 1).VEC == 2, "T=1, E=2: the reference");
 static_assert(d::select(d::mode::bf16, 2, 5000).VEC == 8 && d::select(d::mode::bf16, 2, 5000).ROWS == 2, "E=2: its table");
 static_assert(d::select(d::mode::bf16, 8, 1024).VEC == 4, "E=8: its table");
-static_assert(d::select(d::mode::bf16, 3, 1024).VEC == 2, "E=3: no table, the reference");
+static_assert(d::select_with_status(d::mode::bf16, 3, 1024).k.VEC == 2 &&
+              d::select_with_status(d::mode::bf16, 3, 1024).status == d::select_status::reference_no_table,
+              "E=3: no table, the reference, and select_with_status() says so");
 int main() { return 0; }
 CPP
 ${CXX:-c++} -std=c++17 -Wall -Wextra -Werror -I"$w/include" "$w/use.cpp" -o "$w/use" || fail "the expert_scale header does not compile"

@@ -51,7 +51,9 @@ TEST(config, enumerates_variants_in_order_with_constraints) {
   EXPECT_TRUE(variants[0].is_reference);
   EXPECT_EQ(std::count_if(variants.begin(), variants.end(), [](const variant& v) { return v.is_reference; }), 1);
   EXPECT_EQ(entry_expression(cfg, variants[2]), "demo<2>");
-  EXPECT_EQ(variant_defines(cfg, cfg.modes[1], variants[2]), (std::vector<std::string>{"-DFP8=1", "-DB=10"}));
+  EXPECT_EQ(variant_defines(cfg, cfg.modes[1], variants[2]),
+            (std::vector<std::string>{"-DKK3_DEMO_FP8=1", "-DKK3_DEMO_B=10"}));
+  EXPECT_EQ(macro_prefix("mla_decode_epilogue"), "KK3_MLA_DECODE_EPILOGUE_");
   EXPECT_EQ(find_variant(variants, cfg, "reference").id, "a1-b10");
   EXPECT_THROW(find_variant(variants, cfg, "a9-b9"), error);
 }

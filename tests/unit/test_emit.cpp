@@ -164,19 +164,16 @@ TEST(emit, shards_combined_give_the_header_of_their_merged_file) {
   EXPECT_TRUE(contains(
       mla, "at 2026-11-30T00:00:00Z; sweep plan digest 0123456789abcdef0123456789abcdef\n"))
       << mla;
-  EXPECT_TRUE(
-      contains(mla, "// sm_90: NVIDIA H200, sweep plan digest 0123456789abcdef0123456789abcdef\n"))
-      << mla;
-  // The tables are the fixture's: only the provenance lines differ.
+  // The tables are the fixture's: only the provenance block differs.
   const std::string fixture_mla = headers_of({k_fixture.string()})[0];
-  const std::string tables = "\n// sm_90, mode ";
-  ASSERT_NE(mla.find(tables), std::string::npos) << mla;
-  EXPECT_EQ(mla.substr(mla.find(tables)), fixture_mla.substr(fixture_mla.find(tables)));
+  const std::string end = codegen::k_provenance_end;
+  ASSERT_NE(mla.find(end), std::string::npos) << mla;
+  EXPECT_EQ(mla.substr(mla.find(end)), fixture_mla.substr(fixture_mla.find(end)));
 }
 
 TEST(emit, two_inputs_with_the_same_table_are_refused_naming_both) {
   test::temp_dir in;
-  // Same tables as the fixture, another margin in a comment of the heads-8 table.
+  // Same tables as the fixture, another margin (a per-run figure) in the heads-8 table.
   const std::string twin =
       fixture_with(in, "twin.json", R"("margin": 0.03,)", R"("margin": 0.05,)");
   const std::string a =
@@ -337,7 +334,8 @@ TEST(emit, without_inputs_writes_all_fallback_headers) {
   EXPECT_TRUE(
       contains(text, "constexpr knobs select(mode m, int blocks, long long num_tokens) noexcept"))
       << text;
-  EXPECT_TRUE(contains(text, "inline constexpr char compile_options[] = \"-fmad=false\";")) << text;
+  EXPECT_TRUE(contains(text, "inline constexpr char compile_options[] = \"\";")) << text;
+  EXPECT_TRUE(contains(text, "inline constexpr char macro_prefix[] = \"KK3_ATTN_RES_\";")) << text;
 }
 
 TEST(emit, a_truncated_file_exits_2_naming_it) {
