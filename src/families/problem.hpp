@@ -5,6 +5,7 @@
 // reference gives one.
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <random>
 #include <string>
@@ -57,11 +58,13 @@ struct tensor {
 
 /// All tensors of one call.
 struct problem {
-  std::vector<tensor> tensors;
+  /// A deque, so the reference add() returns stays valid while more tensors are added (a family
+  /// fills a tensor it added before adding the next ones).
+  std::deque<tensor> tensors;
 
   tensor& at(const std::string& name);
   const tensor& at(const std::string& name) const;
-  /// Adds a zero-filled tensor and returns it.
+  /// Adds a zero-filled tensor and returns it (the reference stays valid until the problem goes).
   tensor& add(const std::string& name, dtype type, std::vector<long long> dims, role use, bool upstream = false);
 };
 
