@@ -11,12 +11,37 @@ namespace kk3::families {
 #include "families/list.def"
 #undef KK3_FAMILY
 
+namespace {
+
+// The families add_family() registered (test builds: tests/families), and whether all_families()
+// has been built (after that, a family added would be missing from it).
+std::vector<const family& (*)()>& added_families() {
+  static std::vector<const family& (*)()> k_added;
+  return k_added;
+}
+bool g_all_built = false;
+
+}  // namespace
+
+bool add_family(const family& (*make)()) {
+  if (g_all_built) {
+    throw error(error_kind::config, "add_family: called after all_families() was built");
+  }
+  added_families().push_back(make);
+  return true;
+}
+
 const std::vector<const family*>& all_families() {
-  static const std::vector<const family*> k_all = {
+  static const std::vector<const family*> k_all = [] {
+    std::vector<const family*> all = {
 #define KK3_FAMILY(name) &register_##name(),
 #include "families/list.def"
 #undef KK3_FAMILY
-  };
+    };
+    for (const auto make : added_families()) all.push_back(&make());
+    g_all_built = true;
+    return all;
+  }();
   return k_all;
 }
 

@@ -10,7 +10,11 @@
 
 namespace kk3::families {
 
-/// Every registered family (examples included), in registration order.
+/// Registers a family that src/families/list.def does not list: the test families
+/// (tests/families/list.def), which only test builds link in, each from a static initializer.
+/// Must run before the first all_families(); throws error(config) after it. Returns true.
+bool add_family(const family& (*make)());
+/// Every registered family (examples included): list.def's in its order, then add_family()'s.
 const std::vector<const family*>& all_families();
 /// The family with this name, or nullptr.
 const family* find_registered(const std::string& name);

@@ -3,7 +3,9 @@
 # dimension "experts" no other family has, goes through the plan, compile-only sweep, shards,
 # merge, compare, report and emit (from its sweep with tables added, as a GPU run would give
 # them), and the header it gets compiles and selects by experts. Also checks that nothing outside
-# the family's folder, its kernel, its config and its registration line names it.
+# the family's folder (tests/families/expert_scale: host side, kernel, config) and its
+# registration line names it. KK3TUNE is the test-only kk3tune (build/test-families/bin/kk3tune),
+# the only one that registers the test families.
 # usage: tests/ci/third_family.sh KK3TUNE SOURCE_DIR
 set -euo pipefail
 kk3=${1:?usage: third_family.sh KK3TUNE SOURCE_DIR}
@@ -19,12 +21,17 @@ sweep() {  # OUT ARGS...
   [[ ($rc == 0 || $rc == 3) && -s "$w/$out.json" ]] || fail "sweep $out (exit $rc): $(tail -2 "$w/$out.log")"
 }
 
-# 1. Only its own files know it.
-others=$(cd "$src" && grep -rlE "expert_scale|experts" src kernels configs CMakeLists.txt cmake 2>/dev/null |
-         grep -vE "^(src/families/expert_scale/|kernels/expert_scale\.cuh$|configs/expert_scale\.json$|src/families/list\.def$)" || true)
+# 1. Only its own files know it: its folder (host side, kernel, config) and one registration line.
+#    The product tree (src, kernels, configs, the CMake files) never names it; tests/CMakeLists.txt
+#    picks tests/families/*/ up by glob.
+others=$(cd "$src" && grep -rlE "expert_scale|experts" src kernels configs CMakeLists.txt cmake tests/CMakeLists.txt tests/families 2>/dev/null |
+         grep -vE "^(tests/families/expert_scale/|tests/families/list\.def$)" || true)
 [[ -z "$others" ]] || fail "files outside the family's own name it: $others"
-grep -c "expert_scale" "$src/src/families/list.def" | grep -qx 1 || fail "list.def should register expert_scale on one line"
-echo "ok: only src/families/expert_scale, its kernel, its config and one line of list.def name it"
+grep -c "expert_scale" "$src/tests/families/list.def" | grep -qx 1 || fail "tests/families/list.def should register expert_scale on one line"
+ls "$src/tests/families/expert_scale" | sort | tr '\n' ' ' | grep -qx "expert_scale.cpp expert_scale.cuh expert_scale.hpp expert_scale.json " ||
+  fail "tests/families/expert_scale should hold its host side, kernel and config: $(ls "$src/tests/families/expert_scale")"
+"$kk3" list | grep -q "^expert_scale (test family)" || fail "the test kk3tune does not list expert_scale"
+echo "ok: only tests/families/expert_scale (host side, kernel, config) and one line of tests/families/list.def name it"
 
 # 2. The plan chooses its dimension; a compile-only sweep, whole and in shards, merged.
 cat >"$w/plan.json" <<'JSON'

@@ -2,7 +2,8 @@
 # The third family on a GPU (issue 15): expert_scale verified at the experts values it is asked
 # for, timed with `time --shape experts=N`, swept with a plan of two experts values (whole, and
 # in shards 1/2 + 2/2, merged), and its header emitted from the real sweep and compiled. Writes
-# everything under OUTDIR; exits 77 without a GPU.
+# everything under OUTDIR; exits 77 without a GPU. KK3TUNE is the test-only kk3tune
+# (build/test-families/bin/kk3tune), the only one that registers the test families.
 # usage: tests/ci/third_family_gpu.sh KK3TUNE OUTDIR
 set -uo pipefail
 kk3=${1:?usage: third_family_gpu.sh KK3TUNE OUTDIR}

@@ -1,6 +1,6 @@
 #pragma once
-// expert_scale's host side (kernels/expert_scale.cuh): a small test family whose model dimension,
-// experts (E), no other family has. Everything kk3tune does with it (plan, sweep, shards, merge,
+// expert_scale's host side (its kernel is expert_scale.cuh beside this file): a small test
+// family whose model dimension, experts (E), no other family has. Everything kk3tune does with it (plan, sweep, shards, merge,
 // results, compare, report, headers) goes through the family interface.
 #include "families/family.hpp"
 

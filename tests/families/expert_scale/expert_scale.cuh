@@ -2,7 +2,8 @@
 // expert_scale, a small test family (issue 15): y[t, e, :] = bf16(x[t, e, :] * scale[e]) over
 // T tokens, E experts and D = 1024 elements per expert row. It is not a model kernel: it shows
 // that a family with its own model dimension (experts, E) plugs in through its folder
-// (src/families/expert_scale), this kernel, its config and one line of src/families/list.def.
+// (tests/families/expert_scale: its host side, this kernel, its config) and one line of
+// tests/families/list.def. Only test builds register it.
 #include "common/pdl.cuh"
 
 namespace kk3 {

@@ -1,4 +1,4 @@
-#include "families/expert_scale/expert_scale.hpp"
+#include "expert_scale/expert_scale.hpp"
 
 #include <random>
 

@@ -1,0 +1,20 @@
+# Builds the kernel and config folders of the test-only kk3tune (cmake -P, at build time):
+# OUT/kernels and OUT/configs hold a link to every entry of the source tree's kernels/ and
+# configs/ plus the test families' kernels (tests/families/*/*.cuh) and configs (*.json). The
+# test kk3tune finds them beside its executable (OUT/bin/kk3tune), as the installed one does.
+# Usage: cmake -DSRC=<source dir> -DOUT=<folder> -P stage_tree.cmake
+foreach(kind kernels configs)
+  file(MAKE_DIRECTORY "${OUT}/${kind}")
+  file(GLOB entries "${SRC}/${kind}/*")
+  if(kind STREQUAL "kernels")
+    file(GLOB extra "${SRC}/tests/families/*/*.cuh")
+  else()
+    file(GLOB extra "${SRC}/tests/families/*/*.json")
+  endif()
+  foreach(entry IN LISTS entries extra)
+    get_filename_component(name "${entry}" NAME)
+    if(NOT IS_SYMLINK "${OUT}/${kind}/${name}")
+      file(CREATE_LINK "${entry}" "${OUT}/${kind}/${name}" SYMBOLIC)
+    endif()
+  endforeach()
+endforeach()
