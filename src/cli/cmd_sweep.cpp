@@ -28,7 +28,7 @@
 #include "jit/arch.hpp"
 #include "jit/toolkit.hpp"
 #include "merge/merge.hpp"
-#include "report/record_lines.hpp"
+#include "results/codec.hpp"
 #include "report/records_csv.hpp"
 #include "report/result_reader.hpp"
 #include "report/sweep_json.hpp"
@@ -222,7 +222,7 @@ void merge_gpu_parts(const global_options& global, const sweep_options& o, std::
   std::vector<merge::shard_input> parts;
   for (std::size_t w = 0; w < workers; ++w) parts.push_back(merge::read_shard(gpu_part(o.out, static_cast<int>(w))));
   const nlohmann::ordered_json merged = merge::merge_shards(std::move(parts), global.argv);
-  write_file_atomic(o.out, report::sweep_text(merged));
+  write_file_atomic(o.out, results::sweep_text(merged));
   std::error_code ec;
   for (std::size_t w = 0; w < workers; ++w) std::filesystem::remove(gpu_part(o.out, static_cast<int>(w)), ec);
   std::filesystem::remove_all(claims, ec);
@@ -299,7 +299,7 @@ void print_baseline_changes(std::ostream& out, const sweep::sweep_result& r) {
 }
 
 void print_summary(std::ostream& out, const sweep::sweep_result& r) {
-  for (const auto& f : r.families) out << "objective " << f.family << ": " << timing::describe(f.objective) << "\n";
+  for (const auto& f : r.families) out << "objective " << f.family << ": " << results::describe(f.objective) << "\n";
   // The reference's and each variant's final-round median per family/mode/shape/tokens.
   std::map<std::string, double> median;
   std::map<std::string, std::string> reference_of;
@@ -308,7 +308,7 @@ void print_summary(std::ostream& out, const sweep::sweep_result& r) {
     return sweep::count_key(sweep::shape_key(fam, mode, shape), t) + "/" + v;
   };
   for (const auto& rec : r.records) {
-    if (rec.stats && rec.status != "dropped") median[key(rec.family, rec.mode, rec.shape, rec.tokens, rec.variant)] = rec.stats->median;
+    if (rec.stats && rec.status != results::status::dropped) median[key(rec.family, rec.mode, rec.shape, rec.tokens, rec.variant)] = rec.stats->median;
   }
   text_table table({"family", "mode", "shape", "tokens", "winner", "speedup_vs_ref", "runner_up", "margin_%"},
                    {false, false, false, false, false, true, false, true});
@@ -410,7 +410,7 @@ int run_compile_only(const sweep_options& o, sweep::sweep_request& request, cons
             << " ok, " << result.compile_failures << " failed (" << cell("%.1f", result.wall_s) << " s)\n"
             << "nothing was timed: no GPU. Wrote " << o.out.string() << " (\"timed\": false)\n";
   for (const auto& rec : result.records) {
-    if (rec.status == "compile_failed") std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": " << rec.reason << "\n";
+    if (rec.status == results::status::compile_failed) std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": " << rec.reason << "\n";
   }
   return result.compile_failures ? k_exit_failure : k_exit_environment;
 }
@@ -421,9 +421,10 @@ int report_sweep(const sweep::sweep_result& result, const std::filesystem::path&
   print_summary(std::cout, result);
   std::size_t dropped = 0, unlaunchable = 0, failed = 0;
   for (const auto& rec : result.records) {
-    dropped += rec.status == "dropped";
-    unlaunchable += rec.status == "unlaunchable";
-    failed += rec.status != "dropped" && rec.status != "unlaunchable" && rec.status != "ok";
+    dropped += rec.status == results::status::dropped;
+    unlaunchable += rec.status == results::status::unlaunchable;
+    failed += rec.status != results::status::dropped && rec.status != results::status::unlaunchable &&
+              rec.status != results::status::ok;
   }
   std::cout << "\n" << result.records.size() << " records (" << dropped << " screened out, " << unlaunchable << " unlaunchable, "
             << failed << " not ok), "

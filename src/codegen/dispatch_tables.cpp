@@ -309,9 +309,9 @@ std::vector<table_source> tables_for(const std::vector<report::sweep_file>& swee
 // What a sweep minimised for `family` (its families entry; a sweep before schema 3: graph mode).
 std::string objective_of(const report::sweep_file& s, const std::string& family) {
   for (const report::sweep_family& f : s.families) {
-    if (f.name == family) return timing::describe(f.objective);
+    if (f.name == family) return results::describe(f.objective);
   }
-  return timing::describe(timing::objective{});
+  return results::describe(results::objective{});
 }
 
 // The sweeps the tables came from: one per plan for files with a plan digest (the shards of

@@ -8,9 +8,9 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
-#include "families/registry.hpp"
+#include "core/text.hpp"
+#include "results/dims.hpp"
 #include "select/selection.hpp"
-#include "sweep/sweep_config.hpp"
 
 namespace kk3::compare {
 namespace {
@@ -138,7 +138,7 @@ std::string tokens_text(long long lo, long long hi) {
 }
 
 std::string entry_of(const sweep_dispatch& d) {
-  const std::string shape = families::shape_text(d.shape);
+  const std::string shape = results::shape_text(d.shape);
   return d.family + "/" + d.mode + (shape.empty() ? "" : "/" + shape);
 }
 
@@ -258,7 +258,7 @@ shipped_rule rule_of(const result_document& base, const result_document& next, d
   for (const result_document* d : {&base, &next}) {
     const bool has = d->plan.has_value();
     rule.noise_sigmas = std::max(rule.noise_sigmas, has && d->plan->noise_sigmas ? *d->plan->noise_sigmas : 2.0);
-    rule.noise_floor = std::max(rule.noise_floor, has && d->plan->noise_floor ? *d->plan->noise_floor : sweep::k_default_noise_floor);
+    rule.noise_floor = std::max(rule.noise_floor, has && d->plan->noise_floor ? *d->plan->noise_floor : select::k_default_noise_floor);
   }
   return rule;
 }
@@ -276,7 +276,7 @@ select::timed_variant timed_of(const result_record& r) {
 std::set<std::string> swept_tables(const result_document& d) {
   std::set<std::string> out;
   for (const auto& r : d.records) {
-    out.insert(r.family + "/" + r.mode + (families::shape_text(r.shape).empty() ? "" : "/" + families::shape_text(r.shape)));
+    out.insert(r.family + "/" + r.mode + (results::shape_text(r.shape).empty() ? "" : "/" + results::shape_text(r.shape)));
   }
   for (const auto& t : d.dispatch) out.insert(entry_of(t));
   return out;
@@ -350,7 +350,7 @@ void compare_shipped(const result_document& base, const result_document& next, c
         const result_record* rn = n ? winner_record(next, next_index, *n, tokens, cc.new_winner) : nullptr;
         if (!rb || !rn) {
           cc.result = count_verdict::untimed;
-        } else if (const auto why = timing::differences(rb->objective, rn->objective); !why.empty()) {
+        } else if (const auto why = results::differences(rb->objective, rn->objective); !why.empty()) {
           cc.result = count_verdict::untimed;
           objective_differences.insert(join(why, ", "));
         } else {
@@ -399,7 +399,7 @@ const char* to_string(count_verdict v) {
 }
 
 std::string record_id::shape() const {
-  const std::string s = families::shape_text(shape_dims);
+  const std::string s = results::shape_text(shape_dims);
   return "T" + std::to_string(tokens) + (s.empty() ? "" : " " + s);
 }
 
@@ -464,7 +464,7 @@ comparison compare_documents(const result_document& base, const result_document&
     }
     const result_record& n = next.records[found->second];
     record_comparison rc{id_of(b), b.status, n.status, std::nullopt, {}};
-    const std::vector<std::string> other_objective = timing::differences(b.objective, n.objective);
+    const std::vector<std::string> other_objective = results::differences(b.objective, n.objective);
     if (is_timed(b) && is_timed(n) && !other_objective.empty()) {
       // Times under different objectives (timing mode, PDL, chain model) measure different things.
       rc.not_comparable = join(other_objective, ", ");

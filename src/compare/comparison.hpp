@@ -35,7 +35,7 @@ struct record_id {
   std::string key;  ///< result_record::key()
   std::string family, mode, variant;
   long long tokens = 0;
-  families::dims shape_dims;  ///< the family's key dimensions
+  results::dims shape_dims;  ///< the family's key dimensions
   /// "T64 H=16", "T64 NB=4": the shape as the tables show it.
   std::string shape() const;
 };
@@ -87,7 +87,7 @@ const char* to_string(count_verdict v);
 struct count_comparison {
   std::string table;  ///< "attn_res/common_nb8/NB=8", as dispatch_change::entry
   std::string family, mode;
-  families::dims shape;
+  results::dims shape;
   long long tokens = 0;
   std::string base_winner, new_winner;  ///< empty where that file has no winner
   double base_median_us = 0, new_median_us = 0;  ///< the winners' medians (0: not timed)

@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/json_parse.hpp"
+#include "core/json_parse.hpp"
+#include "results/codec.hpp"
+#include "results/schema.hpp"
 #include "report/measurement_json.hpp"
 
 namespace kk3::report {
@@ -26,7 +28,7 @@ json file_json(const compare::file_summary& s) {
 }
 
 json id_json(const compare::record_id& id) {
-  return {{"family", id.family}, {"mode", id.mode}, {"tokens", id.tokens}, {"shape", shape_json(id.shape_dims)}, {"variant", id.variant}};
+  return {{"family", id.family}, {"mode", id.mode}, {"tokens", id.tokens}, {"shape", results::shape_json(id.shape_dims)}, {"variant", id.variant}};
 }
 
 json record_json(const compare::record_comparison& r) {
@@ -78,7 +80,7 @@ std::string comparison_json(const compare::comparison& c) {
     shipped.push_back({{"table", x.table},
                        {"family", x.family},
                        {"mode", x.mode},
-                       {"shape", shape_json(x.shape)},
+                       {"shape", results::shape_json(x.shape)},
                        {"tokens", x.tokens},
                        {"verdict", compare::to_string(x.result)},
                        {"base_winner", x.base_winner.empty() ? json(nullptr) : json(x.base_winner)},
@@ -117,7 +119,7 @@ std::string comparison_json(const compare::comparison& c) {
     }
     return out;
   };
-  const json doc = {{"schema_version", k_schema_version},
+  const json doc = {{"schema_version", results::k_schema_version},
                     {"kind", "comparison"},
                     {"base", file_json(c.base)},
                     {"new", file_json(c.next)},

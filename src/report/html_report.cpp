@@ -12,7 +12,7 @@
 #include "core/gzip.hpp"
 #include "report/html_sections.hpp"
 #include "report/svg_plot.hpp"
-#include "timing/objective.hpp"
+#include "results/objective.hpp"
 
 namespace kk3::report {
 namespace html {
@@ -113,9 +113,9 @@ std::pair<std::string, std::string> plan_entry(std::string key, const ordered_js
   return {key, v.is_number() ? format_sig(v.get<double>(), 4) + unit : value_text(v)};
 }
 
-/// An objective as the result file holds it, in words (timing::describe).
+/// An objective as the result file holds it, in words (results::describe).
 std::string objective_text(const ordered_json& v) {
-  return timing::describe(timing::objective_from_json(v, timing::objective{}, "", [&](const std::string& at, const std::string& what) {
+  return results::describe(results::objective_from_json(v, results::objective{}, "", [&](const std::string& at, const std::string& what) {
     throw std::runtime_error("objective" + at + ": " + what);
   }));
 }

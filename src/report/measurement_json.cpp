@@ -1,16 +1,12 @@
 #include "report/measurement_json.hpp"
 
-#include "report/json_parse.hpp"
+#include "core/json_parse.hpp"
+#include "results/codec.hpp"
+#include "results/schema.hpp"
 
 #include <nlohmann/json.hpp>
 
 namespace kk3::report {
-
-json shape_json(const families::dims& shape) {
-  json out = json::object();
-  for (const auto& [name, value] : shape) out[name] = value;
-  return out;
-}
 
 json context_json(const run_context& c) {
   json gpu = {{"name", c.gpu.name},
@@ -39,12 +35,6 @@ json context_json(const run_context& c) {
   return out;
 }
 
-json statistics_json(const timing::sample_stats& st) {
-  return {{"samples", st.samples}, {"min_us", st.min}, {"median_us", st.median}, {"mean_us", st.mean},
-          {"p10_us", st.p10}, {"p90_us", st.p90}, {"max_us", st.max}, {"stdev_us", st.stdev}, {"iqr_us", st.iqr},
-          {"rel_stderr_median", st.rel_stderr_median}};
-}
-
 std::string measurement_json(const run_context& context, const measured_subject& s,
                              const std::vector<timing::measurement>& results) {
   json entries = json::array();
@@ -55,16 +45,16 @@ std::string measurement_json(const run_context& context, const measured_subject&
         {"variant", m.label},
         {"reference", m.label == s.reference},
         {"timing",
-         {{"mode", timing::to_string(m.mode)},
+         {{"mode", results::to_string(m.mode)},
           {"pdl", m.pdl},
-          {"objective", timing::to_json(s.objective)},
+          {"objective", results::to_json(s.objective)},
           {"launches_per_sample", m.launches_per_sample},
           {"rotated_workspaces", m.rotated_workspaces},
           {"placements", m.placements},
           {"event_overhead_us", m.event_overhead_us},
           {"stopped", timing::to_string(m.stopped)},
           {"wall_s", m.wall_s}}},
-        {"statistics", statistics_json(st)},
+        {"statistics", results::statistics_json(st)},
         {"bytes_moved", m.bytes_moved},
         {"fits_in_l2", m.fits_in_l2},
         {"achieved_tb_s", tb_s},
@@ -72,14 +62,14 @@ std::string measurement_json(const run_context& context, const measured_subject&
         {"samples_us", m.samples_us},
         {"clock_mhz", m.clock_mhz},
         {"throttled", m.throttled}};
-    if (m.mode == timing::timing_mode::chain) e["chain"] = {{"total_us", m.chain_total_us}, {"base_us", m.chain_base_us}};
+    if (m.mode == results::timing_mode::chain) e["chain"] = {{"total_us", m.chain_total_us}, {"base_us", m.chain_base_us}};
     entries.push_back(std::move(e));
   }
-  json doc = {{"schema_version", k_schema_version},
+  json doc = {{"schema_version", results::k_schema_version},
               {"kind", "time"},
               {"context", context_json(context)},
               {"subject",
-               {{"family", s.family}, {"mode", s.mode}, {"tokens", s.tokens}, {"shape", shape_json(s.shape)},
+               {{"family", s.family}, {"mode", s.mode}, {"tokens", s.tokens}, {"shape", results::shape_json(s.shape)},
                 {"seed", s.seed}}},
               {"results", entries}};
   return doc.dump(2) + "\n";

@@ -15,11 +15,6 @@ using json = nlohmann::ordered_json;
 
 /// The "context" block every result file carries.
 json context_json(const run_context& context);
-/// A model shape as result files hold it: {"heads": 16}, the key dimensions in the family's order.
-json shape_json(const families::dims& shape);
-
-/// The "statistics" block of a measurement (microseconds).
-json statistics_json(const timing::sample_stats& stats);
 
 /// What was measured, beside the measurement itself.
 struct measured_subject {
@@ -29,7 +24,7 @@ struct measured_subject {
   unsigned long long seed = 0;
   double copy_ceiling_tb_s = 0;  ///< the bandwidth ceiling the fraction is taken of
   std::string reference;         ///< the family's reference variant (its entry says "reference": true)
-  timing::objective objective;   ///< what the times stand for (each entry's timing.objective)
+  results::objective objective;   ///< what the times stand for (each entry's timing.objective)
 };
 
 /// The JSON document (pretty-printed, 2-space indent): the context, the subject, and one

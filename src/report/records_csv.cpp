@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "timing/objective.hpp"
+#include "results/objective.hpp"
 
 namespace kk3::report {
 namespace {
@@ -80,8 +80,8 @@ std::string records_csv(const result_document& doc) {
     row.push_back(number(r.bytes_moved));
     // Bandwidth is a timing's: a record never timed (unlaunchable, failed) has none, not 0.
     for (double x : {r.achieved_tb_s, r.fraction_of_ceiling}) row.push_back(r.stats ? number(x) : "");
-    row.push_back(r.timing_mode.empty() ? timing::to_string(r.objective.mode) : r.timing_mode);
-    row.push_back(timing::describe(r.objective));
+    row.push_back(r.timing_mode.empty() ? results::to_string(r.objective.mode) : r.timing_mode);
+    row.push_back(results::describe(r.objective));
     row.push_back(r.reason);
     for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + field(row[i]);
     out += "\n";

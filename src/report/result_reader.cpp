@@ -7,10 +7,12 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "families/registry.hpp"
-#include "report/json_fields.hpp"
+#include "results/json_fields.hpp"
 
 namespace kk3::report {
 namespace {
+
+using results::json_fields;
 
 using json = nlohmann::ordered_json;
 
@@ -161,7 +163,7 @@ void read_sweep(const json_fields& r, const json& doc, result_document& out) {
     }
     out.plan = std::move(p);
   }
-  std::map<std::string, timing::objective> objectives;  // by family; before schema 3: graph
+  std::map<std::string, results::objective> objectives;  // by family; before schema 3: graph
   if (const json* families = r.find(doc, "families"); families && families->is_object()) {
     for (const auto& [name, f] : families->items()) {
       if (const json* o = f.is_object() ? r.find(f, "objective") : nullptr) objectives[name] = r.objective(*o, "/families/" + name + "/objective");

@@ -50,7 +50,7 @@ struct result_record {
   /// What the time stands for: a time entry's timing.objective (before schema 3: its mode and
   /// PDL), a sweep family's objective (before schema 3: graph). Only times under one objective
   /// are comparable.
-  timing::objective objective;
+  results::objective objective;
 
   /// "family/mode/T64-H16/variant": what compare matches records by.
   std::string key() const;

@@ -3,10 +3,10 @@
 #include <map>
 
 #include "core/version.hpp"
-#include "report/json_parse.hpp"
+#include "core/json_parse.hpp"
+#include "results/schema.hpp"
 #include "report/measurement_json.hpp"
-#include "report/record_json.hpp"
-#include "report/record_lines.hpp"
+#include "results/codec.hpp"
 
 namespace kk3::report {
 namespace {
@@ -28,7 +28,7 @@ json baseline_json(const sweep::dispatch_entry& d) {
 }  // namespace
 
 std::string sweep_json(const sweep::sweep_result& r) {
-  json doc = {{"schema_version", k_schema_version}, {"kind", "sweep"}};
+  json doc = {{"schema_version", results::k_schema_version}, {"kind", "sweep"}};
   if (r.context) {
     doc["context"] = context_json(*r.context);
   } else {
@@ -39,7 +39,7 @@ std::string sweep_json(const sweep::sweep_result& r) {
                       {"utc_time", utc_now_iso8601()}};
   }
   json objectives = json::object();  // family -> objective: what merge and compare check
-  for (const auto& f : r.families) objectives[f.family] = timing::to_json(f.objective);
+  for (const auto& f : r.families) objectives[f.family] = results::to_json(f.objective);
   doc["plan"] = {{"config", r.config.file.string()},
                  {"tokens", r.config.tokens},
                  {"archs", r.archs},
@@ -69,7 +69,7 @@ std::string sweep_json(const sweep::sweep_result& r) {
                           {"entry", f.entry},
                           {"source", f.source},
                           {"shape_keys", f.shape_keys},
-                          {"reference", {{"variant", f.reference}, {"knobs", knobs_json(f.reference_knobs)}}},
+                          {"reference", {{"variant", f.reference}, {"knobs", results::knobs_json(f.reference_knobs)}}},
                           {"modes", modes},
                           {"objective", objectives[f.family]}};
   }
@@ -79,7 +79,7 @@ std::string sweep_json(const sweep::sweep_result& r) {
   json records = json::array();
   for (const auto& rec : r.records) {
     knobs_of[rec.family + "/" + rec.variant] = rec.knobs;
-    records.push_back(record_json(rec, record_precision::rounded, r.ceiling_tb_s));
+    records.push_back(results::record_json(rec, results::record_precision::rounded, r.ceiling_tb_s));
   }
   doc["records"] = nullptr;  // its place in the key order; filled below
 
@@ -90,19 +90,19 @@ std::string sweep_json(const sweep::sweep_result& r) {
       ranges.push_back({{"min_tokens", range.min_tokens},
                         {"max_tokens", range.max_tokens},
                         {"variant", range.winner},
-                        {"knobs", knobs_json(knobs_of[d.family + "/" + range.winner])},
+                        {"knobs", results::knobs_json(knobs_of[d.family + "/" + range.winner])},
                         {"runner_up", optional_string(range.runner_up)},
                         {"margin", range.margin},
                         {"incumbent_kept", range.incumbent_kept},
                         {"tokens", range.tokens}});
     }
-    json entry = {{"family", d.family}, {"mode", d.mode}, {"shape", shape_json(d.shape)}, {"ranges", ranges}};
+    json entry = {{"family", d.family}, {"mode", d.mode}, {"shape", results::shape_json(d.shape)}, {"ranges", ranges}};
     if (!d.baseline_counts().empty()) entry["baseline"] = baseline_json(d);
     dispatch.push_back(std::move(entry));
   }
   doc["dispatch"] = dispatch;
   doc["records"] = std::move(records);
-  return sweep_text(doc);
+  return results::sweep_text(doc);
 }
 
 }  // namespace kk3::report

@@ -5,10 +5,12 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
-#include "report/json_fields.hpp"
+#include "results/json_fields.hpp"
 
 namespace kk3::report {
 namespace {
+
+using results::json_fields;
 
 using json = nlohmann::ordered_json;
 

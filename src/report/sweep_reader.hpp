@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "families/shape.hpp"
-#include "timing/objective.hpp"
+#include "results/json_fields.hpp"
+#include "results/objective.hpp"
 
 namespace kk3::report {
 
@@ -39,7 +40,7 @@ struct sweep_family {
   std::vector<std::string> knobs;  ///< the knob names in the config's order
   std::vector<std::string> shape_keys;  ///< the names of its key dimensions (["heads"])
   std::string shape_keys_field;         ///< where the file gives them: "shape_keys" (schema 2) or "shape_key"
-  timing::objective objective;          ///< what its selection minimised (schema 3; before: graph)
+  results::objective objective;          ///< what its selection minimised (schema 3; before: graph)
 };
 
 /// A sweep result file, as read back.
@@ -71,5 +72,10 @@ struct result_file {
 /// "kind") comes back with `not_a_sweep` set, and so does an untimed sweep (compiled without a
 /// GPU: it has no tables).
 result_file read_result_file(const std::filesystem::path& file);
+
+/// One entry of a sweep's "dispatch" list at `at`. Strict fields (emit) also require each range's
+/// knobs, runner_up and margin and at least one range; lenient ones (compare, report) take what
+/// is there.
+sweep_dispatch read_sweep_dispatch(const results::json_fields& f, const nlohmann::ordered_json& d, const std::string& at);
 
 }  // namespace kk3::report

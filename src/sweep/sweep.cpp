@@ -82,16 +82,16 @@ std::vector<record> compile_records(const work_item& item, const std::vector<std
   for (std::size_t i = 0; i < w.variants.size(); ++i) {
     record r = make_record(item, item.shape, *w.variants[i]);
     r.tokens = 0;
-    r.status = "unverified";
+    r.status = results::status::unverified;
     for (const auto& results : per_arch) {
       const jit::compile_result& c = results[i];
       ++out.compiles;
       if (c.ok) continue;
       ++out.compile_failures;
-      r.status = "compile_failed";
+      r.status = results::status::compile_failed;
       r.reason += (r.reason.empty() ? "" : "; ") + (untimed ? c.arch + ": " : "") + c.log.substr(0, c.log.find('\n'));
     }
-    if (untimed || r.status == "compile_failed") records.push_back(std::move(r));
+    if (untimed || r.status == results::status::compile_failed) records.push_back(std::move(r));
   }
   return records;
 }

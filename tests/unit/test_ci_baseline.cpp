@@ -11,11 +11,12 @@
 #include <string>
 #include <tuple>
 
-#include "report/json_parse.hpp"
+#include "core/json_parse.hpp"
 #include "report/result_reader.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/sweep_config.hpp"
-#include "timing/objective.hpp"
+#include "results/objective.hpp"
+#include "results/schema.hpp"
 
 namespace kk3 {
 namespace {
@@ -33,7 +34,7 @@ TEST(ci_baseline, matches_what_the_short_plan_would_produce) {
   const report::result_document baseline = report::read_result_document(k_root / "ci" / "baseline" / "h200.json");
 
   EXPECT_EQ(baseline.kind, "sweep");
-  EXPECT_EQ(baseline.schema_version, report::k_schema_version) << "the baseline is of an older schema: make it again";
+  EXPECT_EQ(baseline.schema_version, results::k_schema_version) << "the baseline is of an older schema: make it again";
   EXPECT_TRUE(baseline.timed);
   EXPECT_EQ(baseline.context.gpu_name, "NVIDIA H200");
   ASSERT_TRUE(baseline.plan);
@@ -49,7 +50,7 @@ TEST(ci_baseline, matches_what_the_short_plan_would_produce) {
     for (const report::result_record& r : baseline.records) {
       if (r.family != f.space.config.family) continue;
       ++records;
-      const auto why = timing::differences(r.objective, f.objective);
+      const auto why = results::differences(r.objective, f.objective);
       EXPECT_TRUE(why.empty()) << r.key() << ": the baseline was timed under another objective than the plan's (BASE vs plan: "
                                << (why.empty() ? "" : why.front()) << "): make it again";
       if (!why.empty()) break;

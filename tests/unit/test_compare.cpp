@@ -307,7 +307,7 @@ TEST(compare, times_under_another_objective_are_not_comparable) {
   // PDL on against off, and two chain models: listed as not comparable, never a regression.
   for (const char* name : {"time-base.json", "sweep-base.json"}) {
     const result_document base = fixture(name);
-    auto with = [&](const std::function<void(timing::objective&)>& change) {
+    auto with = [&](const std::function<void(results::objective&)>& change) {
       result_document next = base;
       for (auto& r : next.records) {
         change(r.objective);
@@ -316,9 +316,9 @@ TEST(compare, times_under_another_objective_are_not_comparable) {
       }
       return compare_documents(base, next, {});
     };
-    for (const auto& [change, why] : std::vector<std::pair<std::function<void(timing::objective&)>, std::string>>{
-             {[](timing::objective& o) { o.mode = timing::timing_mode::isolated; }, "timing graph vs isolated"},
-             {[](timing::objective& o) { o.pdl = false; }, "PDL on vs off"}}) {
+    for (const auto& [change, why] : std::vector<std::pair<std::function<void(results::objective&)>, std::string>>{
+             {[](results::objective& o) { o.mode = results::timing_mode::isolated; }, "timing graph vs isolated"},
+             {[](results::objective& o) { o.pdl = false; }, "PDL on vs off"}}) {
       const comparison c = with(change);
       EXPECT_FALSE(c.regression()) << name << ": " << why;
       EXPECT_EQ(c.counts.slower, 0u) << name;
@@ -344,9 +344,9 @@ TEST(compare, times_under_another_objective_are_not_comparable) {
   }
   // Two chain models differ in what the producer is.
   result_document base = fixture("time-base.json"), next = base;
-  for (auto& r : base.records) r.objective.mode = timing::timing_mode::chain;
+  for (auto& r : base.records) r.objective.mode = results::timing_mode::chain;
   for (auto& r : next.records) {
-    r.objective.mode = timing::timing_mode::chain;
+    r.objective.mode = results::timing_mode::chain;
     r.objective.chain.producer.duration_us = 8;
   }
   const comparison c = compare_documents(base, next, {});

@@ -229,7 +229,7 @@ TEST(result_reader, reads_unlaunchable_records_as_the_sweep_writes_them) {
   never.tokens = 64;
   never.shape = {{"blocks", 8}};
   never.variant = "b14-gpw1";
-  never.status = "unlaunchable";
+  never.status = results::status::unlaunchable;
   never.reason = "unlaunchable at T64-NB8: a cluster of 14 CTAs with 64 threads, 40 registers per thread and "
                  "200 KiB of shared memory each does not fit on the device";
   sweep::record finalist = never;
@@ -238,7 +238,7 @@ TEST(result_reader, reads_unlaunchable_records_as_the_sweep_writes_them) {
                     "dynamic), the device allows 227 KiB";
   finalist.samples_us = {2.0, 2.1, 2.2};
   finalist.stats = timing::summarize(finalist.samples_us);
-  finalist.verified = sweep::verification{"unlaunchable", finalist.reason, 7, 4, {"T1-NB8"}, ""};
+  finalist.verified = sweep::verification{results::status::unlaunchable, finalist.reason, 7, 4, {"T1-NB8"}, ""};
   r.records = {never, finalist};
   test::temp_dir dir;
   const fs::path file = dir.path() / "sweep.json";
