@@ -30,8 +30,8 @@
 #include "merge/merge.hpp"
 #include "results/codec.hpp"
 #include "report/records_csv.hpp"
-#include "report/result_reader.hpp"
-#include "report/sweep_json.hpp"
+#include "results/document.hpp"
+#include "sweep/result_file.hpp"
 #include "sweep/baseline.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
@@ -400,7 +400,7 @@ int run_compile_only(const sweep_options& o, sweep::sweep_request& request, cons
   progress_printer progress("compile");
   progress.plain_every(200);
   sweep::compile_plan(request, archs, std::ref(progress), result);
-  write_file_atomic(o.out, report::sweep_json(result));
+  write_file_atomic(o.out, sweep::sweep_json(result));
   finish_journal(log);
   std::size_t modes = 0;
   for (const auto& f : result.families) modes += f.modes.size();
@@ -455,13 +455,13 @@ int measure(const sweep_options& o, sweep::sweep_request& request, sweep::journa
     }
     if (!result.records.empty()) {
       const std::filesystem::path partial = out.string() + ".partial";
-      write_file_atomic(partial, report::sweep_json(result));
+      write_file_atomic(partial, sweep::sweep_json(result));
       std::cerr << "kk3tune sweep: stopped early; " << result.records.size() << " records kept in " << partial.string()
                 << "; `kk3tune sweep --resume` with the same flags continues from " << log.file().string() << "\n";
     }
     throw;
   }
-  write_file_atomic(out, report::sweep_json(result));
+  write_file_atomic(out, sweep::sweep_json(result));
   finish_journal(log);
   return report_sweep(result, out);
 }
@@ -549,7 +549,7 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
     exit_code = run_sweep_command(global, *o);
     std::error_code ec;
     if (!o->csv.empty() && !o->worker && std::filesystem::is_regular_file(o->out, ec)) {  // what was written, also a stopped run's
-      write_file_atomic(o->csv, report::records_csv(report::read_result_document(o->out)));
+      write_file_atomic(o->csv, report::records_csv(results::read_result_document(o->out)));
       std::cout << "wrote " << o->csv.string() << " (the records as CSV)\n";
     }
   });

@@ -13,6 +13,7 @@
 #include "core/paths.hpp"
 #include "core/text.hpp"
 #include "report/measurement_json.hpp"
+#include "timing/context.hpp"
 #include "timing/figures.hpp"
 #include "timing/timer.hpp"
 
@@ -144,7 +145,7 @@ int run_time(const global_options& global, time_options o) {
 
   if (!o.json.empty()) {
     // The machine's figures, so that `compare` can show whether two files came from alike machines.
-    report::run_context context = report::capture_context(v.info, global.argv);
+    results::run_context context = timing::capture_context(v.info, global.argv);
     context.copy_ceiling_tb_s = timing::measure_copy_ceiling(*v.engine, v.info, timer, v.kernel_dir, find_config_dir(global.config_dir).dir);
     context.empty_kernel_us = timing::measure_empty_kernel(timer, helpers);
     if (o.ceiling_tb_s <= 0) o.ceiling_tb_s = context.copy_ceiling_tb_s;

@@ -33,8 +33,8 @@ json id_json(const compare::record_id& id) {
 
 json record_json(const compare::record_comparison& r) {
   json e = id_json(r.id);
-  e["base_status"] = r.base_status;
-  e["new_status"] = r.new_status;
+  e["base_status"] = results::to_text(r.base_status);
+  e["new_status"] = results::to_text(r.new_status);
   if (!r.not_comparable.empty()) {
     e["verdict"] = "not_comparable";
     e["why"] = r.not_comparable;
@@ -65,8 +65,8 @@ std::string comparison_json(const compare::comparison& c) {
   json verification = json::array();
   for (const auto& v : c.verification) {
     json e = id_json(v.id);
-    e["base_status"] = v.base_status;
-    e["new_status"] = v.new_status;
+    e["base_status"] = results::to_text(v.base_status);
+    e["new_status"] = results::to_text(v.new_status);
     e["detail"] = v.detail;
     verification.push_back(std::move(e));
   }
@@ -114,7 +114,7 @@ std::string comparison_json(const compare::comparison& c) {
     json out = json::array();
     for (const auto& r : list) {
       json e = id_json(r.id);
-      e["status"] = r.status;
+      e["status"] = results::to_text(r.status);
       out.push_back(std::move(e));
     }
     return out;

@@ -8,34 +8,7 @@
 
 namespace kk3::report {
 
-json context_json(const run_context& c) {
-  json gpu = {{"name", c.gpu.name},
-              {"pci_bus_id", c.gpu.pci_bus_id},
-              {"compute_capability", std::to_string(c.gpu.cc_major) + "." + std::to_string(c.gpu.cc_minor)},
-              {"arch", c.gpu.arch},
-              {"sm_count", c.gpu.sm_count},
-              {"l2_bytes", c.gpu.l2_bytes},
-              {"memory_bytes", c.gpu.memory_bytes},
-              {"max_sm_clock_mhz", c.gpu.max_sm_clock_mhz},
-              {"max_memory_clock_mhz", c.gpu.max_memory_clock_mhz},
-              {"driver_version", device::version_string(c.gpu.driver_version)}};
-  if (c.gpu.clocks) {
-    gpu["sm_clock_mhz"] = c.gpu.clocks->sm_mhz;
-    gpu["memory_clock_mhz"] = c.gpu.clocks->memory_mhz;
-  }
-  json out = {{"gpu", gpu},
-              {"nvrtc_version", c.nvrtc_version},
-              {"tool_version", c.tool_version},
-              {"git_revision", c.git_revision},
-              {"argv", c.argv},
-              {"utc_time", c.utc_time}};
-  if (c.copy_ceiling_tb_s > 0 || c.empty_kernel_us > 0) {
-    out["figures"] = {{"copy_ceiling_tb_s", c.copy_ceiling_tb_s}, {"empty_kernel_us", c.empty_kernel_us}};
-  }
-  return out;
-}
-
-std::string measurement_json(const run_context& context, const measured_subject& s,
+std::string measurement_json(const results::run_context& context, const measured_subject& s,
                              const std::vector<timing::measurement>& results) {
   json entries = json::array();
   for (const timing::measurement& m : results) {
@@ -67,7 +40,7 @@ std::string measurement_json(const run_context& context, const measured_subject&
   }
   json doc = {{"schema_version", results::k_schema_version},
               {"kind", "time"},
-              {"context", context_json(context)},
+              {"context", results::context_json(context)},
               {"subject",
                {{"family", s.family}, {"mode", s.mode}, {"tokens", s.tokens}, {"shape", results::shape_json(s.shape)},
                 {"seed", s.seed}}},

@@ -6,15 +6,13 @@
 #include <vector>
 
 #include "families/shape.hpp"
-#include "report/context.hpp"
+#include "results/context.hpp"
 #include "timing/timer.hpp"
 
 namespace kk3::report {
 
 using json = nlohmann::ordered_json;
 
-/// The "context" block every result file carries.
-json context_json(const run_context& context);
 
 /// What was measured, beside the measurement itself.
 struct measured_subject {
@@ -29,7 +27,7 @@ struct measured_subject {
 
 /// The JSON document (pretty-printed, 2-space indent): the context, the subject, and one
 /// entry in "results" per measured variant.
-std::string measurement_json(const run_context& context, const measured_subject& subject,
+std::string measurement_json(const results::run_context& context, const measured_subject& subject,
                              const std::vector<timing::measurement>& results);
 
 }  // namespace kk3::report

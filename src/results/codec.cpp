@@ -78,6 +78,33 @@ json statistics_json(const sample_stats& st) {
           {"rel_stderr_median", st.rel_stderr_median}};
 }
 
+json context_json(const run_context& c) {
+  json gpu = {{"name", c.gpu.name},
+              {"pci_bus_id", c.gpu.pci_bus_id},
+              {"compute_capability", std::to_string(c.gpu.cc_major) + "." + std::to_string(c.gpu.cc_minor)},
+              {"arch", c.gpu.arch},
+              {"sm_count", c.gpu.sm_count},
+              {"l2_bytes", c.gpu.l2_bytes},
+              {"memory_bytes", c.gpu.memory_bytes},
+              {"max_sm_clock_mhz", c.gpu.max_sm_clock_mhz},
+              {"max_memory_clock_mhz", c.gpu.max_memory_clock_mhz},
+              {"driver_version", device::version_string(c.gpu.driver_version)}};
+  if (c.gpu.clocks) {
+    gpu["sm_clock_mhz"] = c.gpu.clocks->sm_mhz;
+    gpu["memory_clock_mhz"] = c.gpu.clocks->memory_mhz;
+  }
+  json out = {{"gpu", gpu},
+              {"nvrtc_version", c.nvrtc_version},
+              {"tool_version", c.tool_version},
+              {"git_revision", c.git_revision},
+              {"argv", c.argv},
+              {"utc_time", c.utc_time}};
+  if (c.copy_ceiling_tb_s > 0 || c.empty_kernel_us > 0) {
+    out["figures"] = {{"copy_ceiling_tb_s", c.copy_ceiling_tb_s}, {"empty_kernel_us", c.empty_kernel_us}};
+  }
+  return out;
+}
+
 json knobs_json(const knob_values& knobs) {
   json k = json::object();
   for (const auto& [name, value] : knobs) k[name] = value;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "results/context.hpp"
 #include "results/dims.hpp"
 #include "results/model.hpp"
 #include "results/sample_stats.hpp"
@@ -27,6 +28,8 @@ using json = nlohmann::ordered_json;
 [[nodiscard]] json shape_json(const dims& shape);
 /// The "statistics" block of a measurement (microseconds).
 [[nodiscard]] json statistics_json(const sample_stats& stats);
+/// The "context" block every result file carries.
+[[nodiscard]] json context_json(const run_context& context);
 /// Knob values as the result file holds them: an object in the config's knob order.
 [[nodiscard]] json knobs_json(const knob_values& knobs);
 

@@ -22,6 +22,7 @@
 #include "sweep/item.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
+#include "timing/context.hpp"
 #include "timing/figures.hpp"
 #include "timing/helper_kernels.hpp"
 #include "timing/timer.hpp"
@@ -271,7 +272,7 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
   const device::device_info info = device::first_gpu();
   const device::context ctx(device::selected_gpu());
   describe_plan(plan, request, true, {info.arch}, out);
-  out.context = report::capture_context(info, request.argv);
+  out.context = timing::capture_context(info, request.argv);
   const auto engine = jit::make_jit_engine(request.kernel_dir, request.cache_dir, request.no_cache);
   const timing::helper_kernels helpers(*engine, info.arch, request.kernel_dir);
   const timing::timer timer(info, helpers);

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "families/shape.hpp"
-#include "report/context.hpp"
+#include "results/context.hpp"
 #include "results/model.hpp"
 #include "select/selection.hpp"
 #include "sweep/sweep_config.hpp"
@@ -50,7 +50,7 @@ struct shard_spec {
 /// Everything a sweep produced.
 struct sweep_result {
   bool timed = false;
-  std::optional<report::run_context> context;  ///< with a GPU
+  std::optional<results::run_context> context;  ///< with a GPU
   std::vector<std::string> argv;
   std::vector<std::string> archs;               ///< what was compiled for
   std::filesystem::path config_file;

@@ -10,7 +10,7 @@
 #include "core/text.hpp"
 #include "results/codec.hpp"
 #include "report/measurement_json.hpp"
-#include "report/sweep_json.hpp"
+#include "sweep/result_file.hpp"
 #include "sweep/sweep.hpp"
 #include "timing/statistics.hpp"
 
@@ -18,8 +18,8 @@ namespace {
 
 using namespace kk3;
 
-report::run_context h200_context() {
-  report::run_context c;
+results::run_context h200_context() {
+  results::run_context c;
   c.gpu.name = "NVIDIA H200";
   c.gpu.pci_bus_id = "0000:00:06.0";
   c.gpu.cc_major = 9;
@@ -163,7 +163,7 @@ std::string sweep_json() {
   d.ranges.push_back({1, 1, "split1", std::string("split2"), 0.04, false, {1}});
   d.ranges.push_back({64, 64, "split1", std::nullopt, 0, true, {64}});
   r.dispatch.push_back(d);
-  return report::sweep_json(r);
+  return sweep::sweep_json(r);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "report/sweep_reader.hpp"
+#include "results/sweep_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -7,10 +7,9 @@
 #include "core/text.hpp"
 #include "results/json_fields.hpp"
 
-namespace kk3::report {
+namespace kk3::results {
 namespace {
 
-using results::json_fields;
 
 using json = nlohmann::ordered_json;
 
@@ -143,4 +142,4 @@ sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered
   return out;
 }
 
-}  // namespace kk3::report
+}  // namespace kk3::results

@@ -1,21 +1,24 @@
-#include "report/sweep_json.hpp"
+#include "sweep/result_file.hpp"
 
 #include <map>
 
 #include "core/version.hpp"
 #include "core/json_parse.hpp"
 #include "results/schema.hpp"
-#include "report/measurement_json.hpp"
 #include "results/codec.hpp"
+#include "timing/context.hpp"
 
-namespace kk3::report {
+namespace kk3::sweep {
+
+using results::json;
+
 namespace {
 
 json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
 
 /// A table's part of sweep --baseline: how many counts the baseline held, and every count whose
 /// variant changed, with the gain over the baseline's variant measured in this run.
-json baseline_json(const sweep::dispatch_entry& d) {
+json baseline_json(const dispatch_entry& d) {
   json changes = json::array();
   for (const select::choice* c : d.baseline_changes()) {
     // Against a baseline variant that no longer qualifies here, the gain is over the next incumbent.
@@ -27,16 +30,16 @@ json baseline_json(const sweep::dispatch_entry& d) {
 
 }  // namespace
 
-std::string sweep_json(const sweep::sweep_result& r) {
+std::string sweep_json(const sweep_result& r) {
   json doc = {{"schema_version", results::k_schema_version}, {"kind", "sweep"}};
   if (r.context) {
-    doc["context"] = context_json(*r.context);
+    doc["context"] = results::context_json(*r.context);
   } else {
     doc["context"] = {{"gpu", nullptr},
                       {"tool_version", tool_version()},
                       {"git_revision", git_revision()},
                       {"argv", r.argv},
-                      {"utc_time", utc_now_iso8601()}};
+                      {"utc_time", timing::utc_now_iso8601()}};
   }
   json objectives = json::object();  // family -> objective: what merge and compare check
   for (const auto& f : r.families) objectives[f.family] = results::to_json(f.objective);
@@ -105,4 +108,4 @@ std::string sweep_json(const sweep::sweep_result& r) {
   return results::sweep_text(doc);
 }
 
-}  // namespace kk3::report
+}  // namespace kk3::sweep

@@ -8,11 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "families/shape.hpp"
+#include "results/dims.hpp"
 #include "results/json_fields.hpp"
 #include "results/objective.hpp"
 
-namespace kk3::report {
+namespace kk3::results {
 
 /// One token range of a sweep's dispatch table.
 struct sweep_range {
@@ -30,7 +30,7 @@ struct sweep_range {
 struct sweep_dispatch {
   std::string at;  ///< its JSON pointer, e.g. "/dispatch/3"
   std::string family, mode;
-  families::dims shape;             ///< the model shape: the family's key dimensions
+  dims shape;             ///< the model shape: the family's key dimensions
   std::vector<sweep_range> ranges;  ///< ascending token counts
 };
 
@@ -71,11 +71,11 @@ struct result_file {
 /// field or a schema_version this kk3tune does not read. A valid JSON document of another kind (or with no
 /// "kind") comes back with `not_a_sweep` set, and so does an untimed sweep (compiled without a
 /// GPU: it has no tables).
-result_file read_result_file(const std::filesystem::path& file);
+[[nodiscard]] result_file read_result_file(const std::filesystem::path& file);
 
 /// One entry of a sweep's "dispatch" list at `at`. Strict fields (emit) also require each range's
 /// knobs, runner_up and margin and at least one range; lenient ones (compare, report) take what
 /// is there.
-sweep_dispatch read_sweep_dispatch(const results::json_fields& f, const nlohmann::ordered_json& d, const std::string& at);
+sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d, const std::string& at);
 
-}  // namespace kk3::report
+}  // namespace kk3::results
