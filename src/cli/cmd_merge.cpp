@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "merge/merge.hpp"
-#include "report/record_lines.hpp"
+#include "results/codec.hpp"
 
 namespace kk3::cli {
 namespace {
@@ -23,7 +23,7 @@ int run_merge(const global_options& global, const merge_options& o) {
   std::vector<merge::shard_input> shards;
   for (const std::string& input : o.inputs) shards.push_back(merge::read_shard(input));
   const nlohmann::ordered_json merged = merge::merge_shards(std::move(shards), global.argv);
-  write_file_atomic(o.out, report::sweep_text(merged));
+  write_file_atomic(o.out, results::sweep_text(merged));
   std::cout << "wrote " << o.out.string() << "  (" << o.inputs.size() << " file(s), "
             << merged.at("plan").at("items").size() << " items, " << merged.at("records").size()
             << " records, " << merged.at("dispatch").size() << " tables)\n";

@@ -28,10 +28,10 @@
 #include "jit/arch.hpp"
 #include "jit/toolkit.hpp"
 #include "merge/merge.hpp"
-#include "report/record_lines.hpp"
+#include "results/codec.hpp"
 #include "report/records_csv.hpp"
-#include "report/result_reader.hpp"
-#include "report/sweep_json.hpp"
+#include "results/document.hpp"
+#include "sweep/result_file.hpp"
 #include "sweep/baseline.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
@@ -222,7 +222,7 @@ void merge_gpu_parts(const global_options& global, const sweep_options& o, std::
   std::vector<merge::shard_input> parts;
   for (std::size_t w = 0; w < workers; ++w) parts.push_back(merge::read_shard(gpu_part(o.out, static_cast<int>(w))));
   const nlohmann::ordered_json merged = merge::merge_shards(std::move(parts), global.argv);
-  write_file_atomic(o.out, report::sweep_text(merged));
+  write_file_atomic(o.out, results::sweep_text(merged));
   std::error_code ec;
   for (std::size_t w = 0; w < workers; ++w) std::filesystem::remove(gpu_part(o.out, static_cast<int>(w)), ec);
   std::filesystem::remove_all(claims, ec);
@@ -299,7 +299,7 @@ void print_baseline_changes(std::ostream& out, const sweep::sweep_result& r) {
 }
 
 void print_summary(std::ostream& out, const sweep::sweep_result& r) {
-  for (const auto& f : r.families) out << "objective " << f.family << ": " << timing::describe(f.objective) << "\n";
+  for (const auto& f : r.families) out << "objective " << f.family << ": " << results::describe(f.objective) << "\n";
   // The reference's and each variant's final-round median per family/mode/shape/tokens.
   std::map<std::string, double> median;
   std::map<std::string, std::string> reference_of;
@@ -308,7 +308,7 @@ void print_summary(std::ostream& out, const sweep::sweep_result& r) {
     return sweep::count_key(sweep::shape_key(fam, mode, shape), t) + "/" + v;
   };
   for (const auto& rec : r.records) {
-    if (rec.stats && rec.status != "dropped") median[key(rec.family, rec.mode, rec.shape, rec.tokens, rec.variant)] = rec.stats->median;
+    if (rec.stats && rec.status != results::status::dropped) median[key(rec.family, rec.mode, rec.shape, rec.tokens, rec.variant)] = rec.stats->median;
   }
   text_table table({"family", "mode", "shape", "tokens", "winner", "speedup_vs_ref", "runner_up", "margin_%"},
                    {false, false, false, false, false, true, false, true});
@@ -400,7 +400,7 @@ int run_compile_only(const sweep_options& o, sweep::sweep_request& request, cons
   progress_printer progress("compile");
   progress.plain_every(200);
   sweep::compile_plan(request, archs, std::ref(progress), result);
-  write_file_atomic(o.out, report::sweep_json(result));
+  write_file_atomic(o.out, sweep::sweep_json(result));
   finish_journal(log);
   std::size_t modes = 0;
   for (const auto& f : result.families) modes += f.modes.size();
@@ -410,7 +410,7 @@ int run_compile_only(const sweep_options& o, sweep::sweep_request& request, cons
             << " ok, " << result.compile_failures << " failed (" << cell("%.1f", result.wall_s) << " s)\n"
             << "nothing was timed: no GPU. Wrote " << o.out.string() << " (\"timed\": false)\n";
   for (const auto& rec : result.records) {
-    if (rec.status == "compile_failed") std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": " << rec.reason << "\n";
+    if (rec.status == results::status::compile_failed) std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": " << rec.reason << "\n";
   }
   return result.compile_failures ? k_exit_failure : k_exit_environment;
 }
@@ -421,9 +421,10 @@ int report_sweep(const sweep::sweep_result& result, const std::filesystem::path&
   print_summary(std::cout, result);
   std::size_t dropped = 0, unlaunchable = 0, failed = 0;
   for (const auto& rec : result.records) {
-    dropped += rec.status == "dropped";
-    unlaunchable += rec.status == "unlaunchable";
-    failed += rec.status != "dropped" && rec.status != "unlaunchable" && rec.status != "ok";
+    dropped += rec.status == results::status::dropped;
+    unlaunchable += rec.status == results::status::unlaunchable;
+    failed += rec.status != results::status::dropped && rec.status != results::status::unlaunchable &&
+              rec.status != results::status::ok;
   }
   std::cout << "\n" << result.records.size() << " records (" << dropped << " screened out, " << unlaunchable << " unlaunchable, "
             << failed << " not ok), "
@@ -454,13 +455,13 @@ int measure(const sweep_options& o, sweep::sweep_request& request, sweep::journa
     }
     if (!result.records.empty()) {
       const std::filesystem::path partial = out.string() + ".partial";
-      write_file_atomic(partial, report::sweep_json(result));
+      write_file_atomic(partial, sweep::sweep_json(result));
       std::cerr << "kk3tune sweep: stopped early; " << result.records.size() << " records kept in " << partial.string()
                 << "; `kk3tune sweep --resume` with the same flags continues from " << log.file().string() << "\n";
     }
     throw;
   }
-  write_file_atomic(out, report::sweep_json(result));
+  write_file_atomic(out, sweep::sweep_json(result));
   finish_journal(log);
   return report_sweep(result, out);
 }
@@ -548,7 +549,7 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
     exit_code = run_sweep_command(global, *o);
     std::error_code ec;
     if (!o->csv.empty() && !o->worker && std::filesystem::is_regular_file(o->out, ec)) {  // what was written, also a stopped run's
-      write_file_atomic(o->csv, report::records_csv(report::read_result_document(o->out)));
+      write_file_atomic(o->csv, report::records_csv(results::read_result_document(o->out)));
       std::cout << "wrote " << o->csv.string() << " (the records as CSV)\n";
     }
   });

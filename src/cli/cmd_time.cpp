@@ -13,6 +13,7 @@
 #include "core/paths.hpp"
 #include "core/text.hpp"
 #include "report/measurement_json.hpp"
+#include "timing/context.hpp"
 #include "timing/figures.hpp"
 #include "timing/timer.hpp"
 
@@ -37,7 +38,7 @@ struct time_options {
 double tb_per_s(const timing::measurement& m) { return m.stats.median > 0 ? m.bytes_moved / (m.stats.median * 1e-6) / 1e12 : 0; }
 
 void print_one(std::ostream& out, const loaded_variant& v, const timing::measurement& m, const time_options& o,
-               const timing::objective& objective, double noise_target) {
+               const results::objective& objective, double noise_target) {
   const auto& s = m.stats;
   std::size_t throttled = 0;
   std::vector<double> clocks;
@@ -48,9 +49,9 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
   const double clock = timing::summarize(clocks).median;
   const double tb_s = tb_per_s(m);
   out << v.describe() << "  seed=" << v.seed << "\n"
-      << "  objective  " << timing::describe(objective) << "\n"
+      << "  objective  " << results::describe(objective) << "\n"
       << "  samples    " << s.samples << " kept (" << throttled << " throttled dropped), " << m.launches_per_sample
-      << (m.mode == timing::timing_mode::chain ? " chains" : " launches") << " per sample, stopped: "
+      << (m.mode == results::timing_mode::chain ? " chains" : " launches") << " per sample, stopped: "
       << timing::to_string(m.stopped) << ", " << cell("%.3f", m.wall_s) << " s wall\n"
       << "  SM clock   " << cell("%.0f", clock) << " MHz (median of kept samples)\n"
       << (m.event_overhead_us != 0 ? "  events     " + cell("%.3f", m.event_overhead_us) + " us for an empty event pair, measured this run and subtracted\n" : "")
@@ -59,7 +60,7 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
       << cell("%.3f", s.iqr) << "\n"
       << "  noise      " << cell("%.3f", s.rel_stderr_median * 100) << "% relative standard error of the median (target "
       << cell("%.2f", 100 * noise_target) << "%)\n";
-  if (m.mode == timing::timing_mode::chain) {
+  if (m.mode == results::timing_mode::chain) {
     out << "  chain      " << cell("%.3f", m.chain_total_us) << " us per chain with the variant, " << cell("%.3f", m.chain_base_us)
         << " us without: the variant adds " << cell("%.3f", s.median) << " us; L2 flushed before each replay, "
         << m.rotated_workspaces << " workspace(s) in turn, samples from " << m.placements << " placement(s) in turn\n";
@@ -68,16 +69,16 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
     if (o.ceiling_tb_s > 0) out << " (" << cell("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of " << cell("%.2f", o.ceiling_tb_s) << " TB/s)";
     out << "; working set " << (m.fits_in_l2 ? "fits" : "does not fit") << " in L2 ("
         << cell("%.0f", static_cast<double>(v.info.l2_bytes) / 1048576) << " MiB)"
-        << (m.mode == timing::timing_mode::cold ? ", flushed before each sample, " + std::to_string(m.rotated_workspaces) + " input sets rotated" : "")
+        << (m.mode == results::timing_mode::cold ? ", flushed before each sample, " + std::to_string(m.rotated_workspaces) + " input sets rotated" : "")
         << "\n";
   }
 }
 
 void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing::measurement> ms, const time_options& o,
-                 const timing::objective& objective, const std::string& reference) {
+                 const results::objective& objective, const std::string& reference) {
   std::sort(ms.begin(), ms.end(), [](const auto& a, const auto& b) { return a.stats.median < b.stats.median; });
   out << v.describe() << "  seed=" << v.seed << ", interleaved, fastest first\n"
-      << "objective: " << timing::describe(objective) << "\n";
+      << "objective: " << results::describe(objective) << "\n";
   text_table table({"variant", "median_us", "p10_us", "p90_us", "noise_%", "samples", "TB/s"}, {false, true, true, true, true, true, true});
   for (const auto& m : ms) {
     table.add_row({m.label + (m.label == reference ? " (reference)" : ""), cell("%.3f", m.stats.median), cell("%.3f", m.stats.p10),
@@ -98,9 +99,9 @@ int run_time(const global_options& global, time_options o) {
     }
   }
   // The chain model is the family's unless flags change it; checked before any GPU work.
-  const timing::objective objective =
-      objective_of(families::find_family(o.target.family), timing::parse_timing_mode(o.timing_mode), !o.no_pdl, o.chain);
-  if (o.chain_workspaces && objective.mode != timing::timing_mode::chain) {
+  const results::objective objective =
+      objective_of(families::find_family(o.target.family), results::parse_timing_mode(o.timing_mode), !o.no_pdl, o.chain);
+  if (o.chain_workspaces && objective.mode != results::timing_mode::chain) {
     throw error(error_kind::usage, "--chain-workspaces spreads the chains over workspaces: it needs --timing chain");
   }
   timing::timing_options to = timing::options_for(objective);
@@ -116,8 +117,8 @@ int run_time(const global_options& global, time_options o) {
   loaded_variant v = load_variant(global, o.target);
   const timing::helper_kernels helpers(*v.engine, v.info.arch, v.kernel_dir);
   const timing::timer timer(v.info, helpers);
-  if (to.mode == timing::timing_mode::cold) add_workspaces(v, timer.cold_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
-  if (to.mode == timing::timing_mode::chain) {
+  if (to.mode == results::timing_mode::cold) add_workspaces(v, timer.cold_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
+  if (to.mode == results::timing_mode::chain) {
     add_workspaces(v, o.chain_workspaces ? o.chain_workspaces : timer.chain_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
   }
 
@@ -144,7 +145,7 @@ int run_time(const global_options& global, time_options o) {
 
   if (!o.json.empty()) {
     // The machine's figures, so that `compare` can show whether two files came from alike machines.
-    report::run_context context = report::capture_context(v.info, global.argv);
+    results::run_context context = timing::capture_context(v.info, global.argv);
     context.copy_ceiling_tb_s = timing::measure_copy_ceiling(*v.engine, v.info, timer, v.kernel_dir, find_config_dir(global.config_dir).dir);
     context.empty_kernel_us = timing::measure_empty_kernel(timer, helpers);
     if (o.ceiling_tb_s <= 0) o.ceiling_tb_s = context.copy_ceiling_tb_s;

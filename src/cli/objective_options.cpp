@@ -42,26 +42,26 @@ void add_objective_options(CLI::App* cmd, objective_options& o) {
   }
 }
 
-timing::objective objective_of(const families::family& f, timing::timing_mode mode, bool pdl, const objective_options& o) {
-  timing::ordered_json j = {{"timing", timing::to_string(mode)}, {"pdl", pdl}};
+results::objective objective_of(const families::family& f, results::timing_mode mode, bool pdl, const objective_options& o) {
+  results::ordered_json j = {{"timing", results::to_string(mode)}, {"pdl", pdl}};
   for (const flag& fl : flags()) {
     const auto given = o.values.find(fl.name);
     if (given == o.values.end() || given->second.empty()) continue;
     const std::string& value = given->second;
-    if (mode != timing::timing_mode::chain) {
+    if (mode != results::timing_mode::chain) {
       throw error(error_kind::usage, std::string("--") + fl.name + " models the chain: it needs --timing chain");
     }
     // A number where the value is one ("5", "0.5"), else a word of the JSON form ("max", "end").
-    timing::ordered_json v = value;
+    results::ordered_json v = value;
     char* end = nullptr;
     const double x = std::strtod(value.c_str(), &end);
     if (end != value.c_str() && *end == '\0') {
       const bool whole = std::fabs(x) < 1e15 && x == std::floor(x);
-      v = whole ? timing::ordered_json(static_cast<long long>(x)) : timing::ordered_json(x);
+      v = whole ? results::ordered_json(static_cast<long long>(x)) : results::ordered_json(x);
     }
     j[fl.neighbour][fl.key] = v;
   }
-  return timing::objective_from_json(j, f.default_objective(), "", [&](const std::string& at, const std::string& what) {
+  return results::objective_from_json(j, f.default_objective(), "", [&](const std::string& at, const std::string& what) {
     std::string name = at;
     for (const flag& fl : flags()) {
       if (at == std::string("/") + fl.neighbour + "/" + fl.key) name = std::string("--") + fl.name;

@@ -38,7 +38,7 @@ struct header_source {
   std::string gpu_name, gpu_arch, tool_version, git_revision, nvrtc_version, utc_time;
   std::string digest_kind;  ///< "result" (of the file's bytes) or "plan" (plan.digest of shards)
   std::string digest;       ///< 32 hex digits
-  std::string objective;    ///< what the sweep minimised (timing::describe), e.g. "chain: producer ..."
+  std::string objective;    ///< what the sweep minimised (results::describe), e.g. "chain: producer ..."
 };
 
 /// The tables of one architecture, and where they came from.

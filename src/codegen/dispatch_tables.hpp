@@ -14,7 +14,7 @@
 
 #include "codegen/dispatch_header.hpp"
 #include "families/registry.hpp"
-#include "report/sweep_reader.hpp"
+#include "results/sweep_file.hpp"
 
 namespace kk3::codegen {
 
@@ -41,6 +41,6 @@ struct emitted_header {
 /// dispatch tables (not used).
 std::vector<emitted_header> build_dispatch_headers(
     const std::vector<families::family_space>& spaces,
-    const std::vector<report::sweep_file>& sweeps, std::vector<std::string>& notes);
+    const std::vector<results::sweep_file>& sweeps, std::vector<std::string>& notes);
 
 }  // namespace kk3::codegen

@@ -8,19 +8,19 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
-#include "families/registry.hpp"
+#include "core/text.hpp"
+#include "results/dims.hpp"
 #include "select/selection.hpp"
-#include "sweep/sweep_config.hpp"
 
 namespace kk3::compare {
 namespace {
 
-using report::result_document;
-using report::result_record;
-using report::sweep_dispatch;
-using report::sweep_range;
+using results::result_document;
+using results::result_record;
+using results::sweep_dispatch;
+using results::sweep_range;
 
-record_id id_of(const result_record& r) {
+record_id id_of(const results::result_record& r) {
   return {r.key(), r.family, r.mode, r.variant, r.tokens, r.shape};
 }
 
@@ -30,7 +30,7 @@ bool id_less(const record_id& a, const record_id& b) {
          std::tie(b.family, b.mode, b.shape_dims, b.tokens, b.variant);
 }
 
-file_summary summarize(const result_document& d) {
+file_summary summarize(const results::result_document& d) {
   file_summary s;
   s.file = d.file.string();
   s.kind = d.kind;
@@ -77,29 +77,31 @@ void check_comparable(const file_summary& base, const file_summary& next, const 
 }
 
 // Statuses that mean the variant failed, or (unlaunchable) cannot run on the GPU at that shape.
-bool failed(const std::string& status) {
-  return status == "mismatch" || status == "pdl_hazard" || status == "launch_failed" ||
-         status == "timeout" || status == "compile_failed" || status == "unlaunchable";
+bool failed(results::status s) {
+  using results::status;
+  return s == status::mismatch || s == status::pdl_hazard || s == status::launch_failed ||
+         s == status::timeout || s == status::compile_failed || s == status::unlaunchable;
 }
 
 // Failures that need no verification to regress: the variant stopped compiling or running.
-bool stopped_running(const std::string& failure) {
-  return failure == "compile_failed" || failure == "launch_failed" || failure == "timeout" ||
-         failure == "unlaunchable";
+bool stopped_running(results::status failure) {
+  using results::status;
+  return failure == status::compile_failed || failure == status::launch_failed ||
+         failure == status::timeout || failure == status::unlaunchable;
 }
 
-// The failure NEW shows for the record (its status, else its finalist verification), or "".
-std::string failure_of(const result_record& r) {
+// The failure NEW shows for the record (its status, else its finalist verification), if any.
+std::optional<results::status> failure_of(const results::result_record& r) {
   if (failed(r.status)) return r.status;
   if (r.verification_status && failed(*r.verification_status)) return *r.verification_status;
-  return {};
+  return std::nullopt;
 }
 
 // Whether BASE vouches for the record against NEW's failure: verified ok, or (for a compile or
 // launch failure, a timeout or an unlaunchable variant) compiled and ran in BASE. A record
 // unlaunchable in both files, or only in NEW, is no regression.
-bool fine_before(const result_record& base, const std::string& new_failure) {
-  if (base.status == "ok" || base.verification_status == std::optional<std::string>("ok")) {
+bool fine_before(const results::result_record& base, results::status new_failure) {
+  if (base.status == results::status::ok || base.verification_status == results::status::ok) {
     return true;
   }
   return stopped_running(new_failure) && is_timed(base) && !failed(base.status);
@@ -137,46 +139,46 @@ std::string tokens_text(long long lo, long long hi) {
   return lo == hi ? "T" + std::to_string(lo) : "T" + std::to_string(lo) + "-" + std::to_string(hi);
 }
 
-std::string entry_of(const sweep_dispatch& d) {
-  const std::string shape = families::shape_text(d.shape);
+std::string entry_of(const results::sweep_dispatch& d) {
+  const std::string shape = results::shape_text(d.shape);
   return d.family + "/" + d.mode + (shape.empty() ? "" : "/" + shape);
 }
 
-std::string ranges_text(const std::vector<const sweep_range*>& ranges) {
+std::string ranges_text(const std::vector<const results::sweep_range*>& ranges) {
   if (ranges.empty()) return "(none)";
   std::string out;
-  for (const sweep_range* r : ranges) {
+  for (const results::sweep_range* r : ranges) {
     out += (out.empty() ? "" : "; ") + tokens_text(r->min_tokens, r->max_tokens) + " " + r->variant;
   }
   return out;
 }
 
-bool overlaps(const sweep_range& a, const sweep_range& b) {
+bool overlaps(const results::sweep_range& a, const results::sweep_range& b) {
   return a.min_tokens <= b.max_tokens && b.min_tokens <= a.max_tokens;
 }
 
 // The ranges of one table that differ between BASE and NEW; true if any does.
-bool compare_table(const std::string& entry, const sweep_dispatch& base, const sweep_dispatch& next,
+bool compare_table(const std::string& entry, const results::sweep_dispatch& base, const results::sweep_dispatch& next,
                    std::vector<dispatch_change>& out) {
   bool changed = false;
-  for (const sweep_range& r : next.ranges) {
+  for (const results::sweep_range& r : next.ranges) {
     const bool same =
-        std::any_of(base.ranges.begin(), base.ranges.end(), [&](const sweep_range& b) {
+        std::any_of(base.ranges.begin(), base.ranges.end(), [&](const results::sweep_range& b) {
           return b.min_tokens == r.min_tokens && b.max_tokens == r.max_tokens &&
                  b.variant == r.variant;
         });
     if (same) continue;
     changed = true;
-    std::vector<const sweep_range*> before;
-    for (const sweep_range& b : base.ranges) {
+    std::vector<const results::sweep_range*> before;
+    for (const results::sweep_range& b : base.ranges) {
       if (overlaps(b, r)) before.push_back(&b);
     }
     out.push_back({entry, tokens_text(r.min_tokens, r.max_tokens), ranges_text(before), r.variant,
                    r.min_tokens});
   }
-  for (const sweep_range& b : base.ranges) {
+  for (const results::sweep_range& b : base.ranges) {
     const bool covered = std::any_of(next.ranges.begin(), next.ranges.end(),
-                                     [&](const sweep_range& r) { return overlaps(b, r); });
+                                     [&](const results::sweep_range& r) { return overlaps(b, r); });
     if (covered) continue;
     changed = true;
     out.push_back({entry, tokens_text(b.min_tokens, b.max_tokens), ranges_text({&b}), "(none)",
@@ -185,14 +187,14 @@ bool compare_table(const std::string& entry, const sweep_dispatch& base, const s
   return changed;
 }
 
-void compare_dispatch(const result_document& base, const result_document& next, comparison& c) {
-  std::map<std::string, std::pair<const sweep_dispatch*, const sweep_dispatch*>> tables;
+void compare_dispatch(const results::result_document& base, const results::result_document& next, comparison& c) {
+  std::map<std::string, std::pair<const results::sweep_dispatch*, const results::sweep_dispatch*>> tables;
   for (const auto& d : base.dispatch) tables[entry_of(d)].first = &d;
   for (const auto& d : next.dispatch) tables[entry_of(d)].second = &d;
   for (const auto& [entry, both] : tables) {
     const auto [b, n] = both;
-    auto all = [](const sweep_dispatch& d) {
-      std::vector<const sweep_range*> ranges;
+    auto all = [](const results::sweep_dispatch& d) {
+      std::vector<const results::sweep_range*> ranges;
       for (const auto& r : d.ranges) ranges.push_back(&r);
       return ranges_text(ranges);
     };
@@ -207,7 +209,7 @@ void compare_dispatch(const result_document& base, const result_document& next, 
 }
 
 // Key -> index of its first record; counts the repeats.
-std::unordered_map<std::string, std::size_t> index_by_key(const result_document& d,
+std::unordered_map<std::string, std::size_t> index_by_key(const results::result_document& d,
                                                           std::size_t& repeats) {
   std::unordered_map<std::string, std::size_t> index;
   index.reserve(d.records.size());
@@ -232,14 +234,14 @@ std::size_t& count_of(comparison_counts& k, verdict v) {
 
 // The token counts a table covers: the plan's counts inside one of its ranges (every range's
 // ends when the file gives no plan).
-std::map<long long, const sweep_range*> winners_of(const sweep_dispatch& d, const result_document& doc) {
+std::map<long long, const results::sweep_range*> winners_of(const results::sweep_dispatch& d, const results::result_document& doc) {
   std::vector<long long> tokens;
   if (doc.plan && !doc.plan->tokens.empty()) {
     tokens = doc.plan->tokens;
   } else {
     for (const auto& r : d.ranges) tokens.insert(tokens.end(), {r.min_tokens, r.max_tokens});
   }
-  std::map<long long, const sweep_range*> out;
+  std::map<long long, const results::sweep_range*> out;
   for (long long t : tokens) {
     for (const auto& r : d.ranges) {
       if (t >= r.min_tokens && t <= r.max_tokens) out[t] = &r;
@@ -250,48 +252,48 @@ std::map<long long, const sweep_range*> winners_of(const sweep_dispatch& d, cons
 
 // The plans' selection noise, the stricter of the two (a plan that gives none: the sweep's
 // defaults).
-shipped_rule rule_of(const result_document& base, const result_document& next, double threshold) {
+shipped_rule rule_of(const results::result_document& base, const results::result_document& next, double threshold) {
   shipped_rule rule;
   rule.threshold = threshold;
   rule.noise_sigmas = 0;
   rule.noise_floor = 0;
-  for (const result_document* d : {&base, &next}) {
+  for (const results::result_document* d : {&base, &next}) {
     const bool has = d->plan.has_value();
     rule.noise_sigmas = std::max(rule.noise_sigmas, has && d->plan->noise_sigmas ? *d->plan->noise_sigmas : 2.0);
-    rule.noise_floor = std::max(rule.noise_floor, has && d->plan->noise_floor ? *d->plan->noise_floor : sweep::k_default_noise_floor);
+    rule.noise_floor = std::max(rule.noise_floor, has && d->plan->noise_floor ? *d->plan->noise_floor : select::k_default_noise_floor);
   }
   return rule;
 }
 
-select::timed_variant timed_of(const result_record& r) {
+select::timed_variant timed_of(const results::result_record& r) {
   select::timed_variant t;
   t.variant = r.variant;
-  t.median_us = r.stats->median_us;
+  t.median_us = r.stats->median;
   t.rel_stderr = r.stats->rel_stderr_median;
   t.qualified = true;
   return t;
 }
 
 // The records a file has of one table (family, mode, shape): whether it swept it at all.
-std::set<std::string> swept_tables(const result_document& d) {
+std::set<std::string> swept_tables(const results::result_document& d) {
   std::set<std::string> out;
   for (const auto& r : d.records) {
-    out.insert(r.family + "/" + r.mode + (families::shape_text(r.shape).empty() ? "" : "/" + families::shape_text(r.shape)));
+    out.insert(r.family + "/" + r.mode + (results::shape_text(r.shape).empty() ? "" : "/" + results::shape_text(r.shape)));
   }
   for (const auto& t : d.dispatch) out.insert(entry_of(t));
   return out;
 }
 
-void compare_shipped(const result_document& base, const result_document& next, comparison& c) {
+void compare_shipped(const results::result_document& base, const results::result_document& next, comparison& c) {
   c.shipped_verdict = true;
   c.rule = rule_of(base, next, c.options.timing.threshold);
   const select::selection_rule rule{c.rule.threshold, c.rule.noise_sigmas, c.rule.noise_floor};
   std::size_t repeats = 0;
   const auto base_index = index_by_key(base, repeats);
   const auto next_index = index_by_key(next, repeats);
-  auto winner_record = [](const result_document& d, const std::unordered_map<std::string, std::size_t>& index,
-                          const sweep_dispatch& t, long long tokens, const std::string& variant) -> const result_record* {
-    result_record probe;
+  auto winner_record = [](const results::result_document& d, const std::unordered_map<std::string, std::size_t>& index,
+                          const results::sweep_dispatch& t, long long tokens, const std::string& variant) -> const results::result_record* {
+    results::result_record probe;
     probe.family = t.family;
     probe.mode = t.mode;
     probe.shape = t.shape;
@@ -299,23 +301,23 @@ void compare_shipped(const result_document& base, const result_document& next, c
     probe.variant = variant;
     const auto found = index.find(probe.key());
     if (found == index.end()) return nullptr;
-    const result_record& r = d.records[found->second];
+    const results::result_record& r = d.records[found->second];
     return is_timed(r) ? &r : nullptr;
   };
   const std::set<std::string> base_swept = swept_tables(base), next_swept = swept_tables(next);
-  auto plan_has = [](const result_document& d, long long t) {
+  auto plan_has = [](const results::result_document& d, long long t) {
     return !d.plan || d.plan->tokens.empty() || std::count(d.plan->tokens.begin(), d.plan->tokens.end(), t) > 0;
   };
 
-  std::map<std::string, std::pair<const sweep_dispatch*, const sweep_dispatch*>> tables;
+  std::map<std::string, std::pair<const results::sweep_dispatch*, const results::sweep_dispatch*>> tables;
   for (const auto& d : base.dispatch) tables[entry_of(d)].first = &d;
   for (const auto& d : next.dispatch) tables[entry_of(d)].second = &d;
   std::set<std::string> objective_differences;
   shipped_counts& k = c.shipped_totals;
   for (const auto& [entry, both] : tables) {
     const auto [b, n] = both;
-    const sweep_dispatch& any = b ? *b : *n;
-    std::map<long long, std::pair<const sweep_range*, const sweep_range*>> counts;
+    const results::sweep_dispatch& any = b ? *b : *n;
+    std::map<long long, std::pair<const results::sweep_range*, const results::sweep_range*>> counts;
     if (b) {
       for (const auto& [t, r] : winners_of(*b, base)) counts[t].first = r;
     }
@@ -346,11 +348,11 @@ void compare_shipped(const result_document& base, const result_document& next, c
       } else if (!wb) {
         cc.result = count_verdict::gained;
       } else {
-        const result_record* rb = b ? winner_record(base, base_index, *b, tokens, cc.base_winner) : nullptr;
-        const result_record* rn = n ? winner_record(next, next_index, *n, tokens, cc.new_winner) : nullptr;
+        const results::result_record* rb = b ? winner_record(base, base_index, *b, tokens, cc.base_winner) : nullptr;
+        const results::result_record* rn = n ? winner_record(next, next_index, *n, tokens, cc.new_winner) : nullptr;
         if (!rb || !rn) {
           cc.result = count_verdict::untimed;
-        } else if (const auto why = timing::differences(rb->objective, rn->objective); !why.empty()) {
+        } else if (const auto why = results::differences(rb->objective, rn->objective); !why.empty()) {
           cc.result = count_verdict::untimed;
           objective_differences.insert(join(why, ", "));
         } else {
@@ -399,7 +401,7 @@ const char* to_string(count_verdict v) {
 }
 
 std::string record_id::shape() const {
-  const std::string s = families::shape_text(shape_dims);
+  const std::string s = results::shape_text(shape_dims);
   return "T" + std::to_string(tokens) + (s.empty() ? "" : " " + s);
 }
 
@@ -435,7 +437,7 @@ std::string comparison::records_line() const {
          " only in NEW";
 }
 
-comparison compare_documents(const result_document& base, const result_document& next,
+comparison compare_documents(const results::result_document& base, const results::result_document& next,
                              const compare_options& options) {
   comparison c;
   c.options = options;
@@ -456,15 +458,15 @@ comparison compare_documents(const result_document& base, const result_document&
   std::size_t screened_vs_final = 0, screened_both = 0;
   std::set<std::string> objective_differences;
   for (const auto& [key, i] : base_index) {
-    const result_record& b = base.records[i];
+    const results::result_record& b = base.records[i];
     const auto found = next_index.find(key);
     if (found == next_index.end()) {
       c.only_in_base.push_back({id_of(b), b.status});
       continue;
     }
-    const result_record& n = next.records[found->second];
+    const results::result_record& n = next.records[found->second];
     record_comparison rc{id_of(b), b.status, n.status, std::nullopt, {}};
-    const std::vector<std::string> other_objective = timing::differences(b.objective, n.objective);
+    const std::vector<std::string> other_objective = results::differences(b.objective, n.objective);
     if (is_timed(b) && is_timed(n) && !other_objective.empty()) {
       // Times under different objectives (timing mode, PDL, chain model) measure different things.
       rc.not_comparable = join(other_objective, ", ");
@@ -472,7 +474,7 @@ comparison compare_documents(const result_document& base, const result_document&
     } else if (is_timed(b) && is_timed(n)) {
       // A screening measurement (2 samples, short graphs: its median runs high) is not compared
       // with a final-round one: that would flag a variant as slower for how it was measured.
-      if ((b.status == "dropped") != (n.status == "dropped")) {
+      if ((b.status == results::status::dropped) != (n.status == results::status::dropped)) {
         ++screened_vs_final;
       } else {
         rc.timing = compare_timing(b, n, options.timing);
@@ -480,18 +482,19 @@ comparison compare_documents(const result_document& base, const result_document&
         // but not one sweep from another: two default sweeps of one build, minutes apart on
         // the H200, differed by 5-21% on 46 screened records (results/h200/sweep-default-*).
         // Such a difference is shown as noisy, never as a regression or an improvement.
-        if (b.status == "dropped" && rc.timing->result != verdict::same && rc.timing->result != verdict::noisy) {
+        if (b.status == results::status::dropped && rc.timing->result != verdict::same && rc.timing->result != verdict::noisy) {
           rc.timing->result = verdict::noisy;
           rc.timing->test_note = "screened out in both: too few samples to call";
           ++screened_both;
         }
       }
     }
-    if (const std::string failure = failure_of(n); !failure.empty() && fine_before(b, failure)) {
-      const std::string base_status =
-          b.status == "ok" || !b.verification_status ? b.status : *b.verification_status;
+    if (const auto failure = failure_of(n); failure && fine_before(b, *failure)) {
+      const results::status base_status = b.status == results::status::ok || !b.verification_status
+                                              ? b.status
+                                              : *b.verification_status;
       c.verification.push_back(
-          {rc.id, base_status, failure, n.first_mismatch.empty() ? n.reason : n.first_mismatch});
+          {rc.id, base_status, *failure, n.first_mismatch.empty() ? n.reason : n.first_mismatch});
     }
     c.records.push_back(std::move(rc));
   }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compare/timing_verdict.hpp"
-#include "report/result_reader.hpp"
+#include "results/document.hpp"
 
 namespace kk3::compare {
 
@@ -32,10 +32,10 @@ struct file_summary {
 
 /// Which record: family, mode, shape and variant.
 struct record_id {
-  std::string key;  ///< result_record::key()
+  std::string key;  ///< results::result_record::key()
   std::string family, mode, variant;
   long long tokens = 0;
-  families::dims shape_dims;  ///< the family's key dimensions
+  results::dims shape_dims;  ///< the family's key dimensions
   /// "T64 H=16", "T64 NB=4": the shape as the tables show it.
   std::string shape() const;
 };
@@ -43,7 +43,7 @@ struct record_id {
 /// A record present in both files.
 struct record_comparison {
   record_id id;
-  std::string base_status, new_status;
+  results::status base_status = results::status::ok, new_status = results::status::ok;
   std::optional<timing_comparison> timing;  ///< nothing when it is not timed in both files
   std::string not_comparable;  ///< timed in both under different objectives: how they differ
 };
@@ -51,16 +51,17 @@ struct record_comparison {
 /// A record whose verification got worse: fine in BASE, failing in NEW.
 struct verification_regression {
   record_id id;
-  std::string base_status;  ///< e.g. "ok"
-  std::string new_status;   ///< mismatch, pdl_hazard, launch_failed, timeout, compile_failed
-                            ///< or unlaunchable (it ran at that shape in BASE)
+  results::status base_status = results::status::ok;  ///< e.g. ok
+  /// mismatch, pdl_hazard, launch_failed, timeout, compile_failed or unlaunchable (it ran at
+  /// that shape in BASE)
+  results::status new_status = results::status::mismatch;
   std::string detail;       ///< NEW's first mismatch or reason, when it gives one
 };
 
 /// A record present in one file only.
 struct one_sided_record {
   record_id id;
-  std::string status;
+  results::status status = results::status::ok;
 };
 
 /// A dispatch range that differs: its tokens, the winner in NEW and what BASE had there.
@@ -87,7 +88,7 @@ const char* to_string(count_verdict v);
 struct count_comparison {
   std::string table;  ///< "attn_res/common_nb8/NB=8", as dispatch_change::entry
   std::string family, mode;
-  families::dims shape;
+  results::dims shape;
   long long tokens = 0;
   std::string base_winner, new_winner;  ///< empty where that file has no winner
   double base_median_us = 0, new_median_us = 0;  ///< the winners' medians (0: not timed)
@@ -160,7 +161,7 @@ struct comparison {
 /// options.timing.threshold and the plans' noise (the larger sigmas and floor of the two; the
 /// sweep's defaults for a plan that gives none). Throws error(input) when the kinds differ, or when the GPUs
 /// differ and options.allow_device_mismatch is not set.
-comparison compare_documents(const report::result_document& base,
-                             const report::result_document& next, const compare_options& options);
+comparison compare_documents(const results::result_document& base,
+                             const results::result_document& next, const compare_options& options);
 
 }  // namespace kk3::compare

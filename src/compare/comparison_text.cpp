@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/text.hpp"
+#include "results/codec.hpp"
 
 namespace kk3::compare {
 namespace {
@@ -72,7 +73,8 @@ row timing_row(const record_comparison& r) {
     return {r.id.family,  r.id.mode,
             r.id.shape(), r.id.variant,
             "-",          "-",
-            "-",          "not timed in both (" + r.base_status + " / " + r.new_status + ")"};
+            "-",          "not timed in both (" + std::string(results::to_text(r.base_status)) + " / " +
+                          results::to_text(r.new_status) + ")"};
   }
   const timing_comparison& t = *r.timing;
   return {r.id.family,
@@ -148,13 +150,13 @@ row verification_header() {
 }
 row verification_row(const verification_regression& v) {
   return {v.id.family,   v.id.mode,    v.id.shape(), v.id.variant,
-          v.base_status, v.new_status, v.detail};
+          results::to_text(v.base_status), results::to_text(v.new_status), v.detail};
 }
 row one_sided_header() {
   return {"family", "mode", "shape", "variant", "status"};
 }
 row one_sided_row(const one_sided_record& r) {
-  return {r.id.family, r.id.mode, r.id.shape(), r.id.variant, r.status};
+  return {r.id.family, r.id.mode, r.id.shape(), r.id.variant, results::to_text(r.status)};
 }
 row dispatch_header() {
   return {"table", "tokens", "BASE", "NEW"};

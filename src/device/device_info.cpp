@@ -2,7 +2,7 @@
 
 #include "core/error.hpp"
 #include "device/check.hpp"
-#include "jit/arch.hpp"
+#include "core/arch.hpp"
 
 namespace kk3::device {
 
@@ -57,7 +57,7 @@ device_info query_device(int ordinal) {
   };
   info.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
   info.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-  info.arch = jit::arch_for_compute_capability(info.cc_major, info.cc_minor);
+  info.arch = arch_for_compute_capability(info.cc_major, info.cc_minor);
   info.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   info.l2_bytes = attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
   info.max_sm_clock_mhz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000;

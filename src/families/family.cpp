@@ -4,7 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "jit/arch.hpp"
+#include "core/arch.hpp"
 
 namespace kk3::families {
 
@@ -70,7 +70,7 @@ void require_archs(const std::vector<const family*>& families, const std::vector
     std::map<std::pair<int, std::string>, std::vector<std::string>> too_old;  // by requirement (sm, why)
     for (const family* f : families) {
       const arch_requirement need = f->min_arch();
-      if (jit::arch_number(arch) < need.sm) too_old[{need.sm, need.why}].push_back(f->name());
+      if (arch_number(arch) < need.sm) too_old[{need.sm, need.why}].push_back(f->name());
     }
     if (too_old.empty()) continue;
     std::vector<std::string> parts;

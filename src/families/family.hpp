@@ -12,7 +12,7 @@
 #include "families/problem.hpp"
 #include "families/shape.hpp"
 #include "space/variant.hpp"
-#include "timing/objective.hpp"
+#include "results/objective.hpp"
 
 namespace kk3::families {
 
@@ -56,7 +56,7 @@ class family {
   /// What a sweep of the family minimises unless the plan says otherwise (SPEC 2, "Objective"):
   /// graph mode by default; a PDL family models the kernels it runs between in the model (its
   /// chain's producer and consumer), so its time is the latency it adds where it runs.
-  virtual timing::objective default_objective() const { return {}; }
+  virtual results::objective default_objective() const { return {}; }
   /// Launch geometry of a variant in a mode at a shape (dynamic shared memory included). A
   /// family with a launch header (below) computes it there. `pdl` stays false: each caller
   /// decides per launch (timing from the objective, as served; verify behind its producer).

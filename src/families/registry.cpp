@@ -108,19 +108,10 @@ std::string label_of(const std::string& name) {
   return name;
 }
 
+// The result model names dimensions by these labels in its text (results/dims.hpp).
+const bool k_labels_installed = (results::set_dimension_labels(&label_of), true);
+
 }  // namespace
-
-std::string shape_text(const dims& d) {
-  std::string out;
-  for (const auto& [name, value] : d) out += (out.empty() ? "" : " ") + label_of(name) + "=" + std::to_string(value);
-  return out;
-}
-
-std::string shape_suffix(const dims& d) {
-  std::string out;
-  for (const auto& [name, value] : d) out += "-" + label_of(name) + std::to_string(value);
-  return out;
-}
 
 std::string given_problem(const family& f, const std::string& name, long long value) {
   const std::optional<dimension> d = f.find_dimension(name);

@@ -39,10 +39,10 @@ family_space load_family_space_from(const std::filesystem::path& file, bool with
 /// examples when `with_examples`).
 std::vector<const family*> select_families(const std::string& name, bool with_examples);
 
-/// "H=16", "NB=4 H=16": model dimensions as text, each by its family's label ("" for none).
-std::string shape_text(const dims& d);
-/// "-H16", "-NB4": the same as a name suffix (test, NVTX and verifier shape names).
-std::string shape_suffix(const dims& d);
+/// Model dimensions as text, each by its family's label (results/dims.hpp; this registry
+/// installs the labels).
+using results::shape_suffix;
+using results::shape_text;
 
 /// Why a plan or a flag may not give `value` for `f`'s dimension `name` (it must be one a plan may
 /// choose, dimension::planned, at or above its least value); empty when it may.

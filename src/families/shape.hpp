@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "results/dims.hpp"
+
 namespace kk3::families {
 
 /// A model dimension besides the token count.
@@ -19,16 +21,13 @@ struct dimension {
                         ///< the verifier, such as mla's KV-cache block size)
 };
 
-/// Values of named model dimensions, in the family's order of them.
-using dims = std::vector<std::pair<std::string, long long>>;
+/// Values of named model dimensions (the result model's type, results/dims.hpp).
+using results::dims;
+using results::dim_or;
+using results::set_dim;
 
 /// A plan's values for some dimensions, by name.
 using planned_dims = std::vector<std::pair<std::string, std::vector<long long>>>;
-
-/// The value of `name` in `d`, or `otherwise` when `d` has none.
-long long dim_or(const dims& d, const std::string& name, long long otherwise);
-/// Sets `name` in `d` (appended when absent).
-void set_dim(dims& d, const std::string& name, long long value);
 
 /// A problem size of a family.
 struct shape {

@@ -6,16 +6,16 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "report/json_fields.hpp"
-#include "report/json_parse.hpp"
-#include "report/record_json.hpp"
-#include "sweep/journal.hpp"
+#include "results/json_fields.hpp"
+#include "core/json_parse.hpp"
+#include "results/codec.hpp"
+#include "results/model.hpp"
 
 namespace kk3::merge {
 namespace {
 
 using json = nlohmann::ordered_json;
-using report::json_fields;
+using results::json_fields;
 
 std::string shard_label(const shard_input& s) {
   return s.count == 0 ? "unsharded" : std::to_string(s.index) + "/" + std::to_string(s.count);
@@ -73,7 +73,7 @@ void read_coverage(const json_fields& f, const json& plan, shard_input& s) {
 shard_input read_shard(const std::filesystem::path& file) {
   shard_input s;
   s.file = file;
-  s.doc = report::parse_json_text(file, read_file(file));
+  s.doc = parse_json_text(file, read_file(file));
   const json_fields f(s.file, /*strict=*/true);
   if (!s.doc.is_object()) f.fail("", "expected a JSON object (a sweep result)");
   const json* kind = f.find(s.doc, "kind");
@@ -217,7 +217,7 @@ class item_index {
       return it->second;
     }
     const std::string key =
-        sweep::shape_key(family, mode, f.shape(e, at, family));
+        results::shape_key(family, mode, f.shape(e, at, family));
     const auto it = m_at.find(key);
     if (it == m_at.end()) f.fail(at, "its item \"" + key + "\" is not in /plan/items");
     return it->second;
@@ -231,7 +231,7 @@ class item_index {
 // fraction_of_ceiling against the merged ceiling (the sweep writer's rounding).
 void rescale(const json_fields& f, json& record, const std::string& at, double ceiling_tb_s) {
   const double tb_s = f.number(record, at, "achieved_tb_s");
-  record["fraction_of_ceiling"] = report::fraction_of_ceiling(tb_s, ceiling_tb_s);
+  record["fraction_of_ceiling"] = results::fraction_of_ceiling(tb_s, ceiling_tb_s);
 }
 
 // The entries of one list ("records" or "dispatch") of every input, in item order; within an

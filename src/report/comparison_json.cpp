@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/json_parse.hpp"
+#include "core/json_parse.hpp"
+#include "results/codec.hpp"
+#include "results/schema.hpp"
 #include "report/measurement_json.hpp"
 
 namespace kk3::report {
@@ -26,13 +28,13 @@ json file_json(const compare::file_summary& s) {
 }
 
 json id_json(const compare::record_id& id) {
-  return {{"family", id.family}, {"mode", id.mode}, {"tokens", id.tokens}, {"shape", shape_json(id.shape_dims)}, {"variant", id.variant}};
+  return {{"family", id.family}, {"mode", id.mode}, {"tokens", id.tokens}, {"shape", results::shape_json(id.shape_dims)}, {"variant", id.variant}};
 }
 
 json record_json(const compare::record_comparison& r) {
   json e = id_json(r.id);
-  e["base_status"] = r.base_status;
-  e["new_status"] = r.new_status;
+  e["base_status"] = results::to_text(r.base_status);
+  e["new_status"] = results::to_text(r.new_status);
   if (!r.not_comparable.empty()) {
     e["verdict"] = "not_comparable";
     e["why"] = r.not_comparable;
@@ -63,8 +65,8 @@ std::string comparison_json(const compare::comparison& c) {
   json verification = json::array();
   for (const auto& v : c.verification) {
     json e = id_json(v.id);
-    e["base_status"] = v.base_status;
-    e["new_status"] = v.new_status;
+    e["base_status"] = results::to_text(v.base_status);
+    e["new_status"] = results::to_text(v.new_status);
     e["detail"] = v.detail;
     verification.push_back(std::move(e));
   }
@@ -78,7 +80,7 @@ std::string comparison_json(const compare::comparison& c) {
     shipped.push_back({{"table", x.table},
                        {"family", x.family},
                        {"mode", x.mode},
-                       {"shape", shape_json(x.shape)},
+                       {"shape", results::shape_json(x.shape)},
                        {"tokens", x.tokens},
                        {"verdict", compare::to_string(x.result)},
                        {"base_winner", x.base_winner.empty() ? json(nullptr) : json(x.base_winner)},
@@ -112,12 +114,12 @@ std::string comparison_json(const compare::comparison& c) {
     json out = json::array();
     for (const auto& r : list) {
       json e = id_json(r.id);
-      e["status"] = r.status;
+      e["status"] = results::to_text(r.status);
       out.push_back(std::move(e));
     }
     return out;
   };
-  const json doc = {{"schema_version", k_schema_version},
+  const json doc = {{"schema_version", results::k_schema_version},
                     {"kind", "comparison"},
                     {"base", file_json(c.base)},
                     {"new", file_json(c.next)},

@@ -12,7 +12,7 @@
 #include "core/gzip.hpp"
 #include "report/html_sections.hpp"
 #include "report/svg_plot.hpp"
-#include "timing/objective.hpp"
+#include "results/objective.hpp"
 
 namespace kk3::report {
 namespace html {
@@ -35,12 +35,12 @@ std::vector<html_column> timing_columns(bool with_min, const std::string& ceilin
   return c;
 }
 
-std::vector<html_cell> timing_cells(const result_record& r, bool with_min) {
-  const bool s = r.stats && r.stats->median_us > 0;
-  const result_stats st = s ? *r.stats : result_stats{};
+std::vector<html_cell> timing_cells(const results::result_record& r, bool with_min) {
+  const bool s = r.stats && r.stats->median > 0;
+  const results::sample_stats st = s ? *r.stats : results::sample_stats{};
   auto us = [&](double v) { return number_cell(v, s ? fmt_us(v) : "–"); };
-  std::vector<html_cell> c = {us(st.median_us), us(st.p10_us), us(st.p90_us)};
-  if (with_min) c.push_back(us(st.min_us));
+  std::vector<html_cell> c = {us(st.median), us(st.p10), us(st.p90)};
+  if (with_min) c.push_back(us(st.min));
   c.insert(c.end(), {number_cell(st.rel_stderr_median, s ? fmt_pct(st.rel_stderr_median) : "–"),
                      number_cell(st.samples, s ? format_sig(st.samples, 6) : "–"),
                      number_cell(r.achieved_tb_s, format_sig(r.achieved_tb_s, 3)),
@@ -48,18 +48,18 @@ std::vector<html_cell> timing_cells(const result_record& r, bool with_min) {
   return c;
 }
 
-std::string record_title(const result_record& r) {
+std::string record_title(const results::result_record& r) {
   std::string t = r.variant + "\nT=" + std::to_string(r.tokens);
   const std::string shape = families::shape_text(r.shape);
   if (!shape.empty()) t += " " + shape;
   if (r.stats) {
-    const result_stats& s = *r.stats;
-    t += ": median " + fmt_us(s.median_us) + " µs (p10 " + fmt_us(s.p10_us) + ", p90 " +
-         fmt_us(s.p90_us) + ")\n" + format_sig(s.samples, 6) + " samples, noise " +
+    const results::sample_stats& s = *r.stats;
+    t += ": median " + fmt_us(s.median) + " µs (p10 " + fmt_us(s.p10) + ", p90 " +
+         fmt_us(s.p90) + ")\n" + format_sig(s.samples, 6) + " samples, noise " +
          fmt_pct(s.rel_stderr_median);
   }
   if (r.achieved_tb_s > 0) t += ", " + format_sig(r.achieved_tb_s, 3) + " TB/s";
-  t += "\nstatus " + r.status;
+  t += "\nstatus " + std::string(results::to_text(r.status));
   if (!r.reason.empty()) t += ": " + r.reason;
   return t;
 }
@@ -113,9 +113,9 @@ std::pair<std::string, std::string> plan_entry(std::string key, const ordered_js
   return {key, v.is_number() ? format_sig(v.get<double>(), 4) + unit : value_text(v)};
 }
 
-/// An objective as the result file holds it, in words (timing::describe).
+/// An objective as the result file holds it, in words (results::describe).
 std::string objective_text(const ordered_json& v) {
-  return timing::describe(timing::objective_from_json(v, timing::objective{}, "", [&](const std::string& at, const std::string& what) {
+  return results::describe(results::objective_from_json(v, results::objective{}, "", [&](const std::string& at, const std::string& what) {
     throw std::runtime_error("objective" + at + ": " + what);
   }));
 }
@@ -192,8 +192,8 @@ void add_fact(std::string& out, const std::string& name, const std::string& valu
          ">" + html_escape(value) + "</dd></div>\n";
 }
 
-std::string context_html(const result_document& doc, const report_extras& extras) {
-  const result_context& c = doc.context;
+std::string context_html(const results::result_document& doc, const report_extras& extras) {
+  const results::result_context& c = doc.context;
   std::string out = "<section id=\"context\">\n<h2>Run context</h2>\n<dl class=\"ctx\">\n";
   add_fact(out, "GPU", c.gpu_name);
   std::string arch = c.compute_capability;
@@ -301,7 +301,7 @@ report_extras read_report_extras(const std::filesystem::path& file) {
   return x;
 }
 
-html_report render_html_report(const result_document& doc, const report_extras& extras) {
+html_report render_html_report(const results::result_document& doc, const report_extras& extras) {
   const bool sweep = doc.kind == "sweep";
   const html::page_body body = sweep ? html::sweep_body(doc) : html::time_body(doc);
   const std::string name = doc.file.filename().string();

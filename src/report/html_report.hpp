@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "report/result_reader.hpp"
+#include "results/document.hpp"
 
 namespace kk3::report {
 
@@ -29,7 +29,7 @@ struct html_report {
   int plots = 0;  ///< <svg> elements
 };
 
-/// Renders the page for a document as read by read_result_document.
-html_report render_html_report(const result_document& doc, const report_extras& extras = {});
+/// Renders the page for a document as read by results::read_result_document.
+html_report render_html_report(const results::result_document& doc, const report_extras& extras = {});
 
 }  // namespace kk3::report

@@ -24,15 +24,15 @@ constexpr const char* k_failed_color = "#dc2626";
 struct panel {
   std::string family, mode;
   families::dims shape;
-  std::vector<const result_record*> records;
-  const sweep_dispatch* dispatch = nullptr;
+  std::vector<const results::result_record*> records;
+  const results::sweep_dispatch* dispatch = nullptr;
 };
 
 /// What a panel's plots and tables are made of.
 struct panel_model {
   std::vector<long long> tokens;                                      // measured, ascending
-  std::map<std::string, std::vector<const result_record*>> variants;  // by id, tokens ascending
-  std::map<std::pair<std::string, long long>, const result_record*> at;
+  std::map<std::string, std::vector<const results::result_record*>> variants;  // by id, tokens ascending
+  std::map<std::pair<std::string, long long>, const results::result_record*> at;
   std::string reference;
   std::vector<std::string> labelled;  // reference, winners, runner-ups, in legend order
   std::map<std::string, std::string> color;
@@ -40,15 +40,15 @@ struct panel_model {
   std::map<long long, std::size_t> range_at;                    // token -> dispatch range index
 };
 
-bool timed(const result_record* r) {
-  return r->stats && r->stats->median_us > 0;
+bool timed(const results::result_record* r) {
+  return r->stats && r->stats->median > 0;
 }
 
 /// The GPU could not launch the variant at that count (or, for a finalist, at a verification
 /// shape): not a failure, shown apart in grey.
-bool unlaunchable(const result_record* r) { return r->status == "unlaunchable"; }
+bool unlaunchable(const results::result_record* r) { return r->status == results::status::unlaunchable; }
 
-std::string range_label(const sweep_range& r) {
+std::string range_label(const results::sweep_range& r) {
   return r.min_tokens == r.max_tokens
              ? "T " + std::to_string(r.min_tokens)
              : "T " + std::to_string(r.min_tokens) + "–" + std::to_string(r.max_tokens);
@@ -59,7 +59,7 @@ std::string panel_title(const panel& p) {
   return p.family + " · " + p.mode + (shape.empty() ? "" : " · " + shape);
 }
 
-std::vector<panel> make_panels(const result_document& doc) {
+std::vector<panel> make_panels(const results::result_document& doc) {
   std::vector<panel> panels;
   std::map<std::string, std::size_t> index;
   auto find = [&](const std::string& family, const std::string& mode, const families::dims& shape) {
@@ -68,9 +68,9 @@ std::vector<panel> make_panels(const result_document& doc) {
     if (fresh) panels.push_back({family, mode, shape, {}, nullptr});
     return &panels[it->second];
   };
-  for (const result_record& r : doc.records)
+  for (const results::result_record& r : doc.records)
     find(r.family, r.mode, r.shape)->records.push_back(&r);
-  for (const sweep_dispatch& d : doc.dispatch)
+  for (const results::sweep_dispatch& d : doc.dispatch)
     find(d.family, d.mode, d.shape)->dispatch = &d;
   return panels;
 }
@@ -78,7 +78,7 @@ std::vector<panel> make_panels(const result_document& doc) {
 panel_model make_model(const panel& p) {
   panel_model m;
   std::set<long long> tokens;
-  for (const result_record* r : p.records) {
+  for (const results::result_record* r : p.records) {
     tokens.insert(r->tokens);
     m.variants[r->variant].push_back(r);
     m.at.emplace(std::make_pair(r->variant, r->tokens), r);
@@ -86,7 +86,7 @@ panel_model make_model(const panel& p) {
   }
   m.tokens.assign(tokens.begin(), tokens.end());
   for (auto& [id, recs] : m.variants) {
-    std::stable_sort(recs.begin(), recs.end(), [](const result_record* a, const result_record* b) {
+    std::stable_sort(recs.begin(), recs.end(), [](const results::result_record* a, const results::result_record* b) {
       return a->tokens < b->tokens;
     });
   }
@@ -99,14 +99,14 @@ panel_model make_model(const panel& p) {
   label(m.reference);
   if (p.dispatch) {
     for (std::size_t i = 0; i < p.dispatch->ranges.size(); ++i) {
-      const sweep_range& r = p.dispatch->ranges[i];
+      const results::sweep_range& r = p.dispatch->ranges[i];
       label(r.variant);
       m.won[r.variant].push_back(range_label(r));
       for (long long t : m.tokens) {
         if (t >= r.min_tokens && t <= r.max_tokens) m.range_at[t] = i;
       }
     }
-    for (const sweep_range& r : p.dispatch->ranges) {
+    for (const results::sweep_range& r : p.dispatch->ranges) {
       if (r.runner_up.empty()) continue;
       label(r.runner_up);
       m.ran_up[r.runner_up].push_back(range_label(r));
@@ -115,22 +115,22 @@ panel_model make_model(const panel& p) {
   return m;
 }
 
-const result_record* record_at(const panel_model& m, const std::string& id, long long t) {
+const results::result_record* record_at(const panel_model& m, const std::string& id, long long t) {
   auto it = m.at.find({id, t});
   return it == m.at.end() ? nullptr : it->second;
 }
 
 /// The reference's median over the winner's at the range's measured counts (geometric mean).
-double speedup_over_reference(const panel_model& m, const sweep_range& r) {
+double speedup_over_reference(const panel_model& m, const results::sweep_range& r) {
   if (m.reference.empty()) return 0;
   double log_sum = 0;
   int n = 0;
   for (long long t : m.tokens) {
     if (t < r.min_tokens || t > r.max_tokens) continue;
-    const result_record* w = record_at(m, r.variant, t);
-    const result_record* ref = record_at(m, m.reference, t);
+    const results::result_record* w = record_at(m, r.variant, t);
+    const results::result_record* ref = record_at(m, m.reference, t);
     if (!w || !ref || !timed(w) || !timed(ref)) continue;
-    log_sum += std::log(ref->stats->median_us / w->stats->median_us);
+    log_sum += std::log(ref->stats->median / w->stats->median);
     ++n;
   }
   return n ? std::exp(log_sum / n) : 0;
@@ -142,12 +142,12 @@ std::string join_labels(const std::vector<std::string>& v) {
   return out;
 }
 
-std::string series_title(const std::string& id, const std::vector<const result_record*>& recs,
+std::string series_title(const std::string& id, const std::vector<const results::result_record*>& recs,
                          const std::string& what) {
   std::string t = id + " (" + what + ")";
-  for (const result_record* r : recs) {
+  for (const results::result_record* r : recs) {
     if (timed(r))
-      t += "\nT=" + std::to_string(r->tokens) + ": " + fmt_us(r->stats->median_us) + " µs";
+      t += "\nT=" + std::to_string(r->tokens) + ": " + fmt_us(r->stats->median) + " µs";
   }
   return t;
 }
@@ -157,14 +157,14 @@ std::string time_plot(const panel& p, const panel_model& m) {
   plot.title = "Time per call against token count — " + panel_title(p);
   std::size_t dropped = 0, finals = 0;
   double lo = 0, hi = 0;
-  for (const result_record* r : p.records) {
+  for (const results::result_record* r : p.records) {
     if (!timed(r)) continue;
-    lo = lo == 0 ? r->stats->median_us : std::min(lo, r->stats->median_us);
-    hi = std::max(hi, r->stats->median_us);
+    lo = lo == 0 ? r->stats->median : std::min(lo, r->stats->median);
+    hi = std::max(hi, r->stats->median);
   }
   for (const auto& [id, recs] : m.variants) {
     bool any_final = false;
-    for (const result_record* r : recs) any_final = any_final || r->status != "dropped";
+    for (const results::result_record* r : recs) any_final = any_final || r->status != results::status::dropped;
     ++(any_final ? finals : dropped);
   }
   plot.subtitle = std::to_string(m.variants.size()) + " variants over " +
@@ -200,8 +200,8 @@ std::string time_plot(const panel& p, const panel_model& m) {
   for (const auto& [id, recs] : m.variants) {
     if (m.color.count(id)) continue;
     line_series s{bundle, {}, series_title(id, recs, "screened out where faint")};
-    for (const result_record* r : recs) {
-      if (timed(r)) s.points.push_back({double(r->tokens), r->stats->median_us, ""});
+    for (const results::result_record* r : recs) {
+      if (timed(r)) s.points.push_back({double(r->tokens), r->stats->median, ""});
     }
     plot.series.push_back(std::move(s));
   }
@@ -212,19 +212,19 @@ std::string time_plot(const panel& p, const panel_model& m) {
       if (!run.points.empty()) plot.series.push_back(run);
       run.points.clear();
     };
-    for (const result_record* r : recs) {
-      if (timed(r) && r->status == "ok") {
-        run.points.push_back({double(r->tokens), r->stats->median_us, record_title(*r)});
+    for (const results::result_record* r : recs) {
+      if (timed(r) && r->status == results::status::ok) {
+        run.points.push_back({double(r->tokens), r->stats->median, record_title(*r)});
       } else {
         flush();
       }
     }
     flush();
   }
-  for (const result_record* r : p.records) {
-    if (timed(r) && r->status != "ok" && r->status != "dropped") {
+  for (const results::result_record* r : p.records) {
+    if (timed(r) && r->status != results::status::ok && r->status != results::status::dropped) {
       plot.series.push_back(
-          {failed, {{double(r->tokens), r->stats->median_us, record_title(*r)}}, ""});
+          {failed, {{double(r->tokens), r->stats->median, record_title(*r)}}, ""});
     }
   }
   // Labelled variants on top: runner-ups dashed, winners solid, the reference last.
@@ -242,9 +242,9 @@ std::string time_plot(const panel& p, const panel_model& m) {
                              is_ref   ? "reference"
                              : is_win ? "winner"
                                       : "runner-up");
-      for (const result_record* r : it->second) {
+      for (const results::result_record* r : it->second) {
         if (timed(r))
-          s.points.push_back({double(r->tokens), r->stats->median_us, record_title(*r)});
+          s.points.push_back({double(r->tokens), r->stats->median, record_title(*r)});
       }
       plot.series.push_back(std::move(s));
     }
@@ -252,16 +252,16 @@ std::string time_plot(const panel& p, const panel_model& m) {
 
   // The chosen winner per range on top of everything: a thick stroke with large markers.
   if (p.dispatch) {
-    for (const sweep_range& rg : p.dispatch->ranges) {
+    for (const results::sweep_range& rg : p.dispatch->ranges) {
       const std::string& c = m.color.at(rg.variant);
       line_series band{{c, 5.5, 0.9, "", 0}, {}, "winner " + range_label(rg) + ": " + rg.variant};
       line_series dots{{c, 1, 1, "", 4.2}, {}, ""};
       for (long long t : m.tokens) {
         if (t < rg.min_tokens || t > rg.max_tokens) continue;
-        const result_record* r = record_at(m, rg.variant, t);
+        const results::result_record* r = record_at(m, rg.variant, t);
         if (!r || !timed(r)) continue;
-        band.points.push_back({double(t), r->stats->median_us, ""});
-        dots.points.push_back({double(t), r->stats->median_us,
+        band.points.push_back({double(t), r->stats->median, ""});
+        dots.points.push_back({double(t), r->stats->median,
                                "winner " + range_label(rg) + "\n" + record_title(*r)});
       }
       if (band.points.size() == 1) {
@@ -291,7 +291,7 @@ std::string time_plot(const panel& p, const panel_model& m) {
     if (m.color.count(id)) continue;
     ++others;
     other_finalists += std::any_of(recs.begin(), recs.end(),
-                                   [](const result_record* r) { return r->status == "ok"; });
+                                   [](const results::result_record* r) { return r->status == results::status::ok; });
   }
   if (other_finalists > 0) {
     plot.legend.push_back({finals_style, "final round (ok)",
@@ -310,14 +310,14 @@ std::string time_plot(const panel& p, const panel_model& m) {
 std::string bandwidth_plot(const panel& p, const panel_model& m) {
   bool fraction = false;
   double ceiling = 0;
-  for (const result_record* r : p.records) {
+  for (const results::result_record* r : p.records) {
     if (r->fraction_of_ceiling > 0) {
       fraction = true;
       ceiling = r->achieved_tb_s / r->fraction_of_ceiling;
       break;
     }
   }
-  auto value = [&](const result_record* r) {
+  auto value = [&](const results::result_record* r) {
     return fraction ? r->fraction_of_ceiling * 100 : r->achieved_tb_s;
   };
   line_plot plot;
@@ -334,13 +334,13 @@ std::string bandwidth_plot(const panel& p, const panel_model& m) {
   line_series selected{{"#374151", 1.3, 1, "", 0}, {}, "the selected winner at each count"};
   std::vector<line_series> ranges;
   if (p.dispatch) {
-    for (const sweep_range& rg : p.dispatch->ranges) {
+    for (const results::sweep_range& rg : p.dispatch->ranges) {
       line_series s{{m.color.at(rg.variant), 4, 0.9, "", 4.4},
                     {},
                     "winner " + range_label(rg) + ": " + rg.variant};
       for (long long t : m.tokens) {
         if (t < rg.min_tokens || t > rg.max_tokens) continue;
-        const result_record* r = record_at(m, rg.variant, t);
+        const results::result_record* r = record_at(m, rg.variant, t);
         if (!r || !timed(r)) continue;
         const double v = value(r);
         hi = std::max(hi, v);
@@ -356,7 +356,7 @@ std::string bandwidth_plot(const panel& p, const panel_model& m) {
   }
   line_series ref{{k_reference_color, 2, 1, "6 3", 2.4}, {}, "reference: " + m.reference};
   if (!m.reference.empty()) {
-    for (const result_record* r : m.variants.at(m.reference)) {
+    for (const results::result_record* r : m.variants.at(m.reference)) {
       if (!timed(r)) continue;
       hi = std::max(hi, value(r));
       ref.points.push_back({double(r->tokens), value(r),
@@ -391,17 +391,17 @@ std::string dispatch_table(const panel& p, const panel_model& m) {
        {"winner µs", true, "the winner's median at the range's first and last count"},
        {"vs reference", true, "reference median / winner median (geometric mean over the range)"}});
   for (std::size_t i = 0; i < p.dispatch->ranges.size(); ++i) {
-    const sweep_range& r = p.dispatch->ranges[i];
+    const results::sweep_range& r = p.dispatch->ranges[i];
     std::string counts;
     for (long long tk : m.tokens) {
       if (tk >= r.min_tokens && tk <= r.max_tokens)
         counts += (counts.empty() ? "" : ", ") + std::to_string(tk);
     }
-    const result_record* first = record_at(m, r.variant, r.min_tokens);
-    const result_record* last = record_at(m, r.variant, r.max_tokens);
-    std::string us = first && timed(first) ? fmt_us(first->stats->median_us) : "–";
+    const results::result_record* first = record_at(m, r.variant, r.min_tokens);
+    const results::result_record* last = record_at(m, r.variant, r.max_tokens);
+    std::string us = first && timed(first) ? fmt_us(first->stats->median) : "–";
     if (r.max_tokens != r.min_tokens)
-      us += " – " + (last && timed(last) ? fmt_us(last->stats->median_us) : "–");
+      us += " – " + (last && timed(last) ? fmt_us(last->stats->median) : "–");
     const double speedup = speedup_over_reference(m, r);
     html_cell swatch{"<span class=\"sw\" style=\"background:" + m.color.at(r.variant) +
                          "\"></span>" + std::to_string(i + 1),
@@ -415,7 +415,7 @@ std::string dispatch_table(const panel& p, const panel_model& m) {
                variant_cell(r.variant, r.variant == m.reference ? "reference" : ""),
                r.runner_up.empty() ? text_cell("–") : variant_cell(r.runner_up),
                number_cell(r.margin, fmt_pct(r.margin)), text_cell(r.incumbent_kept ? "yes" : "no"),
-               number_cell(first && timed(first) ? first->stats->median_us : 0, us),
+               number_cell(first && timed(first) ? first->stats->median : 0, us),
                speedup > 0 ? number_cell(speedup, format_sig(speedup, 3) + "×") : text_cell("–")});
   }
   return t.render();
@@ -426,35 +426,36 @@ std::string records_table(const panel& p, const panel_model& m, std::size_t& sho
   for (html_column& c : timing_columns(false, "share of the copy ceiling")) columns.push_back(std::move(c));
   columns.push_back({"status", false, "the record's status, and its finalist verification"});
   html_table t(std::move(columns));
-  std::vector<const result_record*> rows;
-  for (const result_record* r : p.records) {  // never-measured unlaunchable ones: unlaunchable_table
-    if (r->status != "dropped" && (timed(r) || !unlaunchable(r))) rows.push_back(r);
+  std::vector<const results::result_record*> rows;
+  for (const results::result_record* r : p.records) {  // never-measured unlaunchable ones: unlaunchable_table
+    if (r->status != results::status::dropped && (timed(r) || !unlaunchable(r))) rows.push_back(r);
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const result_record* a, const result_record* b) {
+  std::stable_sort(rows.begin(), rows.end(), [](const results::result_record* a, const results::result_record* b) {
     if (a->tokens != b->tokens) return a->tokens < b->tokens;
-    const double x = timed(a) ? a->stats->median_us : 1e300,
-                 y = timed(b) ? b->stats->median_us : 1e300;
+    const double x = timed(a) ? a->stats->median : 1e300,
+                 y = timed(b) ? b->stats->median : 1e300;
     return x < y;
   });
-  for (const result_record* r : rows) {
+  for (const results::result_record* r : rows) {
     std::string badge;
     const auto w = m.range_at.find(r->tokens);
     if (w != m.range_at.end() && p.dispatch->ranges[w->second].variant == r->variant)
       badge = "winner";
     if (r->variant == m.reference) badge += badge.empty() ? "reference" : " · reference";
-    std::string status = r->status;
+    std::string status = results::to_text(r->status);
     if (r->verification_status) {
-      status += *r->verification_status == "ok" ? ", verified"
-                                                : ", verification " + *r->verification_status;
+      status += *r->verification_status == results::status::ok
+                    ? std::string(", verified")
+                    : ", verification " + std::string(results::to_text(*r->verification_status));
     }
-    if (!r->reason.empty() && r->status != "ok") status += ": " + r->reason;
+    if (!r->reason.empty() && r->status != results::status::ok) status += ": " + r->reason;
     std::vector<html_cell> cells = {number_cell(double(r->tokens), std::to_string(r->tokens)), variant_cell(r->variant, badge)};
     for (html_cell& c : timing_cells(*r, false)) cells.push_back(std::move(c));
     cells.push_back(text_cell(status));
     t.add_row(std::move(cells),
         badge.rfind("winner", 0) == 0 ? "win"
         : unlaunchable(r)             ? "skip"
-        : r->status != "ok"           ? "bad"
+        : r->status != results::status::ok           ? "bad"
                                       : "");
   }
   shown = t.rows();
@@ -464,8 +465,8 @@ std::string records_table(const panel& p, const panel_model& m, std::size_t& sho
 /// The variants the GPU could not launch, one row each: the counts where, and the reason at the
 /// first of them; "" when there are none.
 std::string unlaunchable_table(const panel& p, std::size_t& variants) {
-  std::map<std::string, std::vector<const result_record*>> by_variant;
-  for (const result_record* r : p.records) {
+  std::map<std::string, std::vector<const results::result_record*>> by_variant;
+  for (const results::result_record* r : p.records) {
     if (unlaunchable(r)) by_variant[r->variant].push_back(r);
   }
   variants = by_variant.size();
@@ -474,11 +475,11 @@ std::string unlaunchable_table(const panel& p, std::size_t& variants) {
                 {"T", true, "the token counts where it could not be launched"},
                 {"reason", false, "the limit it exceeds, at the first of those counts"}});
   for (auto& [id, recs] : by_variant) {
-    std::stable_sort(recs.begin(), recs.end(), [](const result_record* a, const result_record* b) {
+    std::stable_sort(recs.begin(), recs.end(), [](const results::result_record* a, const results::result_record* b) {
       return a->tokens < b->tokens;
     });
     std::string counts;
-    for (const result_record* r : recs) counts += (counts.empty() ? "" : ", ") + std::to_string(r->tokens);
+    for (const results::result_record* r : recs) counts += (counts.empty() ? "" : ", ") + std::to_string(r->tokens);
     t.add_row({variant_cell(id), number_cell(double(recs.front()->tokens), counts),
                text_cell(recs.front()->reason)},
               "skip");
@@ -494,7 +495,7 @@ std::string anchor_of(const panel& p, std::size_t i) {
 
 }  // namespace
 
-page_body sweep_body(const result_document& doc) {
+page_body sweep_body(const results::result_document& doc) {
   page_body body;
   const std::vector<panel> panels = make_panels(doc);
   html_table summary(
@@ -515,17 +516,17 @@ page_body sweep_body(const result_document& doc) {
     std::size_t finals = 0, failed = 0;
     bool any_timed = false;
     std::set<std::string> unlaunchable_variants;
-    for (const result_record* r : p.records) {
-      const bool measured = r->status != "dropped" && (timed(r) || !unlaunchable(r));
+    for (const results::result_record* r : p.records) {
+      const bool measured = r->status != results::status::dropped && (timed(r) || !unlaunchable(r));
       finals += measured;
-      failed += measured && r->status != "ok" && r->status != "unverified" && !unlaunchable(r);
+      failed += measured && r->status != results::status::ok && r->status != results::status::unverified && !unlaunchable(r);
       if (unlaunchable(r)) unlaunchable_variants.insert(r->variant);
       any_timed = any_timed || timed(r);
     }
     double best = 0, worst = 0;
     std::set<std::string> winners;
     if (p.dispatch) {
-      for (const sweep_range& r : p.dispatch->ranges) {
+      for (const results::sweep_range& r : p.dispatch->ranges) {
         winners.insert(r.variant);
         const double s = speedup_over_reference(m, r);
         if (s <= 0) continue;

@@ -14,16 +14,16 @@ constexpr const char* k_fastest_color = "#2f9e44";
 constexpr const char* k_reference_color = "#44337a";
 constexpr const char* k_other_color = "#7b9acc";
 
-bool timed(const result_record* r) {
-  return r->stats && r->stats->median_us > 0;
+bool timed(const results::result_record* r) {
+  return r->stats && r->stats->median > 0;
 }
 
 struct shape_group {
   std::string title;
-  std::vector<const result_record*> records;
+  std::vector<const results::result_record*> records;
 };
 
-std::string group_title(const result_record& r) {
+std::string group_title(const results::result_record& r) {
   const std::string shape = families::shape_text(r.shape);
   return r.family + " · " + r.mode + " · T=" + std::to_string(r.tokens) +
          (shape.empty() ? "" : " · " + shape) +
@@ -37,22 +37,22 @@ std::string bar_plot(const shape_group& g, bool fraction) {
   c.value2_label = fraction ? "share of the bandwidth ceiling" : "achieved bandwidth (TB/s)";
   c.value2_suffix = fraction ? "%" : "";
   std::size_t n_timed = 0;
-  for (const result_record* r : g.records) n_timed += timed(r);
+  for (const results::result_record* r : g.records) n_timed += timed(r);
   c.subtitle = std::to_string(n_timed) + " variants, fastest first";
   bool first = true;
   bool any_ref = false, fastest_is_ref = false;
-  for (const result_record* r : g.records) {
+  for (const results::result_record* r : g.records) {
     if (!timed(r)) continue;
-    const result_stats& s = *r->stats;
+    const results::sample_stats& s = *r->stats;
     bar_row row;
     row.label = r->variant;
-    row.value = s.median_us;
-    row.lo = s.p10_us;
-    row.hi = s.p90_us;
+    row.value = s.median;
+    row.lo = s.p10;
+    row.hi = s.p90;
     row.color = first ? k_fastest_color : r->reference ? k_reference_color : k_other_color;
     any_ref = any_ref || (r->reference && !first);
     fastest_is_ref = fastest_is_ref || (r->reference && first);
-    row.value_text = fmt_us(s.median_us);
+    row.value_text = fmt_us(s.median);
     row.title = record_title(*r);
     row.value2 = fraction ? r->fraction_of_ceiling * 100 : r->achieved_tb_s;
     row.value2_text = fraction ? fmt_pct(r->fraction_of_ceiling) : format_sig(r->achieved_tb_s, 3);
@@ -69,9 +69,9 @@ std::string bar_plot(const shape_group& g, bool fraction) {
 }
 
 std::string variants_table(const shape_group& g) {
-  const result_record* fastest = nullptr;
-  const result_record* reference = nullptr;
-  for (const result_record* r : g.records) {
+  const results::result_record* fastest = nullptr;
+  const results::result_record* reference = nullptr;
+  for (const results::result_record* r : g.records) {
     if (timed(r) && !fastest) fastest = r;
     if (timed(r) && r->reference && !reference) reference = r;
   }
@@ -81,21 +81,21 @@ std::string variants_table(const shape_group& g) {
   columns.push_back({"vs reference", true, "reference median / median"});
   html_table t(std::move(columns));
   std::size_t rank = 0;
-  for (const result_record* r : g.records) {
+  for (const results::result_record* r : g.records) {
     const bool s = timed(r);
-    const result_stats st = s ? *r->stats : result_stats{};
+    const results::sample_stats st = s ? *r->stats : results::sample_stats{};
     ++rank;
     std::string badge = r->reference ? "reference" : "";
     if (r == fastest) badge = badge.empty() ? "fastest" : "fastest · reference";
-    const double vs_fast = s && fastest ? st.median_us / fastest->stats->median_us : 0;
-    const double vs_ref = s && reference ? reference->stats->median_us / st.median_us : 0;
+    const double vs_fast = s && fastest ? st.median / fastest->stats->median : 0;
+    const double vs_ref = s && reference ? reference->stats->median / st.median : 0;
     std::vector<html_cell> cells = {number_cell(double(rank), std::to_string(rank)), variant_cell(r->variant, badge)};
     for (html_cell& c : timing_cells(*r, true)) cells.push_back(std::move(c));
     cells.push_back(vs_fast > 0 ? number_cell(vs_fast, format_sig(vs_fast, 4) + "×") : text_cell("–"));
     cells.push_back(vs_ref > 0 ? number_cell(vs_ref, format_sig(vs_ref, 4) + "×") : text_cell("–"));
     t.add_row(std::move(cells),
               r == fastest        ? "win"
-              : r->status != "ok" ? "bad"
+              : r->status != results::status::ok ? "bad"
                                   : "");
   }
   return t.render();
@@ -103,11 +103,11 @@ std::string variants_table(const shape_group& g) {
 
 }  // namespace
 
-page_body time_body(const result_document& doc) {
+page_body time_body(const results::result_document& doc) {
   page_body body;
   std::vector<shape_group> groups;
   std::map<std::string, std::size_t> index;
-  for (const result_record& r : doc.records) {
+  for (const results::result_record& r : doc.records) {
     const std::string title = group_title(r);
     auto [it, fresh] = index.emplace(title, groups.size());
     if (fresh) groups.push_back({title, {}});
@@ -123,34 +123,34 @@ page_body time_body(const result_document& doc) {
   for (std::size_t i = 0; i < groups.size(); ++i) {
     shape_group& g = groups[i];
     std::stable_sort(g.records.begin(), g.records.end(),
-                     [](const result_record* a, const result_record* b) {
-                       const double x = timed(a) ? a->stats->median_us : 1e300,
-                                    y = timed(b) ? b->stats->median_us : 1e300;
+                     [](const results::result_record* a, const results::result_record* b) {
+                       const double x = timed(a) ? a->stats->median : 1e300,
+                                    y = timed(b) ? b->stats->median : 1e300;
                        return x < y;
                      });
     bool fraction = false;
-    const result_record* ref = nullptr;
-    const result_record* slowest = nullptr;
-    for (const result_record* r : g.records) {
+    const results::result_record* ref = nullptr;
+    const results::result_record* slowest = nullptr;
+    for (const results::result_record* r : g.records) {
       fraction = fraction || r->fraction_of_ceiling > 0;
       if (r->reference && timed(r) && !ref) ref = r;
       if (timed(r)) slowest = r;
     }
-    const result_record* fastest =
+    const results::result_record* fastest =
         !g.records.empty() && timed(g.records.front()) ? g.records.front() : nullptr;
     std::string anchor = "s" + std::to_string(i + 1);
     summary.add_row(
         {html_cell{"<a href=\"#" + anchor + "\">" + html_escape(g.title) + "</a>", 0, false},
          number_cell(double(g.records.size()), std::to_string(g.records.size())),
          fastest ? variant_cell(fastest->variant) : text_cell("–"),
-         fastest ? number_cell(fastest->stats->median_us, fmt_us(fastest->stats->median_us))
+         fastest ? number_cell(fastest->stats->median, fmt_us(fastest->stats->median))
                  : text_cell("–"),
-         ref ? number_cell(ref->stats->median_us, fmt_us(ref->stats->median_us)) : text_cell("–"),
+         ref ? number_cell(ref->stats->median, fmt_us(ref->stats->median)) : text_cell("–"),
          ref && fastest
-             ? number_cell(ref->stats->median_us / fastest->stats->median_us,
-                           format_sig(ref->stats->median_us / fastest->stats->median_us, 4) + "×")
+             ? number_cell(ref->stats->median / fastest->stats->median,
+                           format_sig(ref->stats->median / fastest->stats->median, 4) + "×")
              : text_cell("–"),
-         slowest ? number_cell(slowest->stats->median_us, fmt_us(slowest->stats->median_us))
+         slowest ? number_cell(slowest->stats->median, fmt_us(slowest->stats->median))
                  : text_cell("–")});
     page_section s{anchor, g.title, ""};
     s.html += "<h2>" + html_escape(g.title) + "</h2>\n";

@@ -6,20 +6,13 @@
 #include <vector>
 
 #include "families/shape.hpp"
-#include "report/context.hpp"
+#include "results/context.hpp"
 #include "timing/timer.hpp"
 
 namespace kk3::report {
 
 using json = nlohmann::ordered_json;
 
-/// The "context" block every result file carries.
-json context_json(const run_context& context);
-/// A model shape as result files hold it: {"heads": 16}, the key dimensions in the family's order.
-json shape_json(const families::dims& shape);
-
-/// The "statistics" block of a measurement (microseconds).
-json statistics_json(const timing::sample_stats& stats);
 
 /// What was measured, beside the measurement itself.
 struct measured_subject {
@@ -29,12 +22,12 @@ struct measured_subject {
   unsigned long long seed = 0;
   double copy_ceiling_tb_s = 0;  ///< the bandwidth ceiling the fraction is taken of
   std::string reference;         ///< the family's reference variant (its entry says "reference": true)
-  timing::objective objective;   ///< what the times stand for (each entry's timing.objective)
+  results::objective objective;   ///< what the times stand for (each entry's timing.objective)
 };
 
 /// The JSON document (pretty-printed, 2-space indent): the context, the subject, and one
 /// entry in "results" per measured variant.
-std::string measurement_json(const run_context& context, const measured_subject& subject,
+std::string measurement_json(const results::run_context& context, const measured_subject& subject,
                              const std::vector<timing::measurement>& results);
 
 }  // namespace kk3::report

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
-#include "timing/objective.hpp"
+#include "results/codec.hpp"
+#include "results/objective.hpp"
 
 namespace kk3::report {
 namespace {
@@ -23,9 +24,9 @@ std::string number(double x) {  // the shortest text that reads back as the same
 
 /// Names in first-seen order over the records.
 template <class Get>
-std::vector<std::string> columns(const result_document& doc, Get names_of) {
+std::vector<std::string> columns(const results::result_document& doc, Get names_of) {
   std::vector<std::string> out;
-  for (const result_record& r : doc.records) {
+  for (const results::result_record& r : doc.records) {
     for (const std::string& n : names_of(r)) {
       if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
     }
@@ -35,13 +36,13 @@ std::vector<std::string> columns(const result_document& doc, Get names_of) {
 
 }  // namespace
 
-std::string records_csv(const result_document& doc) {
-  const std::vector<std::string> dims = columns(doc, [](const result_record& r) {
+std::string records_csv(const results::result_document& doc) {
+  const std::vector<std::string> dims = columns(doc, [](const results::result_record& r) {
     std::vector<std::string> n;
     for (const auto& [name, value] : r.shape) n.push_back(name);
     return n;
   });
-  const std::vector<std::string> knobs = columns(doc, [](const result_record& r) {
+  const std::vector<std::string> knobs = columns(doc, [](const results::result_record& r) {
     std::vector<std::string> n;
     for (const auto& [name, value] : r.knobs) n.push_back(name);
     return n;
@@ -57,7 +58,7 @@ std::string records_csv(const result_document& doc) {
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + field(header[i]);
   out += "\n";
-  for (const result_record& r : doc.records) {
+  for (const results::result_record& r : doc.records) {
     std::vector<std::string> row = {r.family, r.mode};
     for (const std::string& d : dims) {
       const auto it = std::find_if(r.shape.begin(), r.shape.end(), [&](const auto& p) { return p.first == d; });
@@ -68,11 +69,11 @@ std::string records_csv(const result_document& doc) {
       const auto it = std::find_if(r.knobs.begin(), r.knobs.end(), [&](const auto& p) { return p.first == k; });
       row.push_back(it == r.knobs.end() ? "" : std::to_string(it->second));
     }
-    row.push_back(r.status);
-    row.push_back(r.verification_status.value_or(""));
+    row.push_back(results::to_text(r.status));
+    row.push_back(r.verification_status ? results::to_text(*r.verification_status) : "");
     if (r.stats) {
-      const result_stats& s = *r.stats;
-      for (double x : {s.median_us, s.p10_us, s.p90_us, s.min_us, s.mean_us, s.max_us, s.stdev_us, s.rel_stderr_median}) row.push_back(number(x));
+      const results::sample_stats& s = *r.stats;
+      for (double x : {s.median, s.p10, s.p90, s.min, s.mean, s.max, s.stdev, s.rel_stderr_median}) row.push_back(number(x));
       row.push_back(number(s.samples));
     } else {
       row.insert(row.end(), 9, "");
@@ -80,8 +81,8 @@ std::string records_csv(const result_document& doc) {
     row.push_back(number(r.bytes_moved));
     // Bandwidth is a timing's: a record never timed (unlaunchable, failed) has none, not 0.
     for (double x : {r.achieved_tb_s, r.fraction_of_ceiling}) row.push_back(r.stats ? number(x) : "");
-    row.push_back(r.timing_mode.empty() ? timing::to_string(r.objective.mode) : r.timing_mode);
-    row.push_back(timing::describe(r.objective));
+    row.push_back(r.timing_mode.empty() ? results::to_string(r.objective.mode) : r.timing_mode);
+    row.push_back(results::describe(r.objective));
     row.push_back(r.reason);
     for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + field(row[i]);
     out += "\n";

@@ -9,6 +9,11 @@
 
 namespace kk3::select {
 
+/// A plan's selection.noise_floor unless it gives one: the run-to-run spread of a variant's
+/// final-round median measured on the H200 between two default sweeps on two machines
+/// (results/h200/objective-2026-12-01: 1.4% for mla_decode_epilogue at T <= 64, the largest).
+inline constexpr double k_default_noise_floor = 0.015;
+
 /// One variant's final-round time at one token count.
 struct timed_variant {
   std::string variant;

@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "report/json_parse.hpp"
+#include "core/json_parse.hpp"
 
 namespace kk3::space {
 namespace {
@@ -84,7 +84,7 @@ family_config load_family_config(const std::filesystem::path& file) {
   const std::string text = read_file(file);
   json doc;
   try {
-    doc = report::parse_json_text(file, text);  // a syntax error is placed by JSON pointer
+    doc = parse_json_text(file, text);  // a syntax error is placed by JSON pointer
   } catch (const error& e) {
     throw error(error_kind::config, e.what());
   }

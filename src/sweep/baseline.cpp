@@ -1,7 +1,7 @@
 #include "sweep/baseline.hpp"
 
 #include "core/error.hpp"
-#include "report/sweep_reader.hpp"
+#include "results/sweep_file.hpp"
 #include "sweep/journal.hpp"
 
 namespace kk3::sweep {
@@ -16,9 +16,9 @@ std::optional<std::string> baseline_tables::at(const std::string& key, long long
 }
 
 baseline_tables load_baseline(const std::filesystem::path& file) {
-  report::result_file r;
+  results::result_file r;
   try {
-    r = report::read_result_file(file);
+    r = results::read_result_file(file);
   } catch (const error& e) {
     throw error(e.kind(), std::string("--baseline: ") + e.what());
   }
@@ -26,10 +26,10 @@ baseline_tables load_baseline(const std::filesystem::path& file) {
   baseline_tables b;
   b.file = file;
   b.digest = r.sweep->digest;
-  for (const report::sweep_dispatch& d : r.sweep->dispatch) {
+  for (const results::sweep_dispatch& d : r.sweep->dispatch) {
     auto& ranges = b.tables[shape_key(d.family, d.mode, d.shape)];
     if (!ranges.empty()) throw error(error_kind::input, "--baseline " + file.string() + ": " + d.at + ": a second table for " + d.family + "/" + d.mode);
-    for (const report::sweep_range& range : d.ranges) ranges.emplace_back(range.min_tokens, range.max_tokens, range.variant);
+    for (const results::sweep_range& range : d.ranges) ranges.emplace_back(range.min_tokens, range.max_tokens, range.variant);
   }
   return b;
 }

@@ -9,6 +9,7 @@
 #include "families/registry.hpp"
 #include "core/nvtx.hpp"
 #include "core/watch.hpp"
+#include "results/codec.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/screening.hpp"
 #include "verify/unlaunchable.hpp"
@@ -38,7 +39,7 @@ std::map<std::string, journal_fault> faults_at(const sweep_request& r, const std
   return out;
 }
 
-record unmeasured_record(const work_item& item, const families::shape& s, const space::variant& v, const std::string& status,
+record unmeasured_record(const work_item& item, const families::shape& s, const space::variant& v, results::status status,
                          const std::string& reason) {
   record r = make_record(item, s, v);
   r.status = status;
@@ -96,7 +97,7 @@ journal_count measure_count(const gpu_session& g, const work_item& item, const s
   // One workspace, or (chain objective) several that the chains use in turn; the first is the
   // one every objective measures on, so a count's inputs do not depend on the objective.
   const families::family& fam = *item.family->space.impl;
-  const unsigned rotation = item.family->objective.mode == timing::timing_mode::chain ? g.timer.chain_rotation(fam.bytes_moved(s, *item.mode)) : 1;
+  const unsigned rotation = item.family->objective.mode == results::timing_mode::chain ? g.timer.chain_rotation(fam.bytes_moved(s, *item.mode)) : 1;
   std::vector<std::unique_ptr<families::workspace>> owned;
   std::vector<families::workspace*> ws;
   // The rotation is about where the data lies, not what it is: every workspace holds the same
@@ -131,14 +132,14 @@ journal_count measure_count(const gpu_session& g, const work_item& item, const s
     rec.stats = last.first.stats;
     rec.samples_us = last.first.samples_us;
     rec.bytes_moved = last.first.bytes_moved;
-    rec.status = final ? "unverified" : "dropped";  // finalists: until the shape's are verified
+    rec.status = final ? results::status::unverified : results::status::dropped;  // finalists: until the shape's are verified
     if (!final) rec.reason = "screened out after " + std::to_string(last.second) + " round(s)";
     count.records.push_back(std::move(rec));
   }
   for (const auto& [id, f] : st.faulty) {
     if (f.tokens == t) count.records.push_back(unmeasured_record(item, s, variant_by_id(item, id), f.status, f.reason));
   }
-  for (const auto& [id, why] : unlaunchable) count.records.push_back(unmeasured_record(item, s, variant_by_id(item, id), "unlaunchable", why));
+  for (const auto& [id, why] : unlaunchable) count.records.push_back(unmeasured_record(item, s, variant_by_id(item, id), results::status::unlaunchable, why));
   if (r.log) r.log->add_count(ckey, count);
   return count;
 }
@@ -150,7 +151,7 @@ std::string take_count(const gpu_session& g, const work_item& item, journal_coun
   std::vector<select::timed_variant> timed;
   std::size_t timed_count = 0;
   for (record& rec : count.records) {
-    if (rec.status == "unverified") {
+    if (rec.status == results::status::unverified) {
       timed.push_back({rec.variant, rec.stats->median, rec.stats->rel_stderr_median, true, order_of(item, rec.variant)});
       st.final_records[rec.variant].push_back(out.records.size());
     }
@@ -164,9 +165,23 @@ std::string take_count(const gpu_session& g, const work_item& item, journal_coun
          " finalists";
 }
 
+/// The verifier's outcome as the result model's status.
+results::status result_status(verify::status s) {
+  switch (s) {
+    case verify::status::ok: return results::status::ok;
+    case verify::status::compile_failed: return results::status::compile_failed;
+    case verify::status::launch_failed: return results::status::launch_failed;
+    case verify::status::mismatch: return results::status::mismatch;
+    case verify::status::pdl_hazard: return results::status::pdl_hazard;
+    case verify::status::unsupported: return results::status::unsupported;
+    case verify::status::unlaunchable: return results::status::unlaunchable;
+  }
+  return results::status::launch_failed;
+}
+
 verification to_verification(const verify::verify_record& v, unsigned long long seed) {
   verification out;
-  out.status = verify::to_string(v.outcome);
+  out.status = result_status(v.outcome);
   out.reason = v.reason.substr(0, v.reason.find('\n'));
   out.seed = seed;
   out.checks = v.checks;
@@ -234,7 +249,7 @@ dispatch_entry select_table(const gpu_session& g, const work_item& item, item_st
   std::vector<select::choice> choices;
   std::optional<std::string> previous;
   for (auto& [t, timed] : st.finals_by_count) {
-    for (auto& tv : timed) tv.qualified = verified.count(tv.variant) && verified.at(tv.variant).status == "ok";
+    for (auto& tv : timed) tv.qualified = verified.count(tv.variant) && verified.at(tv.variant).status == results::status::ok;
     const select::incumbency who{baseline_at(g.request, item, t), previous, item.family->reference->id};
     if (const auto c = select::choose(t, timed, who, g.request.config.selection)) {
       choices.push_back(*c);
@@ -245,22 +260,6 @@ dispatch_entry select_table(const gpu_session& g, const work_item& item, item_st
 }
 
 }  // namespace
-
-std::vector<const select::choice*> dispatch_entry::baseline_counts() const {
-  std::vector<const select::choice*> out;
-  for (const select::choice& c : choices) {
-    if (c.baseline) out.push_back(&c);
-  }
-  return out;
-}
-
-std::vector<const select::choice*> dispatch_entry::baseline_changes() const {
-  std::vector<const select::choice*> out;
-  for (const select::choice* c : baseline_counts()) {
-    if (c->winner != *c->baseline) out.push_back(c);
-  }
-  return out;
-}
 
 bool stop_requested() { return g_stop_requested != 0; }
 void request_stop() { g_stop_requested = 1; }
@@ -283,7 +282,7 @@ void run_item(const gpu_session& g, const work_item& item, const std::vector<jit
   item_state st;
   st.faulty = faults_at(g.request, item.key);
   if (const auto f = st.faulty.find(item.family->reference->id); f != st.faulty.end()) {
-    throw error(error_kind::launch, item.key + ": the reference variant " + f->second.variant + " " + f->second.status + ": " + f->second.reason);
+    throw error(error_kind::launch, item.key + ": the reference variant " + f->second.variant + " " + results::to_text(f->second.status) + ": " + f->second.reason);
   }
   // Measure every count first, choosing optimistically only to protect the likely incumbent
   // from screening; then verify all finalists at once, and select for real over the finals.

@@ -8,17 +8,9 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
-#include "report/sweep_journal.hpp"
+#include "results/journal.hpp"
 
 namespace kk3::sweep {
-
-std::string shape_key(const std::string& family, const std::string& mode, const families::dims& shape) {
-  std::string key = family + "/" + mode;
-  for (const auto& [name, value] : shape) key += "/" + name + "=" + std::to_string(value);
-  return key;
-}
-
-std::string count_key(const std::string& shape, long long tokens) { return shape + "/T" + std::to_string(tokens); }
 
 std::filesystem::path journal_path(const std::filesystem::path& out) { return out.string() + ".journal"; }
 
@@ -57,7 +49,7 @@ journal journal::create(const std::filesystem::path& file, const std::string& ke
   s.seed = seed;
   s.timed = timed;
   journal j(file, f, std::move(s));
-  j.append(report::journal_header_line(key, seed, timed));
+  j.append(results::journal_header_line(key, seed, timed));
   return j;
 }
 
@@ -66,7 +58,7 @@ journal journal::resume(const std::filesystem::path& file, const std::string& ke
   if (!std::filesystem::exists(file, ec)) {
     throw error(error_kind::io, file.string() + ": no journal to resume (a sweep writes OUT.journal beside --out OUT while it runs)");
   }
-  journal_state s = report::read_journal(file);
+  journal_state s = results::read_journal(file);
   if (s.key != key) {
     throw error(error_kind::usage, file.string() + ": this journal belongs to another plan or other flags (--config, --family, "
                                    "--tokens, --min-gain, --arch, --inject-fault): resume with the same ones");
@@ -90,23 +82,23 @@ void journal::append(const std::string& line) {
 }
 
 void journal::add_ceiling(double tb_s) {
-  append(report::journal_ceiling_line(tb_s));
+  append(results::journal_ceiling_line(tb_s));
 }
 
 void journal::add_count(const std::string& key, const journal_count& c) {
-  append(report::journal_count_line(key, c));
+  append(results::journal_count_line(key, c));
 }
 
 void journal::add_verified(const std::string& shape, const std::map<std::string, verification>& variants) {
-  append(report::journal_verified_line(shape, variants));
+  append(results::journal_verified_line(shape, variants));
 }
 
 void journal::add_unit(const std::string& unit, const std::vector<record>& records, std::size_t compiles, std::size_t failures) {
-  append(report::journal_unit_line(unit, records, compiles, failures));
+  append(results::journal_unit_line(unit, records, compiles, failures));
 }
 
 void journal::add_fault(const journal_fault& f) {
-  append(report::journal_fault_line(f));
+  append(results::journal_fault_line(f));
   m_state.faults.push_back(f);
 }
 

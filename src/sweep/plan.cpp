@@ -122,7 +122,7 @@ family_work load_family(const sweep_request& r, const family_plan& p) {
   choose_variants(r, w);
   w.objective = w.space.impl->default_objective();
   if (p.objective) {
-    w.objective = timing::objective_from_json(*p.objective, w.objective, "/families/" + p.family + "/objective",
+    w.objective = results::objective_from_json(*p.objective, w.objective, "/families/" + p.family + "/objective",
                                               [&](const std::string& at, const std::string& what) {
                                                 throw error(error_kind::config, r.config.file.string() + ": " + at + ": " + what);
                                               });

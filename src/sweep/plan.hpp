@@ -11,7 +11,7 @@
 
 #include "families/registry.hpp"
 #include "sweep/sweep.hpp"
-#include "timing/objective.hpp"
+#include "results/objective.hpp"
 
 namespace kk3::sweep {
 
@@ -22,7 +22,7 @@ struct family_work {
   std::vector<const space::variant*> variants;  ///< shipped only; the reference always included
   const space::variant* reference = nullptr;
   const family_plan* plan = nullptr;            ///< its entry in the plan
-  timing::objective objective;                  ///< what its times stand for: the plan's, else the family's default
+  results::objective objective;                  ///< what its times stand for: the plan's, else the family's default
 };
 
 /// One unit of work: a family x mode x model shape, with the plan's token counts.

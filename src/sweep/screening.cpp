@@ -8,7 +8,7 @@
 namespace kk3::sweep {
 
 screened screen_and_measure(const timing::timer& timer, const std::vector<timing::candidate>& all, const std::set<std::string>& protect,
-                            const sweep_config& cfg, const timing::objective& objective) {
+                            const sweep_config& cfg, const results::objective& objective) {
   screened out;
   std::vector<timing::candidate> alive = all;
   const timing::timing_options base = timing::options_for(objective);

@@ -23,6 +23,6 @@ struct screened {
 /// round, every round timed under `objective`; every candidate's last measurement lands in
 /// `last`, with the rounds it took part in.
 screened screen_and_measure(const timing::timer& timer, const std::vector<timing::candidate>& all, const std::set<std::string>& protect,
-                            const sweep_config& cfg, const timing::objective& objective);
+                            const sweep_config& cfg, const results::objective& objective);
 
 }  // namespace kk3::sweep

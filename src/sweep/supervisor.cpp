@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "core/watch.hpp"
+#include "results/codec.hpp"
 #include "sweep/journal.hpp"
 
 namespace kk3::sweep {
@@ -95,16 +96,16 @@ int supervise(const supervisor_options& o, journal& log) {
     f.tokens = last.tokens;
     if (timed_out) {
       f.variant = last.variant;
-      f.status = "timeout";
+      f.status = results::status::timeout;
       f.reason = "its GPU work ran " + seconds(last.active_s) + " s, beyond --variant-timeout " + seconds(o.variant_timeout_s) +
                  " s: the worker was killed";
     } else if (WIFEXITED(status) && WEXITSTATUS(status) == k_exit_worker_restart && !last.fault_variant.empty()) {
       f.variant = last.fault_variant;
-      f.status = "launch_failed";
+      f.status = results::status::launch_failed;
       f.reason = last.fault_reason;
     } else if (WIFSIGNALED(status) && !last.variant.empty()) {
       f.variant = last.variant;
-      f.status = "launch_failed";
+      f.status = results::status::launch_failed;
       f.reason = std::string("the worker process died of signal ") + std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) +
                  ") during this variant's GPU work";
     } else if (WIFEXITED(status)) {
@@ -125,7 +126,7 @@ int supervise(const supervisor_options& o, journal& log) {
                                           log.file().string() + " keeps what was measured)");
     }
     log.add_fault(f);
-    std::cerr << "kk3tune sweep: " << (o.name.empty() ? "" : o.name + ": ") << f.shape << " T=" << f.tokens << ": " << f.variant << ": " << f.status << " (" << f.reason
+    std::cerr << "kk3tune sweep: " << (o.name.empty() ? "" : o.name + ": ") << f.shape << " T=" << f.tokens << ": " << f.variant << ": " << results::to_text(f.status) << " (" << f.reason
               << "); recorded, restarting the worker without it\n";
   }
 }

@@ -22,6 +22,7 @@
 #include "sweep/item.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
+#include "timing/context.hpp"
 #include "timing/figures.hpp"
 #include "timing/helper_kernels.hpp"
 #include "timing/timer.hpp"
@@ -82,16 +83,16 @@ std::vector<record> compile_records(const work_item& item, const std::vector<std
   for (std::size_t i = 0; i < w.variants.size(); ++i) {
     record r = make_record(item, item.shape, *w.variants[i]);
     r.tokens = 0;
-    r.status = "unverified";
+    r.status = results::status::unverified;
     for (const auto& results : per_arch) {
       const jit::compile_result& c = results[i];
       ++out.compiles;
       if (c.ok) continue;
       ++out.compile_failures;
-      r.status = "compile_failed";
+      r.status = results::status::compile_failed;
       r.reason += (r.reason.empty() ? "" : "; ") + (untimed ? c.arch + ": " : "") + c.log.substr(0, c.log.find('\n'));
     }
-    if (untimed || r.status == "compile_failed") records.push_back(std::move(r));
+    if (untimed || r.status == results::status::compile_failed) records.push_back(std::move(r));
   }
   return records;
 }
@@ -271,7 +272,7 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
   const device::device_info info = device::first_gpu();
   const device::context ctx(device::selected_gpu());
   describe_plan(plan, request, true, {info.arch}, out);
-  out.context = report::capture_context(info, request.argv);
+  out.context = timing::capture_context(info, request.argv);
   const auto engine = jit::make_jit_engine(request.kernel_dir, request.cache_dir, request.no_cache);
   const timing::helper_kernels helpers(*engine, info.arch, request.kernel_dir);
   const timing::timer timer(info, helpers);

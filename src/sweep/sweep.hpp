@@ -13,57 +13,22 @@
 #include <vector>
 
 #include "families/shape.hpp"
-#include "report/context.hpp"
+#include "results/context.hpp"
+#include "results/model.hpp"
 #include "select/selection.hpp"
 #include "sweep/sweep_config.hpp"
-#include "timing/objective.hpp"
+#include "results/objective.hpp"
 #include "timing/statistics.hpp"
 
 namespace kk3::sweep {
 
 class journal;
 
-/// A finalist's verification outcome (one per family x mode x variant).
-struct verification {
-  std::string status;                 ///< verify::to_string of the outcome
-  std::string reason;
-  unsigned long long seed = 0;
-  long long checks = 0;
-  std::vector<std::string> shapes;
-  std::string first_mismatch;         ///< "tensor[index] expected X got Y at SHAPE (against ...)", or empty
-};
-
-/// One family x mode x shape x variant.
-struct record {
-  std::string family, mode, variant;
-  long long tokens = 0;
-  families::dims shape;               ///< the family's key dimensions (families::family::key_of)
-  std::vector<std::pair<std::string, long long>> knobs;
-  bool reference = false;
-  /// ok (final round, verified), dropped (screened out), compile_failed, launch_failed,
-  /// timeout, mismatch, pdl_hazard, unlaunchable (the GPU cannot launch it at this shape: no
-  /// candidate, no statistics, never selected), unverified (no GPU: compiled only)
-  std::string status;
-  std::string reason;
-  int rounds = 0;                     ///< measurement rounds it took part in
-  std::optional<verification> verified;
-  std::optional<timing::sample_stats> stats;
-  std::vector<double> samples_us;
-  double bytes_moved = 0;
-};
-
-/// The dispatch ranges of one family x mode x model shape.
-struct dispatch_entry {
-  std::string family, mode;
-  families::dims shape;               ///< the family's key dimensions
-  std::vector<select::range> ranges;
-  std::vector<select::choice> choices;  ///< per token count (the ranges merge them)
-
-  /// With sweep --baseline: the counts where the baseline had a choice, and those whose variant
-  /// changed against it (both empty without a baseline table).
-  std::vector<const select::choice*> baseline_counts() const;
-  std::vector<const select::choice*> baseline_changes() const;
-};
+// What a sweep produces is the result model's (results/model.hpp).
+using results::dispatch_entry;
+using results::family_summary;
+using results::record;
+using results::verification;
 
 /// sweep --baseline FILE: a committed sweep's dispatch tables, whose choices are the incumbents.
 struct baseline_tables {
@@ -73,17 +38,6 @@ struct baseline_tables {
   std::map<std::string, std::vector<std::tuple<long long, long long, std::string>>> tables;
   /// The baseline's choice at `tokens` in the table of item `key`, if it has one.
   std::optional<std::string> at(const std::string& key, long long tokens) const;
-};
-
-/// What a family looked like to the sweep (for the result file and codegen).
-struct family_summary {
-  std::string family, entry, source;
-  std::vector<std::string> shape_keys;  ///< the names of the family's key dimensions
-  std::vector<std::string> knobs;
-  std::string reference;
-  std::vector<std::pair<std::string, long long>> reference_knobs;
-  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> modes;
-  timing::objective objective;          ///< what its selection minimised (SPEC 2, "Objective")
 };
 
 /// Shard I of N of a plan's work items (sweep/plan.hpp); 1/1 is the whole plan.
@@ -96,7 +50,7 @@ struct shard_spec {
 /// Everything a sweep produced.
 struct sweep_result {
   bool timed = false;
-  std::optional<report::run_context> context;  ///< with a GPU
+  std::optional<results::run_context> context;  ///< with a GPU
   std::vector<std::string> argv;
   std::vector<std::string> archs;               ///< what was compiled for
   std::filesystem::path config_file;

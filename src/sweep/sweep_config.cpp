@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "families/registry.hpp"
-#include "report/json_parse.hpp"
+#include "core/json_parse.hpp"
 
 namespace kk3::sweep {
 namespace {
@@ -158,14 +158,14 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
   const reader r(file);
   json doc;
   try {
-    doc = report::parse_json_text(file, read_file(file));  // a syntax error is placed by JSON pointer
+    doc = parse_json_text(file, read_file(file));  // a syntax error is placed by JSON pointer
   } catch (const error& e) {
     throw error(e.kind() == error_kind::io ? error_kind::io : error_kind::config, e.what());
   }
   if (!doc.is_object()) r.fail("", "expected an object");
   sweep_config c;
   c.file = file;
-  c.selection.noise_floor = k_default_noise_floor;
+  c.selection.noise_floor = select::k_default_noise_floor;
   if (doc.contains("family")) {  // a family config: sweep that family alone
     if (!doc["family"].is_string()) r.fail("/family", "expected a string");
     c.families.push_back({doc["family"].get<std::string>(), {}, {}, {}, {}, std::nullopt});

@@ -44,11 +44,6 @@ struct final_timing {
   double max_time_s = 0.2;
 };
 
-/// A plan's selection.noise_floor unless it gives one: the run-to-run spread of a variant's
-/// final-round median measured on the H200 between two default sweeps on two machines
-/// (results/h200/objective-2026-12-01: 1.4% for mla_decode_epilogue at T <= 64, the largest).
-inline constexpr double k_default_noise_floor = 0.015;
-
 /// The whole plan.
 struct sweep_config {
   std::filesystem::path file;

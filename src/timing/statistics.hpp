@@ -1,20 +1,14 @@
 #pragma once
-// Summary statistics of timing samples and the adaptive stopping rule.
+// Computing summary statistics of timing samples, and the adaptive stopping rule.
 #include <cstddef>
 #include <vector>
 
+#include "results/sample_stats.hpp"
+
 namespace kk3::timing {
 
-/// Statistics of a set of samples, in the samples' unit (microseconds in kk3tune).
-struct sample_stats {
-  std::size_t samples = 0;
-  double min = 0, max = 0, median = 0, mean = 0, p10 = 0, p90 = 0;
-  double stdev = 0;  ///< sample standard deviation (n - 1)
-  double iqr = 0;    ///< p75 - p25
-  /// Relative standard error of the median: 1.2533 * sigma / sqrt(n) / median, with sigma
-  /// estimated robustly as IQR / 1.349 (one outlier barely moves it). 0 for n < 2.
-  double rel_stderr_median = 0;
-};
+/// The statistics type is the result model's (results/sample_stats.hpp); timing computes it.
+using results::sample_stats;
 
 /// The q-quantile (0..1) of sorted samples, interpolating linearly between order statistics.
 double quantile_sorted(const std::vector<double>& sorted, double q);

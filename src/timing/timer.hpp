@@ -8,11 +8,19 @@
 #include "device/device_info.hpp"
 #include "device/launch.hpp"
 #include "families/family.hpp"
+#include "results/objective.hpp"
 #include "timing/helper_kernels.hpp"
-#include "timing/objective.hpp"
 #include "timing/statistics.hpp"
 
 namespace kk3::timing {
+
+// What a time measures is the result model's (results/objective.hpp); the engine takes it.
+using results::chain_model;
+using results::consumer_model;
+using results::consumer_reads;
+using results::objective;
+using results::producer_model;
+using results::timing_mode;
 
 /// Settings of the measurement engine.
 struct timing_options {

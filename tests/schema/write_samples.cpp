@@ -8,8 +8,9 @@
 #include <random>
 
 #include "core/text.hpp"
+#include "results/codec.hpp"
 #include "report/measurement_json.hpp"
-#include "report/sweep_json.hpp"
+#include "sweep/result_file.hpp"
 #include "sweep/sweep.hpp"
 #include "timing/statistics.hpp"
 
@@ -17,8 +18,8 @@ namespace {
 
 using namespace kk3;
 
-report::run_context h200_context() {
-  report::run_context c;
+results::run_context h200_context() {
+  results::run_context c;
   c.gpu.name = "NVIDIA H200";
   c.gpu.pci_bus_id = "0000:00:06.0";
   c.gpu.cc_major = 9;
@@ -47,32 +48,32 @@ std::vector<double> draw(std::mt19937& rng, double median_us, std::size_t n) {
 }
 
 timing::measurement measurement(std::mt19937& rng, const std::string& label,
-                                timing::timing_mode mode, double median_us) {
+                                results::timing_mode mode, double median_us) {
   timing::measurement m;
   m.label = label;
   m.mode = mode;
   m.samples_us = draw(rng, median_us, 24);
-  if (mode == timing::timing_mode::chain) m.samples_us[3] = -0.05;  // chain differences dip below 0
+  if (mode == results::timing_mode::chain) m.samples_us[3] = -0.05;  // chain differences dip below 0
   m.clock_mhz.assign(m.samples_us.size(), 1980.0);
   m.throttled.assign(m.samples_us.size(), false);
   m.clock_mhz[5] = 1200;
   m.throttled[5] = true;
   m.stats = timing::summarize(m.samples_us);
   m.stopped = timing::stop_reason::converged;
-  m.launches_per_sample = mode == timing::timing_mode::graph ? 20 : 1;
-  m.rotated_workspaces = mode == timing::timing_mode::cold ? 4 : 1;
-  m.event_overhead_us = mode == timing::timing_mode::isolated ? 1.8 : 0;
+  m.launches_per_sample = mode == results::timing_mode::graph ? 20 : 1;
+  m.rotated_workspaces = mode == results::timing_mode::cold ? 4 : 1;
+  m.event_overhead_us = mode == results::timing_mode::isolated ? 1.8 : 0;
   m.bytes_moved = 2523136;
   m.fits_in_l2 = true;
   m.wall_s = 0.02;
-  if (mode == timing::timing_mode::chain) {
+  if (mode == results::timing_mode::chain) {
     m.chain_total_us = 8.4;
     m.chain_base_us = 8.4 - median_us;
   }
   return m;
 }
 
-std::string time_json(timing::timing_mode mode) {
+std::string time_json(results::timing_mode mode) {
   std::mt19937 rng(7);
   report::measured_subject s;
   s.family = "mla_decode_epilogue";
@@ -130,7 +131,7 @@ std::string sweep_json() {
     rec.knobs = {{"SPLIT", split}};
     ++split;
     rec.reference = status == "ok";
-    rec.status = status;
+    rec.status = results::status_from_text(status);
     const bool timed = status != "compile_failed" && status != "unlaunchable" && status != "unverified";
     if (timed) {
       rec.rounds = status == "dropped" ? 1 : 3;
@@ -146,7 +147,7 @@ std::string sweep_json() {
     }
     if (timed && status != "dropped") {
       sweep::verification v;
-      v.status = status;
+      v.status = results::status_from_text(status);
       v.seed = 3108332325ULL;
       v.checks = 8;
       v.shapes = {"T1-H16", "T65-H16"};
@@ -162,7 +163,7 @@ std::string sweep_json() {
   d.ranges.push_back({1, 1, "split1", std::string("split2"), 0.04, false, {1}});
   d.ranges.push_back({64, 64, "split1", std::nullopt, 0, true, {64}});
   r.dispatch.push_back(d);
-  return report::sweep_json(r);
+  return sweep::sweep_json(r);
 }
 
 }  // namespace
@@ -173,9 +174,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::filesystem::path out = argv[1];
-  for (auto mode : {timing::timing_mode::graph, timing::timing_mode::isolated,
-                    timing::timing_mode::cold, timing::timing_mode::chain}) {
-    const auto file = out / (std::string("time-") + timing::to_string(mode) + ".json");
+  for (auto mode : {results::timing_mode::graph, results::timing_mode::isolated,
+                    results::timing_mode::cold, results::timing_mode::chain}) {
+    const auto file = out / (std::string("time-") + results::to_string(mode) + ".json");
     write_file_atomic(file, time_json(mode));
     std::cout << file.string() << "\n";
   }

@@ -17,16 +17,17 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "report/comparison_json.hpp"
-#include "report/result_reader.hpp"
+#include "results/codec.hpp"
+#include "results/document.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3::compare {
 namespace {
 
 namespace fs = std::filesystem;
-using report::read_result_document;
-using report::result_document;
-using report::result_record;
+using results::read_result_document;
+using results::result_document;
+using results::result_record;
 
 const fs::path k_dir = fs::path(KK3_FIXTURE_DIR) / "compare";
 const std::string k_s3 =
@@ -121,8 +122,8 @@ TEST(compare, a_verification_regression_fails) {
   ASSERT_EQ(c.verification.size(), 1u);
   EXPECT_EQ(c.verification[0].id.variant, k_s2);
   EXPECT_EQ(c.verification[0].id.tokens, 1);
-  EXPECT_EQ(c.verification[0].base_status, "ok");
-  EXPECT_EQ(c.verification[0].new_status, "mismatch");
+  EXPECT_EQ(c.verification[0].base_status, results::status::ok);
+  EXPECT_EQ(c.verification[0].new_status, results::status::mismatch);
   EXPECT_TRUE(contains(c.verification[0].detail, "mqa_q[4660]"));
   // The other way round it is a fix, not a regression.
   EXPECT_EQ(compare_fixtures("sweep-verify.json", "sweep-base.json").exit_code(), 0);
@@ -131,7 +132,7 @@ TEST(compare, a_verification_regression_fails) {
 // `d` with the record of `variant` at T=`tokens` made unmeasured: this status and reason, no
 // statistics or samples (as the sweep records a fault, a timeout or an unlaunchable variant).
 result_document with_unmeasured(result_document d, const std::string& variant, long long tokens,
-                                const std::string& status, const std::string& reason) {
+                                results::status status, const std::string& reason) {
   bool changed = false;
   for (auto& r : d.records) {
     if (r.variant != variant || r.tokens != tokens) continue;
@@ -149,15 +150,15 @@ result_document with_unmeasured(result_document d, const std::string& variant, l
 TEST(compare, a_variant_that_now_hangs_or_faults_is_a_regression) {
   // A finalist that was ok in BASE and that the supervisor recorded as timeout or launch_failed
   // in NEW (issue 8: no statistics, the reason from the watchdog or the driver).
-  for (const char* status : {"timeout", "launch_failed"}) {
+  for (const results::status status : {results::status::timeout, results::status::launch_failed}) {
     const result_document base = fixture("sweep-base.json");
     const result_document next =
         with_unmeasured(base, k_s3, 1, status, "its GPU work ran 61.0 s, beyond --variant-timeout 60.0 s");
     const comparison c = compare_documents(base, next, {});
-    EXPECT_EQ(c.exit_code(), 1) << status;
-    ASSERT_EQ(c.verification.size(), 1u) << status;
+    EXPECT_EQ(c.exit_code(), 1) << results::to_text(status);
+    ASSERT_EQ(c.verification.size(), 1u) << results::to_text(status);
     EXPECT_EQ(c.verification[0].new_status, status);
-    EXPECT_EQ(c.verification[0].base_status, "ok");
+    EXPECT_EQ(c.verification[0].base_status, results::status::ok);
   }
 }
 
@@ -166,18 +167,18 @@ TEST(compare, an_unlaunchable_variant_regresses_only_where_it_ran_before) {
                           "240 KiB dynamic), the device allows 227 KiB";
   const result_document base = fixture("sweep-base.json");
   // ok in BASE (a verified finalist), unlaunchable now: a regression, like launch_failed.
-  const comparison ok_before = compare_documents(base, with_unmeasured(base, k_s3, 1, "unlaunchable", why), {});
+  const comparison ok_before = compare_documents(base, with_unmeasured(base, k_s3, 1, results::status::unlaunchable, why), {});
   EXPECT_EQ(ok_before.exit_code(), 1);
   ASSERT_EQ(ok_before.verification.size(), 1u);
-  EXPECT_EQ(ok_before.verification[0].base_status, "ok");
-  EXPECT_EQ(ok_before.verification[0].new_status, "unlaunchable");
+  EXPECT_EQ(ok_before.verification[0].base_status, results::status::ok);
+  EXPECT_EQ(ok_before.verification[0].new_status, results::status::unlaunchable);
   EXPECT_EQ(ok_before.verification[0].detail, why);
   // Screened out in BASE (so it launched there), unlaunchable now: a regression too.
-  const comparison ran_before = compare_documents(base, with_unmeasured(base, k_s2, 64, "unlaunchable", why), {});
+  const comparison ran_before = compare_documents(base, with_unmeasured(base, k_s2, 64, results::status::unlaunchable, why), {});
   ASSERT_EQ(ran_before.verification.size(), 1u);
-  EXPECT_EQ(ran_before.verification[0].base_status, "dropped");
+  EXPECT_EQ(ran_before.verification[0].base_status, results::status::dropped);
   // Unlaunchable in both: matched, not timed in both, no regression; unlaunchable in BASE only: a fix.
-  const result_document both = with_unmeasured(base, k_s3, 1, "unlaunchable", why);
+  const result_document both = with_unmeasured(base, k_s3, 1, results::status::unlaunchable, why);
   const comparison same = compare_documents(both, both, {});
   EXPECT_EQ(same.exit_code(), 0);
   EXPECT_TRUE(same.verification.empty());
@@ -186,11 +187,11 @@ TEST(compare, an_unlaunchable_variant_regresses_only_where_it_ran_before) {
   // A finalist whose verification found it unlaunchable at a verification shape.
   result_document verified = base;
   for (auto& r : verified.records) {
-    if (r.variant == k_s3 && r.tokens == 1) r.verification_status = "unlaunchable";
+    if (r.variant == k_s3 && r.tokens == 1) r.verification_status = results::status::unlaunchable;
   }
   const comparison at_verification = compare_documents(base, verified, {});
   ASSERT_EQ(at_verification.verification.size(), 1u);
-  EXPECT_EQ(at_verification.verification[0].new_status, "unlaunchable");
+  EXPECT_EQ(at_verification.verification[0].new_status, results::status::unlaunchable);
 }
 
 TEST(compare, another_gpu_is_refused_unless_allowed) {
@@ -225,8 +226,8 @@ TEST(compare, two_kinds_are_refused) {
 result_document with_scaled_statistics(result_document d, double factor) {
   for (auto& r : d.records) {
     auto& s = *r.stats;
-    for (double* v : {&s.min_us, &s.median_us, &s.mean_us, &s.p10_us, &s.p90_us, &s.max_us,
-                      &s.stdev_us, &s.iqr_us}) {
+    for (double* v : {&s.min, &s.median, &s.mean, &s.p10, &s.p90, &s.max,
+                      &s.stdev, &s.iqr}) {
       *v *= factor;
     }
   }
@@ -255,9 +256,9 @@ TEST(compare, a_screened_record_is_at_most_noisy) {
   result_document next = base;
   for (auto& r : next.records) {
     if (r.variant != k_s2 || r.tokens != 64) continue;
-    ASSERT_EQ(r.status, "dropped");
+    ASSERT_EQ(r.status, results::status::dropped);
     ASSERT_EQ(r.samples_us.size(), 2u);
-    r.stats->median_us *= 1.2;
+    r.stats->median *= 1.2;
     for (double& x : r.samples_us) x *= 1.2;
   }
   const comparison c = compare_documents(base, next, {});
@@ -285,11 +286,11 @@ TEST(compare, a_screening_measurement_is_not_compared_with_a_final_one) {
   result_document next = base;
   for (auto& r : next.records) {
     if (r.variant != k_s2 || r.tokens != 64) continue;
-    ASSERT_EQ(r.status, "dropped");
-    r.status = "ok";
-    r.verification_status = "ok";
-    r.stats->median_us *= 1.2;
-    r.samples_us.assign(20, r.stats->median_us);
+    ASSERT_EQ(r.status, results::status::dropped);
+    r.status = results::status::ok;
+    r.verification_status = results::status::ok;
+    r.stats->median *= 1.2;
+    r.samples_us.assign(20, r.stats->median);
   }
   const comparison c = compare_documents(base, next, {});
   const auto it = std::find_if(c.records.begin(), c.records.end(), [](const record_comparison& r) {
@@ -307,18 +308,18 @@ TEST(compare, times_under_another_objective_are_not_comparable) {
   // PDL on against off, and two chain models: listed as not comparable, never a regression.
   for (const char* name : {"time-base.json", "sweep-base.json"}) {
     const result_document base = fixture(name);
-    auto with = [&](const std::function<void(timing::objective&)>& change) {
+    auto with = [&](const std::function<void(results::objective&)>& change) {
       result_document next = base;
       for (auto& r : next.records) {
         change(r.objective);
-        if (r.stats) r.stats->median_us *= 2.08;
+        if (r.stats) r.stats->median *= 2.08;
         for (double& x : r.samples_us) x *= 2.08;
       }
       return compare_documents(base, next, {});
     };
-    for (const auto& [change, why] : std::vector<std::pair<std::function<void(timing::objective&)>, std::string>>{
-             {[](timing::objective& o) { o.mode = timing::timing_mode::isolated; }, "timing graph vs isolated"},
-             {[](timing::objective& o) { o.pdl = false; }, "PDL on vs off"}}) {
+    for (const auto& [change, why] : std::vector<std::pair<std::function<void(results::objective&)>, std::string>>{
+             {[](results::objective& o) { o.mode = results::timing_mode::isolated; }, "timing graph vs isolated"},
+             {[](results::objective& o) { o.pdl = false; }, "PDL on vs off"}}) {
       const comparison c = with(change);
       EXPECT_FALSE(c.regression()) << name << ": " << why;
       EXPECT_EQ(c.counts.slower, 0u) << name;
@@ -344,9 +345,9 @@ TEST(compare, times_under_another_objective_are_not_comparable) {
   }
   // Two chain models differ in what the producer is.
   result_document base = fixture("time-base.json"), next = base;
-  for (auto& r : base.records) r.objective.mode = timing::timing_mode::chain;
+  for (auto& r : base.records) r.objective.mode = results::timing_mode::chain;
   for (auto& r : next.records) {
-    r.objective.mode = timing::timing_mode::chain;
+    r.objective.mode = results::timing_mode::chain;
     r.objective.chain.producer.duration_us = 8;
   }
   const comparison c = compare_documents(base, next, {});
@@ -378,9 +379,9 @@ TEST(compare, thresholds_and_the_worst_first) {
   result_document base = fixture("time-base.json");
   result_document next = base;
   // +8% on one, +30% on another: both slower at 5%, the +30% listed first; at 10%, only it.
-  next.records[0].stats->median_us *= 1.08;
+  next.records[0].stats->median *= 1.08;
   for (double& v : next.records[0].samples_us) v *= 1.08;
-  next.records[1].stats->median_us *= 1.30;
+  next.records[1].stats->median *= 1.30;
   for (double& v : next.records[1].samples_us) v *= 1.30;
   const comparison c = compare_documents(base, next, {});
   ASSERT_EQ(c.counts.slower, 2u);
@@ -400,7 +401,7 @@ TEST(compare, untimed_sweeps_compare_without_timing) {
   base.context.gpu_name.clear();
   base.dispatch.clear();
   for (auto& r : base.records) {
-    r.status = "unverified";
+    r.status = results::status::unverified;
     r.verification_status.reset();
     r.stats.reset();
     r.samples_us.clear();
@@ -485,7 +486,7 @@ TEST(compare_shipped, the_winner_slower_beyond_threshold_and_noise_is_a_regressi
   for (const double factor : {1.10, 1.03}) {
     result_document next = base;
     result_record& r = record_of(next, winner, 64);
-    r.stats->median_us *= factor;
+    r.stats->median *= factor;
     for (double& x : r.samples_us) x *= factor;
     const comparison c = compare_documents(base, next, {});
     ASSERT_TRUE(c.shipped_verdict);
@@ -518,12 +519,12 @@ TEST(compare_shipped, the_noise_floor_of_the_plans_holds_back_a_change_its_sampl
   const std::string winner = winner_at(base, "mla_decode_epilogue", 64);
   result_document next = base;
   for (result_document* d : {&base, &next}) {
-    d->plan = report::result_plan{};
+    d->plan = results::result_plan{};
     d->plan->noise_floor = 0.03;
     d->plan->noise_sigmas = 2;
     record_of(*d, winner, 64).stats->rel_stderr_median = 0.001;
   }
-  record_of(next, winner, 64).stats->median_us *= 1.06;
+  record_of(next, winner, 64).stats->median *= 1.06;
   comparison c = compare_documents(base, next, {});
   EXPECT_EQ(c.rule.noise_floor, 0.03);
   EXPECT_EQ(c.exit_code(), 0) << format_table(c, {});
@@ -538,10 +539,10 @@ TEST(compare_shipped, a_variant_that_wins_nothing_is_listed_only_with_all_and_de
   result_document next = base;
   result_record* loser = nullptr;
   for (auto& r : next.records) {
-    if (r.family == "mla_decode_epilogue" && r.tokens == 64 && r.variant != winner && r.status == "ok") loser = &r;
+    if (r.family == "mla_decode_epilogue" && r.tokens == 64 && r.variant != winner && r.status == results::status::ok) loser = &r;
   }
   ASSERT_NE(loser, nullptr);
-  loser->stats->median_us *= 1.5;
+  loser->stats->median *= 1.5;
   for (double& x : loser->samples_us) x *= 1.5;
   const comparison c = compare_documents(base, next, {});
   EXPECT_EQ(c.counts.slower, 1u) << "the record is slower";
@@ -566,7 +567,7 @@ TEST(compare_shipped, a_count_with_no_winner_any_more_is_lost_and_one_not_swept_
   EXPECT_EQ(c.exit_code(), 1);
   EXPECT_TRUE(contains(format_table(c, {}), "Lost: no qualified winner any more (regressions) (1)"));
   // NEW's plan did not sweep T64 at all: not a verdict.
-  next.plan = report::result_plan{};
+  next.plan = results::result_plan{};
   for (long long t : {1LL, 1024LL}) next.plan->tokens.push_back(t);
   c = compare_documents(base, next, {});
   EXPECT_EQ(c.shipped_totals.lost, 0u);

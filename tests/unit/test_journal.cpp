@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "report/sweep_journal.hpp"
+#include "results/journal.hpp"
 #include "sweep/journal.hpp"
 
 namespace kk3::sweep {
@@ -34,7 +34,7 @@ record sample_record() {
   r.tokens = 64;
   r.shape = {{"heads", 16}};
   r.knobs = {{"SPLIT", 3}, {"UNROLL", 1}};
-  r.status = "unverified";
+  r.status = results::status::unverified;
   r.rounds = 2;
   timing::sample_stats st;
   st.samples = 3;
@@ -56,12 +56,12 @@ TEST_F(journal_test, lines_come_back_exactly) {
     c.carried = {"a", "b"};
     j.add_count(count_key(shape_key("mla_decode_epilogue", "bf16", {{"heads", 16}}), 64), c);
     verification v;
-    v.status = "ok";
+    v.status = results::status::ok;
     v.seed = 77;
     v.checks = 5;
     v.shapes = {"T1"};
     j.add_verified("mla_decode_epilogue/bf16/heads=16", {{"split3-x", v}});
-    j.add_fault({"mla_decode_epilogue/bf16/heads=16", 64, "bad", "timeout", "ran 6 s"});
+    j.add_fault({"mla_decode_epilogue/bf16/heads=16", 64, "bad", results::status::timeout, "ran 6 s"});
   }
   const journal j = journal::resume(file, "key1");
   const journal_state& s = j.state();
@@ -79,7 +79,7 @@ TEST_F(journal_test, lines_come_back_exactly) {
   EXPECT_EQ(c.carried, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(s.verified.at("mla_decode_epilogue/bf16/heads=16").at("split3-x").checks, 5);
   ASSERT_EQ(s.faults.size(), 1u);
-  EXPECT_EQ(s.faults[0].status, "timeout");
+  EXPECT_EQ(s.faults[0].status, results::status::timeout);
 }
 
 TEST_F(journal_test, unlaunchable_records_and_verifications_come_back) {
@@ -87,7 +87,7 @@ TEST_F(journal_test, unlaunchable_records_and_verifications_come_back) {
   // reason), and a finalist found unlaunchable by verification: --resume must see both as written.
   record unlaunchable = sample_record();
   unlaunchable.variant = "split4-x";
-  unlaunchable.status = "unlaunchable";
+  unlaunchable.status = results::status::unlaunchable;
   unlaunchable.reason = "unlaunchable at T64-H16: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB dynamic), "
                         "the device allows 227 KiB";
   unlaunchable.rounds = 0;
@@ -95,7 +95,7 @@ TEST_F(journal_test, unlaunchable_records_and_verifications_come_back) {
   unlaunchable.samples_us.clear();
   unlaunchable.bytes_moved = 0;
   verification v;
-  v.status = "unlaunchable";
+  v.status = results::status::unlaunchable;
   v.reason = "unlaunchable at T65-H16: a cluster of 16 CTAs with 128 threads, 40 registers per thread and 200 KiB of "
              "shared memory each does not fit on the device";
   v.seed = 5;
@@ -116,15 +116,15 @@ TEST_F(journal_test, unlaunchable_records_and_verifications_come_back) {
   ASSERT_EQ(records.size(), 2u);
   const record& r = records[1];
   EXPECT_EQ(r.variant, "split4-x");
-  EXPECT_EQ(r.status, "unlaunchable");
+  EXPECT_EQ(r.status, results::status::unlaunchable);
   EXPECT_EQ(r.reason, unlaunchable.reason);
   EXPECT_FALSE(r.stats);
   EXPECT_FALSE(r.verified);
   EXPECT_TRUE(r.samples_us.empty());
   EXPECT_EQ(r.knobs, unlaunchable.knobs);
-  EXPECT_EQ(records[0].status, "unverified");
+  EXPECT_EQ(records[0].status, results::status::unverified);
   const verification& back = j.state().verified.at(shape).at("split3-x");
-  EXPECT_EQ(back.status, "unlaunchable");
+  EXPECT_EQ(back.status, results::status::unlaunchable);
   EXPECT_EQ(back.reason, v.reason);
   EXPECT_EQ(back.shapes, v.shapes);
 }

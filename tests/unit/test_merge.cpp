@@ -12,7 +12,7 @@
 #include "core/gzip.hpp"
 #include "core/text.hpp"
 #include "merge/merge.hpp"
-#include "report/record_lines.hpp"
+#include "results/codec.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3 {
@@ -145,7 +145,7 @@ json comparable(json doc) {
 
 fs::path write_doc(const test::temp_dir& dir, const std::string& name, const json& doc) {
   const fs::path file = dir.path() / name;
-  test::write_text(file, report::sweep_text(doc));
+  test::write_text(file, results::sweep_text(doc));
   return file;
 }
 
@@ -165,8 +165,8 @@ TEST(merge, the_shards_merge_into_the_unsharded_file) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string text = read_file(out);
   const json merged = json::parse(text);
-  EXPECT_EQ(report::sweep_text(comparable(merged)), report::sweep_text(comparable(whole())));
-  EXPECT_EQ(text, report::sweep_text(merged))
+  EXPECT_EQ(results::sweep_text(comparable(merged)), results::sweep_text(comparable(whole())));
+  EXPECT_EQ(text, results::sweep_text(merged))
       << "the layout is the sweep writer's: one record per line";
   EXPECT_EQ(merged["context"]["utc_time"], "2026-12-02T01:00:00Z");
   EXPECT_EQ(merged["context"]["argv"].back(), out.string());
@@ -179,7 +179,7 @@ TEST(merge, the_shards_merge_into_the_unsharded_file) {
 }
 
 TEST(merge, the_sweep_text_puts_one_record_per_line) {
-  const std::string text = report::sweep_text(whole());
+  const std::string text = results::sweep_text(whole());
   EXPECT_TRUE(contains(text, "\"records\": [\n    {\"family\"")) << text.substr(0, 2000);
   std::size_t lines = 0;
   for (std::size_t at = text.find("\n    {\"family\""); at != std::string::npos;
@@ -194,7 +194,7 @@ TEST(merge, the_sweep_text_reproduces_a_committed_sweep_file) {
   const fs::path file =
       fs::path(KK3_RESULTS_DIR) / "h200" / "sweep-default-2026-12-01" / "default-cold.json.gz";
   const std::string text = gunzip(file, read_file(file));
-  EXPECT_EQ(report::sweep_text(json::parse(text)), text);
+  EXPECT_EQ(results::sweep_text(json::parse(text)), text);
 }
 
 // One refusal: `edit` spoils shard 2 (or, with `only_first`, merges shard 1 alone).
@@ -278,7 +278,7 @@ TEST(merge, a_record_outside_its_shard_is_refused) {
 
 TEST(merge, a_truncated_input_is_named_by_file_and_place) {
   const test::temp_dir dir;
-  const std::string text = report::sweep_text(shard_2());
+  const std::string text = results::sweep_text(shard_2());
   test::write_text(dir.path() / "b.json", text.substr(0, text.size() / 2));
   const auto r =
       merge({write_doc(dir, "a.json", shard_1()), dir.path() / "b.json"}, dir.path() / "m.json");

@@ -1,4 +1,4 @@
-// The objective (src/timing/objective.hpp): its JSON form, the plan's and the flags' way of
+// The objective (src/results/objective.hpp): its JSON form, the plan's and the flags' way of
 // giving it, and what makes two objectives comparable.
 #include <gtest/gtest.h>
 
@@ -7,9 +7,9 @@
 #include "cli/objective_options.hpp"
 #include "core/error.hpp"
 #include "families/registry.hpp"
-#include "timing/objective.hpp"
+#include "results/objective.hpp"
 
-namespace kk3::timing {
+namespace kk3::results {
 namespace {
 
 objective read(const ordered_json& j, const objective& defaults = {}) {
@@ -124,4 +124,4 @@ TEST(objective, time_flags_change_the_family_model) {
 }
 
 }  // namespace
-}  // namespace kk3::timing
+}  // namespace kk3::results

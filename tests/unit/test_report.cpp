@@ -10,7 +10,7 @@
 #include "core/text.hpp"
 #include "report/html_report.hpp"
 #include "report/records_csv.hpp"
-#include "report/result_reader.hpp"
+#include "results/document.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3 {
@@ -34,7 +34,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 
 std::string render(const std::string& file) {
-  const report::result_document doc = report::read_result_document(file);
+  const results::result_document doc = results::read_result_document(file);
   return report::render_html_report(doc, report::read_report_extras(file)).html;
 }
 
@@ -103,15 +103,15 @@ TEST(ReportHtml, EscapesEveryStringFromTheFile) {
 TEST(ReportHtml, UnlaunchableVariantsAreShownApartInGrey) {
   // The fixture plus a variant the GPU could not launch at T=1 and T=8 (never measured), and a
   // finalist at T=64 whose verification found it unlaunchable (timed, not qualified).
-  report::result_document doc = report::read_result_document(k_sweep);
+  results::result_document doc = results::read_result_document(k_sweep);
   const std::string why = "unlaunchable at T1-H16: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB "
                           "dynamic), the device allows 227 KiB & <more>";
   for (long long t : {8, 1}) {
-    report::result_record r = doc.records.front();
+    results::result_record r = doc.records.front();
     r.variant = "split8-unroll1-threads1024";
     r.reference = false;
     r.tokens = t;
-    r.status = "unlaunchable";
+    r.status = results::status::unlaunchable;
     r.reason = why;
     r.verification_status.reset();
     r.stats.reset();
@@ -120,8 +120,8 @@ TEST(ReportHtml, UnlaunchableVariantsAreShownApartInGrey) {
   }
   for (auto& r : doc.records) {
     if (r.mode == "bf16" && r.tokens == 64 && r.variant == "split4-unroll1-threads256") {
-      r.status = "unlaunchable";
-      r.verification_status = "unlaunchable";
+      r.status = results::status::unlaunchable;
+      r.verification_status = results::status::unlaunchable;
     }
   }
   const std::string html = report::render_html_report(doc, report::read_report_extras(k_sweep)).html;
@@ -138,12 +138,12 @@ TEST(ReportHtml, UnlaunchableVariantsAreShownApartInGrey) {
 // Issue 25, item 5: a record that was never timed (unlaunchable) has no bandwidth: its CSV cells
 // are empty, not 0, so a mean over the column is not dragged down; a timed record keeps both.
 TEST(ReportCsv, AnUnlaunchableRecordsBandwidthAndFractionAreEmpty) {
-  report::result_document doc = report::read_result_document(k_sweep);
+  results::result_document doc = results::read_result_document(k_sweep);
   ASSERT_TRUE(doc.records.front().stats);
-  report::result_record r = doc.records.front();
+  results::result_record r = doc.records.front();
   r.variant = "split8-unroll1-threads1024";
   r.reference = false;
-  r.status = "unlaunchable";
+  r.status = results::status::unlaunchable;
   r.reason = "needs 240 KiB of shared memory per CTA";
   r.verification_status.reset();
   r.stats.reset();

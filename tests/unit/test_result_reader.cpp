@@ -1,4 +1,4 @@
-// Reading result files (src/report/result_reader.hpp): the committed H200 results of both kinds
+// Reading result files (src/results/document.hpp): the committed H200 results of both kinds
 // and both layouts, an untimed sweep, and every way a file can be unusable (each error names the
 // file and the JSON pointer).
 #include <gtest/gtest.h>
@@ -8,16 +8,16 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "report/result_reader.hpp"
-#include "report/sweep_json.hpp"
+#include "results/document.hpp"
+#include "sweep/result_file.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3 {
 namespace {
 
 namespace fs = std::filesystem;
-using report::read_result_document;
-using report::result_document;
+using results::read_result_document;
+using results::result_document;
 
 const fs::path k_h200 = fs::path(KK3_RESULTS_DIR) / "h200";
 const fs::path k_sweeps = k_h200 / "sweep-families-2026-11-29";
@@ -27,7 +27,7 @@ const fs::path k_chain = k_h200 / "mla-bench-2026-11-29" / "bf16" / "chain-bf16-
 // The message of the error(input) reading `file` throws ("" and a failure if none is thrown).
 std::string input_error(const fs::path& file) {
   try {
-    read_result_document(file);
+    (void)read_result_document(file);
   } catch (const error& e) {
     EXPECT_EQ(e.kind(), error_kind::input) << e.what();
     return e.what();
@@ -60,18 +60,18 @@ TEST(result_reader, reads_a_time_result) {
   EXPECT_TRUE(d.dispatch.empty());
 
   ASSERT_EQ(d.records.size(), 5u);
-  const report::result_record& r = d.records[0];
+  const results::result_record& r = d.records[0];
   EXPECT_EQ(r.at, "/results/0");
   EXPECT_EQ(r.key(),
             "mla_decode_epilogue/bf16/T64-H8/"
             "split1-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0");
-  EXPECT_EQ(r.status, "ok");
+  EXPECT_EQ(r.status, results::status::ok);
   EXPECT_EQ(r.timing_mode, "chain");
   EXPECT_FALSE(r.reference);  // this early file has no "reference" member
   EXPECT_FALSE(r.verification_status);
   ASSERT_TRUE(r.stats);
   EXPECT_EQ(r.stats->samples, 49);
-  EXPECT_DOUBLE_EQ(r.stats->median_us, 1.7184004187583923);
+  EXPECT_DOUBLE_EQ(r.stats->median, 1.7184004187583923);
   EXPECT_DOUBLE_EQ(r.stats->rel_stderr_median, 0.003460148822557755);
   EXPECT_EQ(r.samples_us.size(), 49u);
   EXPECT_DOUBLE_EQ(r.samples_us[0], 1.5776000916957855);
@@ -113,7 +113,7 @@ TEST(result_reader, reads_a_gzipped_time_result_as_it_is) {
     ASSERT_TRUE(rec.stats) << rec.key();
     EXPECT_EQ(static_cast<std::size_t>(rec.stats->samples), rec.samples_us.size()) << rec.key();
   }
-  EXPECT_DOUBLE_EQ(d.records[0].stats->median_us, 1.989454623650421);
+  EXPECT_DOUBLE_EQ(d.records[0].stats->median, 1.989454623650421);
 }
 
 TEST(result_reader, a_truncated_or_corrupt_gzip_result_is_an_input_error_naming_the_file) {
@@ -138,23 +138,23 @@ TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
   EXPECT_TRUE(d.timed);
   EXPECT_EQ(d.context.gpu_name, "NVIDIA H200");
   ASSERT_EQ(d.records.size(), 32u);
-  const report::result_record& r = d.records[5];
+  const results::result_record& r = d.records[5];
   EXPECT_EQ(r.at, "/records/5");
   EXPECT_EQ(r.key(),
             "mla_decode_epilogue/bf16/T64-H16/"
             "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128");
-  EXPECT_EQ(r.status, "ok");
-  EXPECT_EQ(r.verification_status, "ok");
+  EXPECT_EQ(r.status, results::status::ok);
+  EXPECT_EQ(r.verification_status, results::status::ok);
   ASSERT_EQ(r.knobs.size(), 7u);
   EXPECT_EQ(r.knobs[0], (std::pair<std::string, long long>("SPLIT", 3)));
   ASSERT_TRUE(r.stats);
   EXPECT_EQ(r.stats->samples, 70);
-  EXPECT_DOUBLE_EQ(r.stats->median_us, 2.3108000867068768);
+  EXPECT_DOUBLE_EQ(r.stats->median, 2.3108000867068768);
   EXPECT_EQ(r.samples_us.size(), 70u);
   EXPECT_DOUBLE_EQ(r.fraction_of_ceiling, 0.25966821087935427);
 
   ASSERT_EQ(d.dispatch.size(), 3u);
-  const report::sweep_dispatch& t = d.dispatch[2];
+  const results::sweep_dispatch& t = d.dispatch[2];
   EXPECT_EQ(t.at, "/dispatch/2");
   EXPECT_EQ(t.family, "attn_res");
   EXPECT_EQ(t.shape, (families::dims{{"blocks", 1}}));  // schema 1: "blocks" of a family keyed on it
@@ -175,12 +175,12 @@ TEST(result_reader, reads_the_large_committed_sweep) {
   ASSERT_EQ(sweep.records.size(), 27153u);
   std::size_t dropped = 0, unlaunchable = 0;
   for (const auto& r : sweep.records) {
-    if (r.status == "unlaunchable") {
+    if (r.status == results::status::unlaunchable) {
       ++unlaunchable;
       EXPECT_FALSE(r.stats);
       EXPECT_NE(r.reason.find("shared memory"), std::string::npos) << r.reason;
     }
-    if (r.status != "dropped") continue;
+    if (r.status != results::status::dropped) continue;
     ++dropped;
     EXPECT_EQ(r.samples_us.size(), 2u);
     EXPECT_FALSE(r.verification_status);
@@ -210,7 +210,7 @@ TEST(result_reader, reads_an_untimed_sweep) {
   EXPECT_EQ(d.context.gpu_name, "");
   EXPECT_EQ(d.context.nvrtc_version, "");
   ASSERT_EQ(d.records.size(), 1u);
-  EXPECT_EQ(d.records[0].status, "unverified");
+  EXPECT_EQ(d.records[0].status, results::status::unverified);
   EXPECT_FALSE(d.records[0].stats);
   EXPECT_TRUE(d.records[0].samples_us.empty());
   EXPECT_EQ(d.records[0].key(), "attn_res/common_nb1/T0-NB1/b1-gpw4");
@@ -229,7 +229,7 @@ TEST(result_reader, reads_unlaunchable_records_as_the_sweep_writes_them) {
   never.tokens = 64;
   never.shape = {{"blocks", 8}};
   never.variant = "b14-gpw1";
-  never.status = "unlaunchable";
+  never.status = results::status::unlaunchable;
   never.reason = "unlaunchable at T64-NB8: a cluster of 14 CTAs with 64 threads, 40 registers per thread and "
                  "200 KiB of shared memory each does not fit on the device";
   sweep::record finalist = never;
@@ -238,21 +238,21 @@ TEST(result_reader, reads_unlaunchable_records_as_the_sweep_writes_them) {
                     "dynamic), the device allows 227 KiB";
   finalist.samples_us = {2.0, 2.1, 2.2};
   finalist.stats = timing::summarize(finalist.samples_us);
-  finalist.verified = sweep::verification{"unlaunchable", finalist.reason, 7, 4, {"T1-NB8"}, ""};
+  finalist.verified = sweep::verification{results::status::unlaunchable, finalist.reason, 7, 4, {"T1-NB8"}, ""};
   r.records = {never, finalist};
   test::temp_dir dir;
   const fs::path file = dir.path() / "sweep.json";
-  test::write_text(file, report::sweep_json(r));
+  test::write_text(file, sweep::sweep_json(r));
 
   const result_document d = read_result_document(file);
   ASSERT_EQ(d.records.size(), 2u);
-  EXPECT_EQ(d.records[0].status, "unlaunchable");
+  EXPECT_EQ(d.records[0].status, results::status::unlaunchable);
   EXPECT_EQ(d.records[0].reason, never.reason);
   EXPECT_FALSE(d.records[0].stats);
   EXPECT_FALSE(d.records[0].verification_status);
   EXPECT_TRUE(d.records[0].samples_us.empty());
-  EXPECT_EQ(d.records[1].status, "unlaunchable");
-  EXPECT_EQ(d.records[1].verification_status, "unlaunchable");
+  EXPECT_EQ(d.records[1].status, results::status::unlaunchable);
+  EXPECT_EQ(d.records[1].verification_status, results::status::unlaunchable);
   ASSERT_TRUE(d.records[1].stats);
   EXPECT_EQ(d.records[1].samples_us.size(), 3u);
 }
@@ -265,7 +265,8 @@ TEST(result_reader, a_count_with_a_fraction_is_still_readable) {
   text = replaced(text, "\"tokens\": 64,", "\"tokens\": 64.0,");
   test::write_text(file, text);
   const result_document d = read_result_document(file);
-  EXPECT_DOUBLE_EQ(d.records[0].stats->samples, 61.25);
+  // The count is the model's (results::sample_stats): read like every integer field, rounded.
+  EXPECT_EQ(d.records[0].stats->samples, 61u);
   EXPECT_EQ(d.records[0].tokens, 64);
 }
 
@@ -287,7 +288,7 @@ class result_reader_errors : public ::testing::Test {
 
 TEST_F(result_reader_errors, an_unreadable_file_is_an_io_error) {
   try {
-    read_result_document(dir.path() / "missing.json");
+    (void)read_result_document(dir.path() / "missing.json");
     FAIL() << "no error";
   } catch (const error& e) {
     EXPECT_EQ(e.kind(), error_kind::io);

@@ -68,13 +68,13 @@ ar_layout layout_for(const shape& s, const ar_mode& m, long long write_index) {
 // produces delta, and the next sublayer's first GEMM, which reads the normalised hidden state
 // (out) (docs/objective.md). Both are persistent Hopper GEMMs: one CTA per SM holding all its
 // shared memory, so nothing of attn_res runs beside the producer.
-timing::objective attn_res::default_objective() const {
-  timing::objective o;
-  o.mode = timing::timing_mode::chain;
+results::objective attn_res::default_objective() const {
+  results::objective o;
+  o.mode = results::timing_mode::chain;
   o.chain.producer = {"sublayer's output GEMM producing delta (persistent: 1 CTA/SM, 3 warpgroups, all shared memory; triggers when done)",
                       5, 1, 384, -1, 1};
   o.chain.consumer = {"next sublayer's input GEMM (persistent: 1 CTA/SM, all shared memory; reads out)", 1, 384, -1,
-                      timing::consumer_reads::outputs};
+                      results::consumer_reads::outputs};
   return o;
 }
 

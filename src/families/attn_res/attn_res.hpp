@@ -10,7 +10,7 @@ namespace kk3::families {
 class attn_res final : public family {
  public:
   std::string name() const override { return "attn_res"; }
-  timing::objective default_objective() const override;
+  results::objective default_objective() const override;
   device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
   std::string launch_header() const override { return "attn_res_launch.h"; }
   std::string launch_call(const space::mode& m) const override;

@@ -41,12 +41,12 @@ mla_layout mla_layout_for(const shape& s) {
 // On Hopper both are persistent kernels of one CTA per SM with the most shared memory a CTA may
 // have: while the GEMM runs, none of the epilogue's CTAs fits beside it, so a variant's work
 // before its griddepcontrol.wait cannot hide under the GEMM, as it would under a small producer.
-timing::objective mla_decode_epilogue::default_objective() const {
-  timing::objective o;
-  o.mode = timing::timing_mode::chain;
+results::objective mla_decode_epilogue::default_objective() const {
+  results::objective o;
+  o.mode = results::timing_mode::chain;
   o.chain.producer = {"q up-projection GEMM (persistent: 1 CTA/SM, 3 warpgroups, all shared memory; triggers when done)", 5, 1, 384, -1, 1};
   o.chain.consumer = {"MLA decode attention (1 CTA/SM, all shared memory; reads q and the KV cache)", 1, 256, -1,
-                      timing::consumer_reads::written};
+                      results::consumer_reads::written};
   return o;
 }
 

@@ -12,7 +12,7 @@ class mla_decode_epilogue final : public family {
   static constexpr long long k_default_heads = 16;
 
   std::string name() const override { return "mla_decode_epilogue"; }
-  timing::objective default_objective() const override;
+  results::objective default_objective() const override;
   device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
   std::string launch_header() const override { return "mla_decode_epilogue_launch.h"; }
   std::string launch_call(const space::mode& m) const override;

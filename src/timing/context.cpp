@@ -1,11 +1,11 @@
-#include "report/context.hpp"
+#include "timing/context.hpp"
 
 #include <ctime>
 
 #include "core/version.hpp"
 #include "jit/toolkit.hpp"
 
-namespace kk3::report {
+namespace kk3::timing {
 
 std::string utc_now_iso8601() {
   const std::time_t now = std::time(nullptr);
@@ -16,8 +16,8 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-run_context capture_context(const device::device_info& gpu, const std::vector<std::string>& argv) {
-  run_context c;
+results::run_context capture_context(const device::device_info& gpu, const std::vector<std::string>& argv) {
+  results::run_context c;
   c.gpu = gpu;
   c.gpu.clocks = device::read_clocks(gpu.pci_bus_id);
   c.nvrtc_version = jit::nvrtc_version();
@@ -28,4 +28,4 @@ run_context capture_context(const device::device_info& gpu, const std::vector<st
   return c;
 }
 
-}  // namespace kk3::report
+}  // namespace kk3::timing

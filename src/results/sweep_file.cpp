@@ -1,14 +1,15 @@
-#include "report/sweep_reader.hpp"
+#include "results/sweep_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
-#include "report/json_fields.hpp"
+#include "results/json_fields.hpp"
 
-namespace kk3::report {
+namespace kk3::results {
 namespace {
+
 
 using json = nlohmann::ordered_json;
 
@@ -141,4 +142,4 @@ sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered
   return out;
 }
 
-}  // namespace kk3::report
+}  // namespace kk3::results

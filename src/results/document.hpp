@@ -2,16 +2,18 @@
 // Reading any result file kk3tune writes (kind "time" from `kk3tune time --json`, kind "sweep"
 // from `kk3tune sweep`) into one model: the context, one record per family x mode x shape x
 // variant, and the dispatch ranges (sweeps only). Used by `compare` and `report`.
-// (Interface fixed first; the implementation is result_reader.cpp.)
+// (The codec's reader of whole documents: results/document.cpp.)
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "report/sweep_reader.hpp"
+#include "results/model.hpp"
+#include "results/sample_stats.hpp"
+#include "results/sweep_file.hpp"
 
-namespace kk3::report {
+namespace kk3::results {
 
 /// The context block of a result file (fields absent in the file stay empty / 0).
 struct result_context {
@@ -23,34 +25,28 @@ struct result_context {
   double copy_ceiling_tb_s = 0, empty_kernel_us = 0;  ///< the machine's figures (0: not in the file)
 };
 
-/// Timing statistics of a record, microseconds.
-struct result_stats {
-  double samples = 0;  ///< count (read as a number)
-  double min_us = 0, median_us = 0, mean_us = 0, p10_us = 0, p90_us = 0, max_us = 0, stdev_us = 0, iqr_us = 0;
-  double rel_stderr_median = 0;
-};
-
 /// One family x mode x shape x variant.
 struct result_record {
   std::string at;  ///< JSON pointer of the record, for messages
   std::string family, mode, variant;
   long long tokens = 0;
-  families::dims shape;  ///< the family's key dimensions
+  dims shape;  ///< the family's key dimensions
   std::vector<std::pair<std::string, long long>> knobs;  ///< empty when the file has none (kind time)
   bool reference = false;
-  std::string status = "ok";  ///< time files: "ok"; sweeps: the record's status (an unlaunchable
-                              ///< record has no statistics unless verification found it so)
+  /// time files: ok; sweeps: the record's status (an unlaunchable record has no statistics
+  /// unless verification found it so)
+  results::status status = results::status::ok;
   std::string reason;
-  std::optional<std::string> verification_status;  ///< sweeps: the finalist's verification
+  std::optional<results::status> verification_status;  ///< sweeps: the finalist's verification
   std::string first_mismatch;
-  std::optional<result_stats> stats;
+  std::optional<sample_stats> stats;  ///< microseconds
   std::vector<double> samples_us;
   double bytes_moved = 0, achieved_tb_s = 0, fraction_of_ceiling = 0;
   std::string timing_mode;  ///< time files: "graph", "isolated", "cold" or "chain"; sweeps: empty
   /// What the time stands for: a time entry's timing.objective (before schema 3: its mode and
   /// PDL), a sweep family's objective (before schema 3: graph). Only times under one objective
   /// are comparable.
-  timing::objective objective;
+  results::objective objective;
 
   /// "family/mode/T64-H16/variant": what compare matches records by.
   std::string key() const;
@@ -80,6 +76,6 @@ struct result_document {
 /// a missing or mistyped field. Also reads the first layout of `time --json` (one measurement at
 /// the top level, its variant in the subject) and an integer field holding a fraction (rounded).
 /// The format: results/schema/kk3tune-result.schema.json.
-result_document read_result_document(const std::filesystem::path& file);
+[[nodiscard]] result_document read_result_document(const std::filesystem::path& file);
 
-}  // namespace kk3::report
+}  // namespace kk3::results

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace kk3::timing {
+namespace kk3::results {
 
 /// How a sample is taken.
 enum class timing_mode {
@@ -88,4 +88,4 @@ std::string identity(const objective& o);
 /// off", "producer duration_us 5 vs 8", ...); empty when comparable.
 std::vector<std::string> differences(const objective& a, const objective& b);
 
-}  // namespace kk3::timing
+}  // namespace kk3::results

@@ -1,4 +1,4 @@
-#include "report/result_reader.hpp"
+#include "results/document.hpp"
 
 #include <cmath>
 #include <map>
@@ -6,11 +6,13 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "families/registry.hpp"
-#include "report/json_fields.hpp"
+#include "results/dims.hpp"
+#include "results/codec.hpp"
+#include "results/json_fields.hpp"
 
-namespace kk3::report {
+namespace kk3::results {
 namespace {
+
 
 using json = nlohmann::ordered_json;
 
@@ -44,23 +46,23 @@ result_context read_context(const json_fields& r, const json& doc) {
   return c;
 }
 
-result_stats read_stats(const json_fields& r, const json& s, const std::string& at) {
-  result_stats out;
-  out.samples = r.number(s, at, "samples");
-  out.min_us = r.number(s, at, "min_us");
-  out.median_us = r.number(s, at, "median_us");
-  out.mean_us = r.number(s, at, "mean_us");
-  out.p10_us = r.number(s, at, "p10_us");
-  out.p90_us = r.number(s, at, "p90_us");
-  out.max_us = r.number(s, at, "max_us");
-  out.stdev_us = r.number(s, at, "stdev_us");
-  out.iqr_us = r.number(s, at, "iqr_us");
+sample_stats read_stats(const json_fields& r, const json& s, const std::string& at) {
+  sample_stats out;
+  out.samples = static_cast<std::size_t>(r.integer(s, at, "samples"));  // lenient: rounded
+  out.min = r.number(s, at, "min_us");
+  out.median = r.number(s, at, "median_us");
+  out.mean = r.number(s, at, "mean_us");
+  out.p10 = r.number(s, at, "p10_us");
+  out.p90 = r.number(s, at, "p90_us");
+  out.max = r.number(s, at, "max_us");
+  out.stdev = r.number(s, at, "stdev_us");
+  out.iqr = r.number(s, at, "iqr_us");
   out.rel_stderr_median = r.number(s, at, "rel_stderr_median");
   return out;
 }
 
 // "statistics": an object, or null for a record that was not timed.
-std::optional<result_stats> read_optional_stats(const json_fields& r, const json& parent,
+std::optional<sample_stats> read_optional_stats(const json_fields& r, const json& parent,
                                                 const std::string& at) {
   const json* s = r.find(parent, "statistics");
   if (!s || s->is_null()) return std::nullopt;
@@ -123,6 +125,17 @@ void read_time(const json_fields& r, const json& doc, result_document& out) {
   }
 }
 
+// The status of the record or verification `e` at `at`.
+status status_at(const json_fields& r, const json& e, const std::string& at) {
+  const std::string text = r.string(e, at, "status");
+  if (text.empty()) r.fail(at + "/status", "expected a status, not \"\"");
+  try {
+    return status_from_text(text);
+  } catch (const error&) {
+    r.fail(at + "/status", "unknown status \"" + text + "\"");
+  }
+}
+
 result_record read_sweep_record(const json_fields& r, const json& e, const std::string& at) {
   json_fields::entry_head head = r.head(e, at);
   result_record rec;
@@ -134,12 +147,11 @@ result_record read_sweep_record(const json_fields& r, const json& e, const std::
   rec.variant = r.string(e, at, "variant");
   if (r.find(e, "knobs")) rec.knobs = r.knobs(e, at, "knobs");
   rec.reference = r.optional_boolean(e, at, "reference");
-  rec.status = r.string(e, at, "status");
-  if (rec.status.empty()) r.fail(at + "/status", "expected a status, not \"\"");
+  rec.status = status_at(r, e, at);
   rec.reason = r.optional_string(e, at, "reason");
   if (const json* v = r.find(e, "verification"); v && !v->is_null()) {
     if (!v->is_object()) r.fail(at + "/verification", "expected an object or null");
-    rec.verification_status = r.string(*v, at + "/verification", "status");
+    rec.verification_status = status_at(r, *v, at + "/verification");
     rec.first_mismatch = r.optional_string(*v, at + "/verification", "first_mismatch");
   }
   read_measurement(r, e, at, rec);
@@ -161,7 +173,7 @@ void read_sweep(const json_fields& r, const json& doc, result_document& out) {
     }
     out.plan = std::move(p);
   }
-  std::map<std::string, timing::objective> objectives;  // by family; before schema 3: graph
+  std::map<std::string, results::objective> objectives;  // by family; before schema 3: graph
   if (const json* families = r.find(doc, "families"); families && families->is_object()) {
     for (const auto& [name, f] : families->items()) {
       if (const json* o = f.is_object() ? r.find(f, "objective") : nullptr) objectives[name] = r.objective(*o, "/families/" + name + "/objective");
@@ -185,7 +197,7 @@ void read_sweep(const json_fields& r, const json& doc, result_document& out) {
 }  // namespace
 
 std::string result_record::key() const {
-  return family + "/" + mode + "/T" + std::to_string(tokens) + families::shape_suffix(shape) + "/" + variant;
+  return family + "/" + mode + "/T" + std::to_string(tokens) + shape_suffix(shape) + "/" + variant;
 }
 
 result_document read_result_document(const std::filesystem::path& file) {
@@ -214,4 +226,4 @@ result_document read_result_document(const std::filesystem::path& file) {
   return out;
 }
 
-}  // namespace kk3::report
+}  // namespace kk3::results

@@ -1,7 +1,9 @@
 #pragma once
-// Typed, located access to a result file's JSON for the readers of src/report (result_reader,
-// sweep_reader): every failure names the file and the JSON pointer.
+// Typed, located access to a result file's JSON for the codec's readers (and merge): every
+// failure names the file and the JSON pointer.
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -11,12 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "families/registry.hpp"
-#include "report/json_parse.hpp"
-#include "report/sweep_reader.hpp"
-#include "timing/objective.hpp"
+#include "core/json_parse.hpp"
+#include "results/dims.hpp"
+#include "results/objective.hpp"
+#include "results/schema.hpp"
 
-namespace kk3::report {
+namespace kk3::results {
 
 /// Typed access to one file's JSON; every failure names the file and the JSON pointer.
 /// Lenient (the default) in one way only: an integer field holding a number with a fraction (a
@@ -46,9 +48,9 @@ class json_fields {
     return static_cast<int>(d);
   }
 
-  /// An objective (timing/objective.hpp) as a result file holds it.
-  timing::objective objective(const json& j, const std::string& at) const {
-    return timing::objective_from_json(j, timing::objective{}, at, [this](const std::string& p, const std::string& what) { fail(p, what); });
+  /// An objective (results/objective.hpp) as a result file holds it.
+  results::objective objective(const json& j, const std::string& at) const {
+    return objective_from_json(j, results::objective{}, at, [this](const std::string& p, const std::string& what) { fail(p, what); });
   }
 
   /// The member, or nullptr when the object has none.
@@ -146,7 +148,7 @@ class json_fields {
   /// What a record or a table says first: its family, mode and model shape.
   struct entry_head {
     std::string family, mode;
-    families::dims shape;
+    dims shape;
   };
   /// The head of the record or table `e` at `at` (which must be an object).
   entry_head head(const json& e, const std::string& at) const {
@@ -156,10 +158,10 @@ class json_fields {
     return h;
   }
   /// The model shape of a record or table of `family` at `at`: the object "shape" (schema 2),
-  /// or the integers "heads" and "blocks" of schema 1, of which it keeps those `family` has as
-  /// key dimensions (both nonzero ones for a family this kk3tune does not know).
-  families::dims shape(const json& e, const std::string& at, const std::string& family) const {
-    families::dims out;
+  /// or the integers "heads" and "blocks" of schema 1, of which it keeps those `family` had as
+  /// key dimensions then (both nonzero ones for a family schema 1 did not know).
+  dims shape(const json& e, const std::string& at, const std::string& family) const {
+    dims out;
     if (const json* s = find(e, "shape")) {
       if (!s->is_object()) fail(at + "/shape", "expected an object of dimension name -> integer");
       for (const auto& [name, value] : s->items()) {
@@ -167,10 +169,16 @@ class json_fields {
       }
       return out;
     }
-    const families::family* f = families::find_registered(family);
+    // The families of schema 1 and the key dimension each had (an upgrade: frozen with it).
+    static const std::pair<const char*, const char*> k_schema1_keys[] = {
+        {"mla_decode_epilogue", "heads"}, {"attn_res", "blocks"},
+        {"copy_example", nullptr},        {"empty_example", nullptr}};
+    const auto* known = std::find_if(std::begin(k_schema1_keys), std::end(k_schema1_keys),
+                                     [&](const auto& k) { return family == k.first; });
+    const bool f = known != std::end(k_schema1_keys);
     for (const char* name : {"heads", "blocks"}) {
-      const std::optional<families::dimension> d = f ? f->find_dimension(name) : std::nullopt;
-      if (f && !(d && d->key)) continue;  // a field of schema 1 the family does not have
+      // a field of schema 1 the family does not have
+      if (f && !(known->second && std::string(known->second) == name)) continue;
       const long long v = integer(e, at, name);
       if (f || v != 0) out.emplace_back(name, v);
     }
@@ -182,9 +190,4 @@ class json_fields {
   bool m_strict;
 };
 
-/// One entry of a sweep's "dispatch" list at `at`. Strict fields (emit) also require each range's
-/// knobs, runner_up and margin and at least one range; lenient ones (compare, report) take what
-/// is there.
-sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d, const std::string& at);
-
-}  // namespace kk3::report
+}  // namespace kk3::results

@@ -1,4 +1,4 @@
-#include "report/json_parse.hpp"
+#include "core/json_parse.hpp"
 
 #include <vector>
 
@@ -6,7 +6,7 @@
 #include "core/gzip.hpp"
 #include "core/text.hpp"
 
-namespace kk3::report {
+namespace kk3 {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -121,4 +121,4 @@ json parse_json_text(const std::filesystem::path& file, const std::string& raw) 
   throw error(error_kind::input, file.string() + ": " + at + ": " + what);
 }
 
-}  // namespace kk3::report
+}  // namespace kk3

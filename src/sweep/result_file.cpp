@@ -1,21 +1,24 @@
-#include "report/sweep_json.hpp"
+#include "sweep/result_file.hpp"
 
 #include <map>
 
 #include "core/version.hpp"
-#include "report/json_parse.hpp"
-#include "report/measurement_json.hpp"
-#include "report/record_json.hpp"
-#include "report/record_lines.hpp"
+#include "core/json_parse.hpp"
+#include "results/schema.hpp"
+#include "results/codec.hpp"
+#include "timing/context.hpp"
 
-namespace kk3::report {
+namespace kk3::sweep {
+
+using results::json;
+
 namespace {
 
 json optional_string(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
 
 /// A table's part of sweep --baseline: how many counts the baseline held, and every count whose
 /// variant changed, with the gain over the baseline's variant measured in this run.
-json baseline_json(const sweep::dispatch_entry& d) {
+json baseline_json(const dispatch_entry& d) {
   json changes = json::array();
   for (const select::choice* c : d.baseline_changes()) {
     // Against a baseline variant that no longer qualifies here, the gain is over the next incumbent.
@@ -27,19 +30,19 @@ json baseline_json(const sweep::dispatch_entry& d) {
 
 }  // namespace
 
-std::string sweep_json(const sweep::sweep_result& r) {
-  json doc = {{"schema_version", k_schema_version}, {"kind", "sweep"}};
+std::string sweep_json(const sweep_result& r) {
+  json doc = {{"schema_version", results::k_schema_version}, {"kind", "sweep"}};
   if (r.context) {
-    doc["context"] = context_json(*r.context);
+    doc["context"] = results::context_json(*r.context);
   } else {
     doc["context"] = {{"gpu", nullptr},
                       {"tool_version", tool_version()},
                       {"git_revision", git_revision()},
                       {"argv", r.argv},
-                      {"utc_time", utc_now_iso8601()}};
+                      {"utc_time", timing::utc_now_iso8601()}};
   }
   json objectives = json::object();  // family -> objective: what merge and compare check
-  for (const auto& f : r.families) objectives[f.family] = timing::to_json(f.objective);
+  for (const auto& f : r.families) objectives[f.family] = results::to_json(f.objective);
   doc["plan"] = {{"config", r.config.file.string()},
                  {"tokens", r.config.tokens},
                  {"archs", r.archs},
@@ -69,7 +72,7 @@ std::string sweep_json(const sweep::sweep_result& r) {
                           {"entry", f.entry},
                           {"source", f.source},
                           {"shape_keys", f.shape_keys},
-                          {"reference", {{"variant", f.reference}, {"knobs", knobs_json(f.reference_knobs)}}},
+                          {"reference", {{"variant", f.reference}, {"knobs", results::knobs_json(f.reference_knobs)}}},
                           {"modes", modes},
                           {"objective", objectives[f.family]}};
   }
@@ -79,7 +82,7 @@ std::string sweep_json(const sweep::sweep_result& r) {
   json records = json::array();
   for (const auto& rec : r.records) {
     knobs_of[rec.family + "/" + rec.variant] = rec.knobs;
-    records.push_back(record_json(rec, record_precision::rounded, r.ceiling_tb_s));
+    records.push_back(results::record_json(rec, results::record_precision::rounded, r.ceiling_tb_s));
   }
   doc["records"] = nullptr;  // its place in the key order; filled below
 
@@ -90,19 +93,19 @@ std::string sweep_json(const sweep::sweep_result& r) {
       ranges.push_back({{"min_tokens", range.min_tokens},
                         {"max_tokens", range.max_tokens},
                         {"variant", range.winner},
-                        {"knobs", knobs_json(knobs_of[d.family + "/" + range.winner])},
+                        {"knobs", results::knobs_json(knobs_of[d.family + "/" + range.winner])},
                         {"runner_up", optional_string(range.runner_up)},
                         {"margin", range.margin},
                         {"incumbent_kept", range.incumbent_kept},
                         {"tokens", range.tokens}});
     }
-    json entry = {{"family", d.family}, {"mode", d.mode}, {"shape", shape_json(d.shape)}, {"ranges", ranges}};
+    json entry = {{"family", d.family}, {"mode", d.mode}, {"shape", results::shape_json(d.shape)}, {"ranges", ranges}};
     if (!d.baseline_counts().empty()) entry["baseline"] = baseline_json(d);
     dispatch.push_back(std::move(entry));
   }
   doc["dispatch"] = dispatch;
   doc["records"] = std::move(records);
-  return sweep_text(doc);
+  return results::sweep_text(doc);
 }
 
-}  // namespace kk3::report
+}  // namespace kk3::sweep

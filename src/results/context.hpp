@@ -1,11 +1,12 @@
 #pragma once
-// The context block of every result: where, when and with what a measurement was made.
+// The context block of every result: where, when and with what a measurement was made
+// (timing/context.hpp captures it; the codec writes it).
 #include <string>
 #include <vector>
 
 #include "device/device_info.hpp"
 
-namespace kk3::report {
+namespace kk3::results {
 
 /// Facts about the run that produced a result.
 struct run_context {
@@ -19,10 +20,4 @@ struct run_context {
   double empty_kernel_us = 0;
 };
 
-/// Captures the context now (clocks read through NVML when present).
-run_context capture_context(const device::device_info& gpu, const std::vector<std::string>& argv);
-
-/// "2026-11-29T08:30:00Z"
-std::string utc_now_iso8601();
-
-}  // namespace kk3::report
+}  // namespace kk3::results

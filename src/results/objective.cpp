@@ -1,4 +1,4 @@
-#include "timing/objective.hpp"
+#include "results/objective.hpp"
 
 #include <cmath>
 #include <set>
@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 
-namespace kk3::timing {
+namespace kk3::results {
 
 const char* to_string(timing_mode m) {
   switch (m) {
@@ -247,4 +247,4 @@ std::vector<std::string> differences(const objective& a, const objective& b) {
   return out;
 }
 
-}  // namespace kk3::timing
+}  // namespace kk3::results

@@ -1,36 +1,36 @@
-#include "report/sweep_journal.hpp"
+#include "results/journal.hpp"
 
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "report/record_json.hpp"
+#include "results/codec.hpp"
 
-namespace kk3::report {
+namespace kk3::results {
 namespace {
 
-/// 2: records in the result file's layout (report/record_json.hpp).
+/// 2: records in the result file's layout (results/codec.hpp).
 constexpr int k_journal_version = 3;  // 3: records carry their model shape by dimension name
 
 /// Records at full precision (the result file rounds; the journal must not, so that a resumed
 /// sweep selects exactly as an uninterrupted one would), in the result file's record layout.
-json records_json(const std::vector<sweep::record>& records) {
+json records_json(const std::vector<record>& records) {
   json a = json::array();
   for (const auto& r : records) a.push_back(record_json(r, record_precision::full, 0));
   return a;
 }
 
-std::vector<sweep::record> records_from(const json& a) {
-  std::vector<sweep::record> out;
+std::vector<record> records_from(const json& a) {
+  std::vector<record> out;
   for (const json& r : a) out.push_back(record_from_json(r));
   return out;
 }
 
 /// A verified line's outcome: the result file's verification block and its reason.
-json outcome_json(const sweep::verification& v) { return {{"reason", v.reason}, {"verification", verification_json(v)}}; }
+json outcome_json(const verification& v) { return {{"reason", v.reason}, {"verification", verification_json(v)}}; }
 
-void apply_line(const json& j, sweep::journal_state& s) {
+void apply_line(const json& j, journal_state& s) {
   if (j.contains("kk3tune_journal")) {
     if (j.at("kk3tune_journal") != k_journal_version) {
       throw std::runtime_error("journal version " + j.at("kk3tune_journal").dump() + ", this kk3tune reads " + std::to_string(k_journal_version) +
@@ -42,7 +42,7 @@ void apply_line(const json& j, sweep::journal_state& s) {
   } else if (j.contains("ceiling_tb_s")) {
     s.ceiling_tb_s = j.at("ceiling_tb_s").get<double>();
   } else if (j.contains("count")) {
-    sweep::journal_count c;
+    journal_count c;
     c.tokens = j.at("tokens");
     c.records = records_from(j.at("records"));
     c.carried = j.at("carried").get<std::vector<std::string>>();
@@ -55,7 +55,8 @@ void apply_line(const json& j, sweep::journal_state& s) {
     s.units[unit] = records_from(j.at("records"));
     s.unit_compiles[unit] = {j.at("compiles").get<std::size_t>(), j.at("compile_failures").get<std::size_t>()};
   } else if (j.contains("fault")) {
-    s.faults.push_back({j.at("fault"), j.at("tokens"), j.at("variant"), j.at("status"), j.at("reason")});
+    s.faults.push_back({j.at("fault"), j.at("tokens"), j.at("variant"),
+                        status_from_text(j.at("status").get<std::string>()), j.at("reason")});
   } else {
     throw std::runtime_error("not a journal line");
   }
@@ -69,7 +70,7 @@ std::string journal_header_line(const std::string& key, unsigned long long seed,
 
 std::string journal_ceiling_line(double tb_s) { return json{{"ceiling_tb_s", tb_s}}.dump(); }
 
-std::string journal_count_line(const std::string& key, const sweep::journal_count& c) {
+std::string journal_count_line(const std::string& key, const journal_count& c) {
   return json{{"count", key},
               {"tokens", c.tokens},
               {"records", records_json(c.records)},
@@ -77,26 +78,26 @@ std::string journal_count_line(const std::string& key, const sweep::journal_coun
       .dump();
 }
 
-std::string journal_verified_line(const std::string& shape, const std::map<std::string, sweep::verification>& variants) {
+std::string journal_verified_line(const std::string& shape, const std::map<std::string, verification>& variants) {
   json v = json::object();
   for (const auto& [id, outcome] : variants) v[id] = outcome_json(outcome);
   return json{{"verified", shape}, {"variants", v}}.dump();
 }
 
-std::string journal_unit_line(const std::string& unit, const std::vector<sweep::record>& records, std::size_t compiles,
+std::string journal_unit_line(const std::string& unit, const std::vector<record>& records, std::size_t compiles,
                               std::size_t failures) {
   return json{{"unit", unit}, {"records", records_json(records)}, {"compiles", compiles}, {"compile_failures", failures}}.dump();
 }
 
-std::string journal_fault_line(const sweep::journal_fault& f) {
-  return json{{"fault", f.shape}, {"tokens", f.tokens}, {"variant", f.variant}, {"status", f.status}, {"reason", f.reason}}.dump();
+std::string journal_fault_line(const journal_fault& f) {
+  return json{{"fault", f.shape}, {"tokens", f.tokens}, {"variant", f.variant}, {"status", to_text(f.status)}, {"reason", f.reason}}.dump();
 }
 
-sweep::journal_state read_journal(const std::filesystem::path& file) {
+journal_state read_journal(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw error(error_kind::io, file.string() + ": cannot read the journal");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  sweep::journal_state s;
+  journal_state s;
   std::size_t begin = 0, number = 0;
   while (begin < text.size()) {
     const std::size_t end = text.find('\n', begin);
@@ -128,4 +129,4 @@ sweep::journal_state read_journal(const std::filesystem::path& file) {
   return s;
 }
 
-}  // namespace kk3::report
+}  // namespace kk3::results

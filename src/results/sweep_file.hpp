@@ -8,10 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "families/shape.hpp"
-#include "timing/objective.hpp"
+#include "results/dims.hpp"
+#include "results/json_fields.hpp"
+#include "results/objective.hpp"
 
-namespace kk3::report {
+namespace kk3::results {
 
 /// One token range of a sweep's dispatch table.
 struct sweep_range {
@@ -29,7 +30,7 @@ struct sweep_range {
 struct sweep_dispatch {
   std::string at;  ///< its JSON pointer, e.g. "/dispatch/3"
   std::string family, mode;
-  families::dims shape;             ///< the model shape: the family's key dimensions
+  dims shape;             ///< the model shape: the family's key dimensions
   std::vector<sweep_range> ranges;  ///< ascending token counts
 };
 
@@ -39,7 +40,7 @@ struct sweep_family {
   std::vector<std::string> knobs;  ///< the knob names in the config's order
   std::vector<std::string> shape_keys;  ///< the names of its key dimensions (["heads"])
   std::string shape_keys_field;         ///< where the file gives them: "shape_keys" (schema 2) or "shape_key"
-  timing::objective objective;          ///< what its selection minimised (schema 3; before: graph)
+  results::objective objective;          ///< what its selection minimised (schema 3; before: graph)
 };
 
 /// A sweep result file, as read back.
@@ -70,6 +71,11 @@ struct result_file {
 /// field or a schema_version this kk3tune does not read. A valid JSON document of another kind (or with no
 /// "kind") comes back with `not_a_sweep` set, and so does an untimed sweep (compiled without a
 /// GPU: it has no tables).
-result_file read_result_file(const std::filesystem::path& file);
+[[nodiscard]] result_file read_result_file(const std::filesystem::path& file);
 
-}  // namespace kk3::report
+/// One entry of a sweep's "dispatch" list at `at`. Strict fields (emit) also require each range's
+/// knobs, runner_up and margin and at least one range; lenient ones (compare, report) take what
+/// is there.
+sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d, const std::string& at);
+
+}  // namespace kk3::results

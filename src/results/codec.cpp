@@ -1,0 +1,205 @@
+#include "results/codec.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace kk3::results {
+namespace {
+
+/// x * per_unit rounded, divided back: the nearest double to the short decimal, so it prints short.
+double rounded(double x, double per_unit) { return std::round(x * per_unit) / per_unit; }
+
+json stats_json(const sample_stats& st, record_precision p) {
+  json j = statistics_json(st);
+  if (p == record_precision::full) return j;
+  for (auto& [key, value] : j.items()) {
+    if (value.is_number_float()) {
+      value = rounded(value.get<double>(), key == "rel_stderr_median" ? 1e6 : 1e4);
+    }
+  }
+  return j;
+}
+
+sample_stats stats_from(const json& j) {
+  sample_stats s;
+  s.samples = j.at("samples").get<std::size_t>();
+  s.min = j.at("min_us");
+  s.median = j.at("median_us");
+  s.mean = j.at("mean_us");
+  s.p10 = j.at("p10_us");
+  s.p90 = j.at("p90_us");
+  s.max = j.at("max_us");
+  s.stdev = j.at("stdev_us");
+  s.iqr = j.at("iqr_us");
+  s.rel_stderr_median = j.at("rel_stderr_median");
+  return s;
+}
+
+constexpr std::pair<status, const char*> k_status_text[] = {
+    {status::ok, "ok"},
+    {status::dropped, "dropped"},
+    {status::compile_failed, "compile_failed"},
+    {status::launch_failed, "launch_failed"},
+    {status::timeout, "timeout"},
+    {status::mismatch, "mismatch"},
+    {status::pdl_hazard, "pdl_hazard"},
+    {status::unsupported, "unsupported"},
+    {status::unlaunchable, "unlaunchable"},
+    {status::unverified, "unverified"},
+};
+
+}  // namespace
+
+const char* to_text(status s) {
+  for (const auto& [value, text] : k_status_text) {
+    if (value == s) return text;
+  }
+  return "unknown";
+}
+
+status status_from_text(const std::string& text) {
+  for (const auto& [value, name] : k_status_text) {
+    if (text == name) return value;
+  }
+  throw error(error_kind::input, "unknown status \"" + text + "\"");
+}
+
+json shape_json(const dims& shape) {
+  json out = json::object();
+  for (const auto& [name, value] : shape) out[name] = value;
+  return out;
+}
+
+json statistics_json(const sample_stats& st) {
+  return {{"samples", st.samples}, {"min_us", st.min},   {"median_us", st.median},
+          {"mean_us", st.mean},    {"p10_us", st.p10},   {"p90_us", st.p90},
+          {"max_us", st.max},      {"stdev_us", st.stdev}, {"iqr_us", st.iqr},
+          {"rel_stderr_median", st.rel_stderr_median}};
+}
+
+json context_json(const run_context& c) {
+  json gpu = {{"name", c.gpu.name},
+              {"pci_bus_id", c.gpu.pci_bus_id},
+              {"compute_capability", std::to_string(c.gpu.cc_major) + "." + std::to_string(c.gpu.cc_minor)},
+              {"arch", c.gpu.arch},
+              {"sm_count", c.gpu.sm_count},
+              {"l2_bytes", c.gpu.l2_bytes},
+              {"memory_bytes", c.gpu.memory_bytes},
+              {"max_sm_clock_mhz", c.gpu.max_sm_clock_mhz},
+              {"max_memory_clock_mhz", c.gpu.max_memory_clock_mhz},
+              {"driver_version", device::version_string(c.gpu.driver_version)}};
+  if (c.gpu.clocks) {
+    gpu["sm_clock_mhz"] = c.gpu.clocks->sm_mhz;
+    gpu["memory_clock_mhz"] = c.gpu.clocks->memory_mhz;
+  }
+  json out = {{"gpu", gpu},
+              {"nvrtc_version", c.nvrtc_version},
+              {"tool_version", c.tool_version},
+              {"git_revision", c.git_revision},
+              {"argv", c.argv},
+              {"utc_time", c.utc_time}};
+  if (c.copy_ceiling_tb_s > 0 || c.empty_kernel_us > 0) {
+    out["figures"] = {{"copy_ceiling_tb_s", c.copy_ceiling_tb_s}, {"empty_kernel_us", c.empty_kernel_us}};
+  }
+  return out;
+}
+
+json knobs_json(const knob_values& knobs) {
+  json k = json::object();
+  for (const auto& [name, value] : knobs) k[name] = value;
+  return k;
+}
+
+double fraction_of_ceiling(double achieved_tb_s, double ceiling_tb_s, record_precision precision) {
+  const double fraction = ceiling_tb_s > 0 ? achieved_tb_s / ceiling_tb_s : 0;
+  return precision == record_precision::full ? fraction : rounded(fraction, 1e6);
+}
+
+json verification_json(const verification& v) {
+  return {{"status", to_text(v.status)},
+          {"seed", v.seed},
+          {"checks", v.checks},
+          {"shapes", v.shapes},
+          {"first_mismatch", v.first_mismatch.empty() ? json(nullptr) : json(v.first_mismatch)}};
+}
+
+verification verification_from_json(const json& j, const std::string& reason) {
+  verification v;
+  v.status = status_from_text(j.at("status").get<std::string>());
+  v.reason = reason;
+  v.seed = j.at("seed");
+  v.checks = j.at("checks");
+  v.shapes = j.at("shapes").get<std::vector<std::string>>();
+  if (!j.at("first_mismatch").is_null()) v.first_mismatch = j.at("first_mismatch");
+  return v;
+}
+
+json record_json(const record& r, record_precision p, double ceiling_tb_s) {
+  json e = {{"family", r.family},         {"mode", r.mode},
+            {"tokens", r.tokens},         {"shape", shape_json(r.shape)},
+            {"variant", r.variant},       {"knobs", knobs_json(r.knobs)},
+            {"reference", r.reference},   {"status", to_text(r.status)},
+            {"reason", r.reason},         {"rounds", r.rounds}};
+  e["verification"] = r.verified ? verification_json(*r.verified) : json(nullptr);
+  e["statistics"] = r.stats ? stats_json(*r.stats, p) : json(nullptr);
+  json samples = json::array();
+  for (double x : r.samples_us) {
+    samples.push_back(p == record_precision::full ? x : rounded(x, 1e4));
+  }
+  e["samples_us"] = samples;
+  e["bytes_moved"] = r.bytes_moved;
+  const double tb_s =
+      r.stats && r.stats->median > 0 ? r.bytes_moved / (r.stats->median * 1e-6) / 1e12 : 0;
+  e["achieved_tb_s"] = p == record_precision::full ? tb_s : rounded(tb_s, 1e6);
+  e["fraction_of_ceiling"] = fraction_of_ceiling(tb_s, ceiling_tb_s, p);
+  return e;
+}
+
+record record_from_json(const json& j) {
+  record r;
+  r.family = j.at("family");
+  r.mode = j.at("mode");
+  r.variant = j.at("variant");
+  r.tokens = j.at("tokens");
+  for (const auto& [name, value] : j.at("shape").items()) {
+    r.shape.emplace_back(name, value.get<long long>());
+  }
+  for (const auto& [name, value] : j.at("knobs").items()) {
+    r.knobs.emplace_back(name, value.get<long long>());
+  }
+  r.reference = j.at("reference");
+  r.status = status_from_text(j.at("status").get<std::string>());
+  r.reason = j.at("reason");
+  r.rounds = j.at("rounds");
+  r.samples_us = j.at("samples_us").get<std::vector<double>>();
+  r.bytes_moved = j.at("bytes_moved");
+  if (!j.at("verification").is_null()) {
+    r.verified = verification_from_json(j.at("verification"), r.reason);
+  }
+  if (!j.at("statistics").is_null()) r.stats = stats_from(j.at("statistics"));
+  return r;
+}
+
+std::string sweep_text(const json& doc) {
+  const auto records = doc.find("records");
+  if (records == doc.end() || !records->is_array()) {
+    throw error(error_kind::usage, "sweep_text: the document has no \"records\" array");
+  }
+  std::string lines = "[";
+  for (std::size_t i = 0; i < records->size(); ++i) {
+    lines += (i ? ",\n    " : "\n    ") + (*records)[i].dump();
+  }
+  lines += records->empty() ? "]" : "\n  ]";
+  // The placeholder is searched for with its key at the top level's indent, so a string
+  // "@records@" elsewhere (an argv word) is never taken for it.
+  const std::string key = "\n  \"records\": ";
+  const std::string placeholder = key + "\"@records@\"";
+  json shell = doc;
+  shell["records"] = "@records@";
+  std::string text = shell.dump(2);
+  text.replace(text.find(placeholder), placeholder.size(), key + lines);
+  return text + "\n";
+}
+
+}  // namespace kk3::results

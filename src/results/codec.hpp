@@ -1,0 +1,60 @@
+#pragma once
+// The one JSON codec of the result model (results/model.hpp): a record, its statistics and its
+// verification as the result file and the journal hold them (results/schema: sweep_record), and
+// the text layout of a sweep file. The journal writes records at full precision, so that a
+// resumed sweep selects exactly as an uninterrupted one; the result file rounds times to 0.1 ns
+// and fractions to 1e-6 (far below any noise). A status is text only here.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/context.hpp"
+#include "results/dims.hpp"
+#include "results/model.hpp"
+#include "results/sample_stats.hpp"
+
+namespace kk3::results {
+
+using json = nlohmann::ordered_json;
+
+/// A status as result files, journals and reports spell it ("ok", "compile_failed", ...).
+[[nodiscard]] const char* to_text(status s);
+/// The status `text` spells; throws error(input) naming it when it spells none.
+[[nodiscard]] status status_from_text(const std::string& text);
+
+/// A model shape as result files hold it: {"heads": 16}, the key dimensions in the family's order.
+[[nodiscard]] json shape_json(const dims& shape);
+/// The "statistics" block of a measurement (microseconds).
+[[nodiscard]] json statistics_json(const sample_stats& stats);
+/// The "context" block every result file carries.
+[[nodiscard]] json context_json(const run_context& context);
+/// Knob values as the result file holds them: an object in the config's knob order.
+[[nodiscard]] json knobs_json(const knob_values& knobs);
+
+enum class record_precision { full, rounded };
+
+/// The fraction of the copy ceiling a record achieved, as the result file holds it (to 1e-6;
+/// 0 without a ceiling). `merge` recomputes it against the merged ceiling the same way.
+[[nodiscard]] double fraction_of_ceiling(double achieved_tb_s, double ceiling_tb_s,
+                                         record_precision precision = record_precision::rounded);
+
+/// A record as the result file holds it; `ceiling_tb_s` gives fraction_of_ceiling (0: none).
+[[nodiscard]] json record_json(const record& r, record_precision precision, double ceiling_tb_s);
+/// The inverse of record_json (the rounded form reads back rounded). Throws json exceptions
+/// (missing or mistyped fields) that the caller names the file and line or pointer for.
+[[nodiscard]] record record_from_json(const json& j);
+
+/// A finalist's verification as the result file holds it (its reason is the record's).
+[[nodiscard]] json verification_json(const verification& v);
+[[nodiscard]] verification verification_from_json(const json& j, const std::string& reason);
+
+/// The text layout of a sweep result file: `doc` (an object with a "records" array)
+/// pretty-printed with a 2-space indent, except "records", which holds one record per line (tens
+/// of thousands of records stay readable, diffable and small). Shared by the sweep writer and
+/// `kk3tune merge`, so a merged file has the same bytes as one sweep that wrote the same
+/// document. Ends with a newline.
+[[nodiscard]] std::string sweep_text(const json& doc);
+
+}  // namespace kk3::results

@@ -1,0 +1,31 @@
+#include "results/model.hpp"
+
+namespace kk3::results {
+
+std::vector<const select::choice*> dispatch_entry::baseline_counts() const {
+  std::vector<const select::choice*> out;
+  for (const select::choice& c : choices) {
+    if (c.baseline) out.push_back(&c);
+  }
+  return out;
+}
+
+std::vector<const select::choice*> dispatch_entry::baseline_changes() const {
+  std::vector<const select::choice*> out;
+  for (const select::choice* c : baseline_counts()) {
+    if (c->winner != *c->baseline) out.push_back(c);
+  }
+  return out;
+}
+
+std::string shape_key(const std::string& family, const std::string& mode, const dims& shape) {
+  std::string key = family + "/" + mode;
+  for (const auto& [name, value] : shape) key += "/" + name + "=" + std::to_string(value);
+  return key;
+}
+
+std::string count_key(const std::string& shape, long long tokens) {
+  return shape + "/T" + std::to_string(tokens);
+}
+
+}  // namespace kk3::results

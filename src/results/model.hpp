@@ -1,0 +1,93 @@
+#pragma once
+// The value model of a result: what the sweep fills, the journal and the result file store, and
+// merge, compare, report and emit read (STYLE.md, "Data out"). Plain values; the codec
+// (results/codec.hpp) is the only place that turns them into text and back.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "results/dims.hpp"
+#include "results/objective.hpp"
+#include "results/sample_stats.hpp"
+#include "select/selection.hpp"
+
+namespace kk3::results {
+
+/// What became of a variant at a shape, or of its verification.
+enum class status {
+  ok,              ///< final round, verified (a verification: it passed)
+  dropped,         ///< screened out by successive halving
+  compile_failed,  ///< NVRTC refused it
+  launch_failed,   ///< a launch failed, or the variant ended its worker process
+  timeout,         ///< it hung its worker process
+  mismatch,        ///< its outputs differ from the reference's beyond the tolerance
+  pdl_hazard,      ///< it reads an upstream output before griddepcontrol.wait
+  unsupported,     ///< the family cannot run it at the verification shapes
+  unlaunchable,    ///< the GPU cannot launch it at this shape: no statistics, never selected
+  unverified,      ///< a finalist before verification, or (no GPU) compiled only
+};
+
+/// Knob values, in the config's knob order.
+using knob_values = std::vector<std::pair<std::string, long long>>;
+
+/// A finalist's verification outcome (one per family x mode x variant).
+struct verification {
+  results::status status = results::status::ok;
+  std::string reason;
+  unsigned long long seed = 0;
+  long long checks = 0;
+  std::vector<std::string> shapes;
+  /// "tensor[index] expected X got Y at SHAPE (against ...)", or empty
+  std::string first_mismatch;
+};
+
+/// One family x mode x shape x variant.
+struct record {
+  std::string family, mode, variant;
+  long long tokens = 0;
+  dims shape;  ///< the family's key dimensions (families::family::key_of)
+  knob_values knobs;
+  bool reference = false;
+  results::status status = results::status::ok;
+  std::string reason;
+  int rounds = 0;  ///< measurement rounds it took part in
+  std::optional<verification> verified;
+  std::optional<sample_stats> stats;
+  std::vector<double> samples_us;
+  double bytes_moved = 0;
+};
+
+/// The dispatch ranges of one family x mode x model shape.
+struct dispatch_entry {
+  std::string family, mode;
+  dims shape;  ///< the family's key dimensions
+  std::vector<select::range> ranges;
+  std::vector<select::choice> choices;  ///< per token count (the ranges merge them)
+
+  /// With sweep --baseline: the counts where the baseline had a choice, and those whose variant
+  /// changed against it (both empty without a baseline table).
+  [[nodiscard]] std::vector<const select::choice*> baseline_counts() const;
+  [[nodiscard]] std::vector<const select::choice*> baseline_changes() const;
+};
+
+/// What a family looked like to the sweep (for the result file and codegen).
+struct family_summary {
+  std::string family, entry, source;
+  std::vector<std::string> shape_keys;  ///< the names of the family's key dimensions
+  std::vector<std::string> knobs;
+  std::string reference;
+  knob_values reference_knobs;
+  /// mode -> its defines (name, value), in the config's order
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> modes;
+  results::objective objective;  ///< what its selection minimised (SPEC 2, "Objective")
+};
+
+/// The sweep's item keys: "family/mode/heads=16" for a shape and "family/mode/heads=16/T64" for
+/// one of its token counts (a family with no key dimension: "family/mode" and
+/// "family/mode/T64"). The journal, --baseline and merge look units up by them.
+[[nodiscard]] std::string shape_key(const std::string& family, const std::string& mode,
+                                    const dims& shape);
+[[nodiscard]] std::string count_key(const std::string& shape, long long tokens);
+
+}  // namespace kk3::results
