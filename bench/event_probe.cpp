@@ -25,7 +25,8 @@ int main() {
   device::context ctx(0);
   jit::jit_options jo;
   jo.use_cache = false;
-  const jit::jit_engine engine(jit::nvrtc_compiler(find_kernel_dir().dir, jit::require_cuda_include_dir().dir), jo);
+  const jit::jit_engine engine(
+      jit::nvrtc_compiler(find_kernel_dir().dir, jit::require_cuda_include_dir().dir), jo);
   const timing::helper_kernels h(engine, info.arch, find_kernel_dir().dir);
   timing::gated_stream gated(h);
   device::device_buffer own(8);
@@ -46,13 +47,16 @@ int main() {
       void* a[] = {&ns, &out};
       device::launch_config one;
       one.block.x = 32;
-      interval.push_back(gated_interval([&] { device::launch(h.self_timed(), gated.get(), one, a); }));
+      interval.push_back(
+          gated_interval([&] { device::launch(h.self_timed(), gated.get(), one, a); }));
       unsigned long long t = 0;
       own.download(&t, 8);
       self.push_back(t * 1e-3);
     }
-    std::printf("self-timed kernel spinning %llu us: interval %.3f us, own time %.3f us, difference %.3f us\n", spin_us,
-                median(interval), median(self), median(interval) - median(self));
+    std::printf(
+        "self-timed kernel spinning %llu us: interval %.3f us, own time %.3f us, difference %.3f "
+        "us\n",
+        spin_us, median(interval), median(self), median(interval) - median(self));
   }
   return 0;
 }

@@ -15,7 +15,8 @@
 namespace kk3::cli {
 
 void add_cache_options(CLI::App* cmd, cache_options& o) {
-  cmd->add_option("--cache-dir", o.cache_dir, "compile cache folder (default: $XDG_CACHE_HOME/kk3tune or ~/.cache/kk3tune)");
+  cmd->add_option("--cache-dir", o.cache_dir,
+                  "compile cache folder (default: $XDG_CACHE_HOME/kk3tune or ~/.cache/kk3tune)");
   cmd->add_flag("--no-cache", o.no_cache, "compile everything; read and write no cache");
 }
 
@@ -56,7 +57,8 @@ std::string subcommand_names(const CLI::App& app) {
   return join(names, ", ");
 }
 
-CLI::Validator integer_from(long long least, long long most, const char* expected, const char* name) {
+CLI::Validator integer_from(long long least, long long most, const char* expected,
+                            const char* name) {
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         const std::optional<long long> v = parse_integer(text);
@@ -66,12 +68,14 @@ CLI::Validator integer_from(long long least, long long most, const char* expecte
       name);
 }
 
-CLI::Validator number_at_least(double least, bool strictly, const char* expected, const char* name) {
+CLI::Validator number_at_least(double least, bool strictly, const char* expected,
+                               const char* name) {
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         char* end = nullptr;
         const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || !std::isfinite(v) || v < least || (strictly && v == least)) {
+        if (text.empty() || *end != '\0' || !std::isfinite(v) || v < least ||
+            (strictly && v == least)) {
           return "'" + text + "': expected " + expected;
         }
         return {};
@@ -81,30 +85,41 @@ CLI::Validator number_at_least(double least, bool strictly, const char* expected
 
 }  // namespace
 
-CLI::Validator positive_integer() { return integer_from(1, LLONG_MAX, "a positive integer", "POSITIVE"); }
+CLI::Validator positive_integer() {
+  return integer_from(1, LLONG_MAX, "a positive integer", "POSITIVE");
+}
 
-double percent_flag(const std::string& text, const std::string& flag, double lo, double hi, bool note_small) {
+double percent_flag(const std::string& text, const std::string& flag, double lo, double hi,
+                    bool note_small) {
   const std::optional<double> v = parse_percent(text);
   if (!v || *v * 100 < lo || *v * 100 > hi) {
-    throw error(error_kind::usage, flag + " " + text + ": expected a percentage such as 5% (" + format_number(lo) + "% to " + format_number(hi) + "%)");
+    throw error(error_kind::usage, flag + " " + text + ": expected a percentage such as 5% (" +
+                                       format_number(lo) + "% to " + format_number(hi) + "%)");
   }
   const std::string t = trim(text);
   if (note_small && !t.empty() && t.back() != '%' && *v > 0 && *v < 0.01) {
-    std::cerr << "kk3tune: note: " << flag << " " << t << " is read as " << t << "% (a fraction of " << format_number(*v) << "); write "
-              << format_number(*v * 1e4) << "% for a fraction of " << t << "\n";
+    std::cerr << "kk3tune: note: " << flag << " " << t << " is read as " << t << "% (a fraction of "
+              << format_number(*v) << "); write " << format_number(*v * 1e4)
+              << "% for a fraction of " << t << "\n";
   }
   return *v;
 }
 
 void add_text_or_json_option(CLI::App* cmd, std::string& format, const std::string& json_what) {
-  cmd->add_option("--format", format, "text (default) or json (" + json_what + ")")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--format", format, "text (default) or json (" + json_what + ")")
+      ->check(CLI::IsMember({"text", "json"}));
 }
 
-CLI::Validator positive_number() { return number_at_least(0, true, "a number above 0", "POSITIVE"); }
-CLI::Validator non_negative_number() { return number_at_least(0, false, "a number of at least 0", "NONNEGATIVE"); }
+CLI::Validator positive_number() {
+  return number_at_least(0, true, "a number above 0", "POSITIVE");
+}
+CLI::Validator non_negative_number() {
+  return number_at_least(0, false, "a number of at least 0", "NONNEGATIVE");
+}
 
 int run(int argc, char** argv) {
-  CLI::App app{"kk3tune: autotuner and benchmarker for the Kimi-K3 decode-path CUDA kernels", "kk3tune"};
+  CLI::App app{"kk3tune: autotuner and benchmarker for the Kimi-K3 decode-path CUDA kernels",
+               "kk3tune"};
   app.set_version_flag("--version", tool_version_line());
   app.require_subcommand(1);
   app.fallthrough();  // inherited by the subcommands: global options may follow the subcommand too
@@ -114,9 +129,12 @@ int run(int argc, char** argv) {
 
   global_options global;
   global.argv.assign(argv, argv + argc);
-  app.add_option("--kernel-dir", global.kernel_dir, "folder of the NVRTC kernel sources (kernels/)");
+  app.add_option("--kernel-dir", global.kernel_dir,
+                 "folder of the NVRTC kernel sources (kernels/)");
   app.add_option("--config-dir", global.config_dir, "folder of the family configs (configs/)");
-  app.add_option("--device", global.device, "the GPU to work on, by its number (default 0; under CUDA_VISIBLE_DEVICES, among those)")
+  app.add_option(
+         "--device", global.device,
+         "the GPU to work on, by its number (default 0; under CUDA_VISIBLE_DEVICES, among those)")
       ->check(integer_from(0, 4095, "a GPU number: 0, 1, ...", "N"))
       ->each([](const std::string& text) { device::select_gpu(std::stoi(text)); });
 
@@ -146,21 +164,24 @@ int run(int argc, char** argv) {
         return k_exit_ok;
       }
       if (!what.empty()) {
-        std::cerr << "kk3tune: usage error: help: no subcommand '" << what << "'; the subcommands: " << subcommand_names(app) << "\n";
+        std::cerr << "kk3tune: usage error: help: no subcommand '" << what
+                  << "'; the subcommands: " << subcommand_names(app) << "\n";
         return k_exit_usage;
       }
       std::cout << app.help();
       return k_exit_ok;
     }
     const std::string near = nearest_subcommand(app, word);
-    std::cerr << "kk3tune: usage error: no subcommand '" << word << "'" << (near.empty() ? "" : " (did you mean '" + near + "'?)")
+    std::cerr << "kk3tune: usage error: no subcommand '" << word << "'"
+              << (near.empty() ? "" : " (did you mean '" + near + "'?)")
               << "; the subcommands: " << subcommand_names(app) << "\n";
     return k_exit_usage;
   }
 
   // A misspelt global option before the subcommand (or with none), before CLI11 says only that a
   // subcommand is required or blames the subcommand.
-  const std::string unknown = unknown_global_option(app, std::vector<std::string>(argv + 1, argv + at));
+  const std::string unknown =
+      unknown_global_option(app, std::vector<std::string>(argv + 1, argv + at));
   if (!unknown.empty()) {
     std::cerr << "kk3tune: usage error: " << unknown << "\nRun 'kk3tune --help' for the options.\n";
     return k_exit_usage;
@@ -169,14 +190,17 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? k_exit_ok : k_exit_usage;  // --help, --version
+    if (e.get_exit_code() == 0)
+      return app.exit(e) == 0 ? k_exit_ok : k_exit_usage;  // --help, --version
     // Every usage error reads the same: "kk3tune: usage error: ...", and where to look.
     std::string what = parse_error_message(e, app, named);
     if (word.empty() && dynamic_cast<const CLI::RequiredError*>(&e)) {
-      what = "a subcommand is required: kk3tune SUBCOMMAND [OPTIONS]; the subcommands: " + subcommand_names(app);
+      what = "a subcommand is required: kk3tune SUBCOMMAND [OPTIONS]; the subcommands: " +
+             subcommand_names(app);
     }
     std::cerr << "kk3tune: usage error: " << what << "\n"
-              << "Run 'kk3tune " << (named ? word + " " : std::string()) << "--help' for the options.\n";
+              << "Run 'kk3tune " << (named ? word + " " : std::string())
+              << "--help' for the options.\n";
     return k_exit_usage;
   }
   return exit_code;

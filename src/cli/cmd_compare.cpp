@@ -56,8 +56,10 @@ int run_compare(const compare_cli_options& o) {
 
 void add_compare_command(CLI::App& app, const global_options&, int& exit_code) {
   auto o = std::make_shared<compare_cli_options>();
-  CLI::App* cmd = app.add_subcommand(
-      "compare", "Compare two result files: two sweeps by what ships at each token count, two time results record by record (exit 1 on a regression)");
+  CLI::App* cmd =
+      app.add_subcommand("compare",
+                         "Compare two result files: two sweeps by what ships at each token count, "
+                         "two time results record by record (exit 1 on a regression)");
   cmd->add_option("base", o->base, "the baseline result JSON (kk3tune time --json or sweep)")
       ->required();
   cmd->add_option("new", o->next, "the result JSON to check against it, of the same kind")
@@ -71,19 +73,30 @@ void add_compare_command(CLI::App& app, const global_options&, int& exit_code) {
       ->check(CLI::IsMember({"table", "markdown", "json"}));
   cmd->add_flag("--allow-device-mismatch", o->allow_device_mismatch,
                 "compare files measured on different GPUs (refused otherwise, exit 2)");
-  cmd->add_flag("--all", o->all, "list every token count and every record (screening rounds, variants that win nothing), not only the changes");
+  cmd->add_flag("--all", o->all,
+                "list every token count and every record (screening rounds, variants that win "
+                "nothing), not only the changes");
   cmd->footer(
-      "Two sweeps: the verdict is on what ships. At each token count of each dispatch table, NEW's winner\n"
-      "is compared with BASE's, each timed by its own file's final round: slower (a regression) or faster\n"
-      "when its median moved by more than the threshold and by more than the plans' noise (their sigmas\n"
-      "times the combined standard errors, each at least the plans' noise floor, as the sweep's own\n"
-      "selection does); lost (a regression) when NEW swept the table and has no winner there. A record ok\n"
+      "Two sweeps: the verdict is on what ships. At each token count of each dispatch table, NEW's "
+      "winner\n"
+      "is compared with BASE's, each timed by its own file's final round: slower (a regression) or "
+      "faster\n"
+      "when its median moved by more than the threshold and by more than the plans' noise (their "
+      "sigmas\n"
+      "times the combined standard errors, each at least the plans' noise floor, as the sweep's "
+      "own\n"
+      "selection does); lost (a regression) when NEW swept the table and has no winner there. A "
+      "record ok\n"
       "in BASE that fails verification in NEW (mismatch, pdl_hazard, launch_failed, timeout,\n"
-      "compile_failed, or unlaunchable where it ran in BASE) is a regression too. Records of screening\n"
+      "compile_failed, or unlaunchable where it ran in BASE) is a regression too. Records of "
+      "screening\n"
       "rounds and of variants that win nothing are listed only with --all.\n"
-      "Two time results: record by record, matched by family, mode, shape and variant; a record whose\n"
-      "median moved by more than the threshold is slower or faster when the move is significant (a\n"
-      "Mann-Whitney U test on the raw samples when both sides have 3 or more that agree with their\n"
+      "Two time results: record by record, matched by family, mode, shape and variant; a record "
+      "whose\n"
+      "median moved by more than the threshold is slower or faster when the move is significant "
+      "(a\n"
+      "Mann-Whitney U test on the raw samples when both sides have 3 or more that agree with "
+      "their\n"
       "statistics, else disjoint intervals median +- 2 standard errors), noisy when it is not.\n"
       "Exit codes: 0 no regression; 1 a regression; 2 an unreadable or truncated file, another\n"
       "schema_version, two kinds, two GPUs, or two sweeps with no count timed comparably (another\n"

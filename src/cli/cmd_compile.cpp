@@ -27,16 +27,18 @@ namespace kk3::cli {
 namespace {
 
 struct compile_options {
-  std::string family;                ///< only this family; empty = all, examples included
-  std::string mode;                  ///< only this mode
-  std::string arch;                  ///< comma-separated archs; empty = the GPU's
-  unsigned jobs = 0;                 ///< compile threads; 0 = one per hardware thread
-  cache_options cache;               ///< --cache-dir, --no-cache
-  bool show_logs = false;            ///< print the NVRTC log of every variant
-  std::string format = "text";       ///< --format text|json
+  std::string family;           ///< only this family; empty = all, examples included
+  std::string mode;             ///< only this mode
+  std::string arch;             ///< comma-separated archs; empty = the GPU's
+  unsigned jobs = 0;            ///< compile threads; 0 = one per hardware thread
+  cache_options cache;          ///< --cache-dir, --no-cache
+  bool show_logs = false;       ///< print the NVRTC log of every variant
+  std::string format = "text";  ///< --format text|json
 };
 
-std::string num(int v) { return v < 0 ? "?" : std::to_string(v); }
+std::string num(int v) {
+  return v < 0 ? "?" : std::to_string(v);
+}
 
 }  // namespace
 
@@ -46,8 +48,9 @@ std::vector<std::string> target_archs(const std::string& arch_flag) {
   if (!arch_flag.empty()) return jit::parse_arch_list(arch_flag);
   std::string why;
   if (!device::driver_available(&why) || device::device_count() == 0) {
-    throw error(error_kind::device, (why.empty() ? std::string("no GPU") : why) +
-                                        "; to compile without a GPU give --arch, e.g. --arch sm_90a,sm_100a");
+    throw error(error_kind::device,
+                (why.empty() ? std::string("no GPU") : why) +
+                    "; to compile without a GPU give --arch, e.g. --arch sm_90a,sm_100a");
   }
   return {device::first_gpu().arch};
 }
@@ -61,7 +64,8 @@ int run_compile(const global_options& global, const compile_options& options) {
   jit::require_cuda_include_dir();  // a missing toolkit is reported before any config is read
 
   // A family whose kernel needs a newer arch is refused here, not by each of its compiles.
-  const std::vector<const families::family*> chosen = families::select_families(options.family, true);
+  const std::vector<const families::family*> chosen =
+      families::select_families(options.family, true);
   families::require_archs(chosen, archs, options.arch.empty() ? "the GPU's arch" : "--arch");
 
   std::vector<jit::compile_request> requests;
@@ -69,9 +73,11 @@ int run_compile(const global_options& global, const compile_options& options) {
     families::family_space s = families::load_family_space(*f, config_dir);
     if (!options.mode.empty()) {
       std::vector<space::mode> kept;
-      for (const auto& m : s.config.modes) if (m.name == options.mode) kept.push_back(m);
+      for (const auto& m : s.config.modes)
+        if (m.name == options.mode) kept.push_back(m);
       if (kept.empty()) {
-        if (!options.family.empty()) space::find_mode(s.config, options.mode);  // throws error(usage) naming the modes
+        if (!options.family.empty())
+          space::find_mode(s.config, options.mode);  // throws error(usage) naming the modes
         continue;
       }
       s.config.modes = kept;
@@ -79,9 +85,11 @@ int run_compile(const global_options& global, const compile_options& options) {
     auto r = jit::make_requests(s.config, s.variants, archs, kernel_dir);
     requests.insert(requests.end(), r.begin(), r.end());
   }
-  if (requests.empty()) throw error(error_kind::usage, "--mode: no family has mode '" + options.mode + "'");
+  if (requests.empty())
+    throw error(error_kind::usage, "--mode: no family has mode '" + options.mode + "'");
 
-  const auto engine_owner = jit::make_jit_engine(kernel_dir, options.cache.cache_dir, options.cache.no_cache, options.jobs);
+  const auto engine_owner = jit::make_jit_engine(kernel_dir, options.cache.cache_dir,
+                                                 options.cache.no_cache, options.jobs);
   const jit::jit_engine& engine = *engine_owner;
 
   const auto start = std::chrono::steady_clock::now();
@@ -97,52 +105,75 @@ int run_compile(const global_options& global, const compile_options& options) {
       if (finished == total) std::fprintf(stderr, "\r\033[K");
       return;
     }
-    if (!r.ok) std::fprintf(stderr, "compile: %s: compile_failed (%zu so far)\n", r.label.c_str(), ++failures);
+    if (!r.ok)
+      std::fprintf(stderr, "compile: %s: compile_failed (%zu so far)\n", r.label.c_str(),
+                   ++failures);
     if (finished * 10 >= next_tenth * total) {
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::fprintf(stderr, "compile %zu/%zu (%.0f%%, %.1f s)\n", finished, total, 100.0 * finished / total, s);
+      const double s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "compile %zu/%zu (%.0f%%, %.1f s)\n", finished, total,
+                   100.0 * finished / total, s);
       while (finished * 10 >= next_tenth * total) ++next_tenth;
     }
     std::fflush(stderr);
   });
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::size_t failed = 0, hits = 0;
   for (const auto& r : results) {
     failed += !r.ok;
     hits += r.cache_hit;
   }
-  const unsigned threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  const std::string cache = options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string();
+  const unsigned threads =
+      options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const std::string cache =
+      options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string();
   if (options.format == "json") {
     using nlohmann::ordered_json;
     auto usage = [](int v) { return v < 0 ? ordered_json(nullptr) : ordered_json(v); };
     ordered_json list = ordered_json::array();
     for (const auto& r : results) {
-      ordered_json j = {{"variant", r.label.substr(0, r.label.find(" @ "))}, {"arch", r.arch}, {"status", r.ok ? "ok" : "compile_failed"},
-                        {"compile_ms", r.cache_hit ? ordered_json(nullptr) : ordered_json(r.compile_s * 1e3)}, {"cache", r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss")},
-                        {"registers", usage(r.usage.registers)}, {"spill_store_bytes", usage(r.usage.spill_store_bytes)},
-                        {"spill_load_bytes", usage(r.usage.spill_load_bytes)}, {"shared_bytes", usage(r.usage.shared_bytes)}};
+      ordered_json j = {
+          {"variant", r.label.substr(0, r.label.find(" @ "))},
+          {"arch", r.arch},
+          {"status", r.ok ? "ok" : "compile_failed"},
+          {"compile_ms", r.cache_hit ? ordered_json(nullptr) : ordered_json(r.compile_s * 1e3)},
+          {"cache", r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss")},
+          {"registers", usage(r.usage.registers)},
+          {"spill_store_bytes", usage(r.usage.spill_store_bytes)},
+          {"spill_load_bytes", usage(r.usage.spill_load_bytes)},
+          {"shared_bytes", usage(r.usage.shared_bytes)}};
       if (!r.ok || options.show_logs) {
         j["options"] = r.options;
         j["log"] = r.log;
       }
       list.push_back(std::move(j));
     }
-    const ordered_json out = {{"kind", "compile"}, {"archs", archs}, {"compiles", results.size()}, {"ok", results.size() - failed},
-                              {"failed", failed}, {"cache_hits", hits}, {"cache", cache}, {"wall_s", wall_s}, {"threads", threads},
+    const ordered_json out = {{"kind", "compile"},
+                              {"archs", archs},
+                              {"compiles", results.size()},
+                              {"ok", results.size() - failed},
+                              {"failed", failed},
+                              {"cache_hits", hits},
+                              {"cache", cache},
+                              {"wall_s", wall_s},
+                              {"threads", threads},
                               {"results", list}};
     std::cout << out.dump(2) << "\n";
     return failed ? k_exit_failure : k_exit_ok;
   }
 
-  text_table table({"variant", "arch", "status", "compile_ms", "cache", "regs", "spill_st", "spill_ld", "smem_bytes"},
+  text_table table({"variant", "arch", "status", "compile_ms", "cache", "regs", "spill_st",
+                    "spill_ld", "smem_bytes"},
                    {false, false, false, true, false, true, true, true, true});
   for (const auto& r : results) {
     const std::string label = r.label.substr(0, r.label.find(" @ "));
-    table.add_row({label, r.arch, r.ok ? "ok" : "compile_failed", r.cache_hit ? "cached" : cell("%.1f", r.compile_s * 1e3),
-                   r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss"), num(r.usage.registers),
-                   num(r.usage.spill_store_bytes), num(r.usage.spill_load_bytes), num(r.usage.shared_bytes)});
+    table.add_row({label, r.arch, r.ok ? "ok" : "compile_failed",
+                   r.cache_hit ? "cached" : cell("%.1f", r.compile_s * 1e3),
+                   r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss"),
+                   num(r.usage.registers), num(r.usage.spill_store_bytes),
+                   num(r.usage.spill_load_bytes), num(r.usage.shared_bytes)});
   }
   table.print(std::cout);
   for (const auto& r : results) {
@@ -152,9 +183,11 @@ int run_compile(const global_options& global, const compile_options& options) {
       std::cout << "\n" << r.log << "\n";
     }
   }
-  std::cout << "\n" << results.size() << " variant compiles for " << archs.size() << " arch(s): "
-            << results.size() - failed << " ok, " << failed << " failed, " << hits << " from the cache (" << cache << "); "
-            << cell("%.2f", wall_s) << " s on " << threads << " threads\n";
+  std::cout << "\n"
+            << results.size() << " variant compiles for " << archs.size()
+            << " arch(s): " << results.size() - failed << " ok, " << failed << " failed, " << hits
+            << " from the cache (" << cache << "); " << cell("%.2f", wall_s) << " s on " << threads
+            << " threads\n";
   return failed ? k_exit_failure : k_exit_ok;
 }
 
@@ -162,13 +195,18 @@ int run_compile(const global_options& global, const compile_options& options) {
 
 void add_compile_command(CLI::App& app, const global_options& global, int& exit_code) {
   auto options = std::make_shared<compile_options>();
-  CLI::App* cmd = app.add_subcommand("compile", "Compile every variant (through the cache) and report time, registers, spills and shared memory");
-  cmd->add_option("--family", options->family, "only this family (default: all, examples included)");
+  CLI::App* cmd = app.add_subcommand("compile",
+                                     "Compile every variant (through the cache) and report time, "
+                                     "registers, spills and shared memory");
+  cmd->add_option("--family", options->family,
+                  "only this family (default: all, examples included)");
   cmd->add_option("--mode", options->mode, "only this mode");
-  cmd->add_option("--arch", options->arch, "comma-separated archs, e.g. sm_90a,sm_100a (default: the GPU's)");
+  cmd->add_option("--arch", options->arch,
+                  "comma-separated archs, e.g. sm_90a,sm_100a (default: the GPU's)");
   cmd->add_option("--jobs,-j", options->jobs, "compile threads (default: one per hardware thread)");
   add_cache_options(cmd, options->cache);
-  cmd->add_flag("--show-logs", options->show_logs, "print the NVRTC log and options of every variant");
+  cmd->add_flag("--show-logs", options->show_logs,
+                "print the NVRTC log and options of every variant");
   add_text_or_json_option(cmd, options->format, "one object per variant compile, and the totals");
   cmd->callback([&global, &exit_code, options] { exit_code = run_compile(global, *options); });
 }

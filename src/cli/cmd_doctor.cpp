@@ -9,8 +9,8 @@
 #include "core/paths.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
-#include "device/driver_api.hpp"
 #include "device/device_info.hpp"
+#include "device/driver_api.hpp"
 #include "jit/toolkit.hpp"
 
 namespace kk3::cli {
@@ -18,7 +18,8 @@ namespace {
 
 std::string mib(long long bytes) {
   std::ostringstream s;
-  s << std::fixed << std::setprecision(bytes % (1024 * 1024) ? 1 : 0) << bytes / 1048576.0 << " MiB";
+  s << std::fixed << std::setprecision(bytes % (1024 * 1024) ? 1 : 0) << bytes / 1048576.0
+    << " MiB";
   return s.str();
 }
 
@@ -32,7 +33,8 @@ int run_doctor(const global_options& global) {
   for (int a : jit::nvrtc_supported_archs()) archs.push_back("sm_" + std::to_string(a));
   field("NVRTC", jit::nvrtc_version() + " (archs " + join(archs, " ") + ")");
   const located_dir include = jit::find_cuda_include_dir();
-  field("CUDA include", include.dir.empty() ? "NOT FOUND (set CUDA_HOME)" : include.dir.string() + " (" + include.how + ")");
+  field("CUDA include", include.dir.empty() ? "NOT FOUND (set CUDA_HOME)"
+                                            : include.dir.string() + " (" + include.how + ")");
   const located_dir kernels = find_kernel_dir(global.kernel_dir);
   field("kernels", kernels.dir.string() + " (" + kernels.how + ")");
   const located_dir configs = find_config_dir(global.config_dir);
@@ -45,7 +47,8 @@ int run_doctor(const global_options& global) {
   if (!device::driver_available(&why)) {
     field("driver", "none: " + why);
     field("GPU", "none");
-    std::cout << "\nkk3tune: no GPU: nothing can be verified or timed here; compile-only work still runs\n"
+    std::cout << "\nkk3tune: no GPU: nothing can be verified or timed here; compile-only work "
+                 "still runs\n"
                  "(e.g. kk3tune compile --arch sm_90a,sm_100a).\n";
     return k_exit_environment;
   }
@@ -59,16 +62,19 @@ int run_doctor(const global_options& global) {
   for (int i = 0; i < count; ++i) {
     const device::device_info d = device::query_device(i);
     std::cout << "\n  GPU " << i << ": " << d.name << " (" << d.pci_bus_id << ")\n";
-    field("compute capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) + " (kernels compile for " + d.arch + ")");
+    field("compute capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) +
+                                    " (kernels compile for " + d.arch + ")");
     field("SMs", std::to_string(d.sm_count));
     field("L2", mib(d.l2_bytes));
     field("memory", mib(d.memory_bytes) + ", " + std::to_string(d.memory_bus_bits) + "-bit bus");
-    field("max clocks", "SM " + std::to_string(d.max_sm_clock_mhz) + " MHz, memory " + std::to_string(d.max_memory_clock_mhz) + " MHz");
+    field("max clocks", "SM " + std::to_string(d.max_sm_clock_mhz) + " MHz, memory " +
+                            std::to_string(d.max_memory_clock_mhz) + " MHz");
     if (d.clocks) {
       std::ostringstream reasons;
       reasons << "0x" << std::hex << d.clocks->event_reasons;
       field("current clocks", "SM " + std::to_string(d.clocks->sm_mhz) + " MHz, memory " +
-                                  std::to_string(d.clocks->memory_mhz) + " MHz (clock event reasons " + reasons.str() + ")");
+                                  std::to_string(d.clocks->memory_mhz) +
+                                  " MHz (clock event reasons " + reasons.str() + ")");
     } else {
       field("current clocks", "unknown (no NVML)");
     }
@@ -79,7 +85,9 @@ int run_doctor(const global_options& global) {
 }  // namespace
 
 void add_doctor_command(CLI::App& app, const global_options& global, int& exit_code) {
-  CLI::App* cmd = app.add_subcommand("doctor", "Report the GPU, driver, NVRTC, CUDA include folder and cache; exit 3 without a GPU");
+  CLI::App* cmd = app.add_subcommand(
+      "doctor",
+      "Report the GPU, driver, NVRTC, CUDA include folder and cache; exit 3 without a GPU");
   cmd->callback([&global, &exit_code] { exit_code = run_doctor(global); });
 }
 

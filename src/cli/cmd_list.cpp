@@ -13,9 +13,9 @@ namespace kk3::cli {
 namespace {
 
 struct list_options {
-  std::string family;     ///< only this family
-  bool all = false;       ///< include the example kernels
-  bool variants = false;  ///< print every variant id
+  std::string family;           ///< only this family
+  bool all = false;             ///< include the example kernels
+  bool variants = false;        ///< print every variant id
   std::string format = "text";  ///< --format text|json
 };
 
@@ -37,7 +37,11 @@ nlohmann::ordered_json family_json(const families::family& f, const families::fa
   const families::shape model = f.model_shape(1, s.config.modes.front(), {});
   ordered_json dims = ordered_json::array();
   for (const families::dimension& d : f.dimensions()) {
-    dims.push_back({{"name", d.name}, {"label", d.label}, {"model", model.at(d.name)}, {"key", d.key}, {"planned", d.planned}});
+    dims.push_back({{"name", d.name},
+                    {"label", d.label},
+                    {"model", model.at(d.name)},
+                    {"key", d.key},
+                    {"planned", d.planned}});
   }
   j["dimensions"] = dims;
   ordered_json knobs = ordered_json::object();
@@ -64,9 +68,11 @@ std::string dimensions_text(const families::family& f, const space::mode& m) {
   const families::shape model = f.model_shape(1, m, {});
   std::string out;
   for (const families::dimension& d : f.dimensions()) {
-    const std::string how = d.planned ? "a plan or --shape chooses it" : d.key ? "the mode sets it" : "the verifier varies it";
-    out += " x " + d.name + " (" + d.label + ", " + std::to_string(model.at(d.name)) + " in the model" +
-           (d.key && !d.planned ? " mode " + m.name : "") + "; " + how + ")";
+    const std::string how = d.planned ? "a plan or --shape chooses it"
+                            : d.key   ? "the mode sets it"
+                                      : "the verifier varies it";
+    out += " x " + d.name + " (" + d.label + ", " + std::to_string(model.at(d.name)) +
+           " in the model" + (d.key && !d.planned ? " mode " + m.name : "") + "; " + how + ")";
   }
   return out;
 }
@@ -76,12 +82,14 @@ int run_list(const global_options& global, const list_options& options) {
   const auto selected = families::select_families(options.family, options.all);
   if (options.format == "json") {
     nlohmann::ordered_json out = {{"kind", "list"}, {"families", nlohmann::ordered_json::array()}};
-    for (const families::family* f : selected) out["families"].push_back(family_json(*f, families::load_family_space(*f, config_dir)));
+    for (const families::family* f : selected)
+      out["families"].push_back(family_json(*f, families::load_family_space(*f, config_dir)));
     std::cout << out.dump(2) << "\n";
     return 0;
   }
   if (selected.empty()) {
-    std::cout << "no kernel families are registered yet (`kk3tune list --all` shows the example kernels)\n";
+    std::cout << "no kernel families are registered yet (`kk3tune list --all` shows the example "
+                 "kernels)\n";
     return 0;
   }
   for (const families::family* f : selected) {
@@ -92,11 +100,15 @@ int run_list(const global_options& global, const list_options& options) {
     for (const auto& v : s.variants) {
       if (v.is_reference) reference = v.id;
     }
-    std::cout << s.config.family << (f->is_example() ? " (example)" : f->is_test() ? " (test family)" : "") << ": " << s.config.description << "\n"
+    std::cout << s.config.family
+              << (f->is_example() ? " (example)"
+                  : f->is_test()  ? " (test family)"
+                                  : "")
+              << ": " << s.config.description << "\n"
               << "  config:    " << s.config.file.string() << "\n"
               << "  modes:     " << join(modes, ", ") << "\n"
-              << "  variants:  " << s.variants.size() << " per mode, " << s.variants.size() * modes.size()
-              << " in all\n"
+              << "  variants:  " << s.variants.size() << " per mode, "
+              << s.variants.size() * modes.size() << " in all\n"
               << "  reference: " << reference << "\n"
               << "  shape:     T" << dimensions_text(*f, s.config.modes.front()) << "\n"
               << "  knobs:\n";
@@ -108,7 +120,8 @@ int run_list(const global_options& global, const list_options& options) {
     for (const auto& c : s.config.constraints) std::cout << "  constraint: " << c.text() << "\n";
     if (options.variants) {
       std::cout << "  variant ids:\n";
-      for (const auto& v : s.variants) std::cout << "    " << v.id << (v.is_reference ? "  (reference)" : "") << "\n";
+      for (const auto& v : s.variants)
+        std::cout << "    " << v.id << (v.is_reference ? "  (reference)" : "") << "\n";
     }
     std::cout << "\n";
   }
@@ -119,7 +132,8 @@ int run_list(const global_options& global, const list_options& options) {
 
 void add_list_command(CLI::App& app, const global_options& global, int& exit_code) {
   auto options = std::make_shared<list_options>();
-  CLI::App* cmd = app.add_subcommand("list", "List the kernel families, their modes, knobs and variant counts");
+  CLI::App* cmd =
+      app.add_subcommand("list", "List the kernel families, their modes, knobs and variant counts");
   cmd->add_option("--family", options->family, "only this family");
   cmd->add_flag("--all", options->all, "include the example kernels");
   cmd->add_flag("--variants", options->variants, "print every variant id");

@@ -1,6 +1,7 @@
 // `kk3tune profile`: exactly N launches of one variant between cuProfilerStart and
 // cuProfilerStop, inside one NVTX range nest profile -> family -> shape -> variant, for
-//   nsys profile --capture-range=cudaProfilerApi ...   and   ncu --nvtx --nvtx-include "kk3tune@profile/" ...
+//   nsys profile --capture-range=cudaProfilerApi ...   and   ncu --nvtx --nvtx-include
+//   "kk3tune@profile/" ...
 // Warm-up launches (module load, first launch) happen before the capture range and outside
 // the NVTX range, so a profiler sees the N launches and nothing else.
 #include <iostream>
@@ -43,11 +44,12 @@ int run_profile(const global_options& global, const profile_options& o) {
     s.synchronize();
   }
   KK3_CU(cuProfilerStop);
-  std::cout << "profiled " << o.iterations << " launches of " << v.describe() << " (kernel " << k.compiled.lowered_name
-            << ", grid " << config.grid.x << "x" << config.grid.y << "x" << config.grid.z << ", block " << config.block.x
-            << ", pdl " << (config.pdl ? "on" : "off") << ", seed " << v.seed << ")\n"
-            << "NVTX: domain kk3tune, ranges profile/" << v.space.config.family << "/" << v.shape_range_name() << "/"
-            << v.variant().id << "\n";
+  std::cout << "profiled " << o.iterations << " launches of " << v.describe() << " (kernel "
+            << k.compiled.lowered_name << ", grid " << config.grid.x << "x" << config.grid.y << "x"
+            << config.grid.z << ", block " << config.block.x << ", pdl "
+            << (config.pdl ? "on" : "off") << ", seed " << v.seed << ")\n"
+            << "NVTX: domain kk3tune, ranges profile/" << v.space.config.family << "/"
+            << v.shape_range_name() << "/" << v.variant().id << "\n";
   return 0;
 }
 
@@ -55,10 +57,12 @@ int run_profile(const global_options& global, const profile_options& o) {
 
 void add_profile_command(CLI::App& app, const global_options& global, int& exit_code) {
   auto o = std::make_shared<profile_options>();
-  CLI::App* cmd = app.add_subcommand(
-      "profile", "Run exactly N launches of one variant inside cuProfilerStart/Stop and one NVTX range, for nsys and ncu");
+  CLI::App* cmd = app.add_subcommand("profile",
+                                     "Run exactly N launches of one variant inside "
+                                     "cuProfilerStart/Stop and one NVTX range, for nsys and ncu");
   add_variant_options(cmd, o->target);
-  cmd->add_option("--iterations,-n", o->iterations, "launches to profile (default 10)")->check(positive_integer());
+  cmd->add_option("--iterations,-n", o->iterations, "launches to profile (default 10)")
+      ->check(positive_integer());
   cmd->add_option("--warmup", o->warmup, "launches before the profiled range (default 3)");
   cmd->add_flag("--no-pdl", o->no_pdl, "launch without programmatic dependent launch");
   cmd->callback([&global, &exit_code, o] { exit_code = run_profile(global, *o); });

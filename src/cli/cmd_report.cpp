@@ -20,7 +20,8 @@ struct report_options {
 
 int run_report(const report_options& o) {
   // Refuse an output folder that is missing or read-only before reading a large input.
-  if (o.html.empty() && o.csv.empty()) throw error(error_kind::usage, "report: give --html FILE, --csv FILE or both");
+  if (o.html.empty() && o.csv.empty())
+    throw error(error_kind::usage, "report: give --html FILE, --csv FILE or both");
   if (!o.html.empty()) require_output_file(o.html, "--html " + o.html.string(), {o.input});
   if (!o.csv.empty()) require_output_file(o.csv, "--csv " + o.csv.string(), {o.input, o.html});
   const results::result_document doc = results::read_result_document(o.input);
@@ -47,7 +48,8 @@ void add_report_command(CLI::App& app, const global_options&, int& exit_code) {
   cmd->add_option("results", o->input, "a result JSON file (kind \"sweep\" or \"time\")")
       ->required();
   cmd->add_option("--html", o->html, "the HTML file to write (atomically)");
-  cmd->add_option("--csv", o->csv, "the records as CSV, one row per record and one column per knob (for pandas)");
+  cmd->add_option("--csv", o->csv,
+                  "the records as CSV, one row per record and one column per knob (for pandas)");
   cmd->footer(
       "A sweep gets, per family, mode and model shape, time per call against the token count for\n"
       "every variant with the dispatch ranges and winners, the winners' share of the bandwidth\n"

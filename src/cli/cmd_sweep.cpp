@@ -20,21 +20,21 @@
 #include "cli/table.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "core/watch.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
+#include "core/watch.hpp"
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
 #include "jit/arch.hpp"
 #include "jit/toolkit.hpp"
 #include "merge/merge.hpp"
-#include "results/codec.hpp"
 #include "report/records_csv.hpp"
+#include "results/codec.hpp"
 #include "results/document.hpp"
-#include "sweep/result_file.hpp"
 #include "sweep/baseline.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
+#include "sweep/result_file.hpp"
 #include "sweep/supervisor.hpp"
 #include "sweep/sweep.hpp"
 
@@ -43,7 +43,8 @@ namespace kk3::cli {
 namespace {
 
 /// The flags a supervisor adds to its workers' command lines, and whether each takes a value.
-const std::pair<const char*, bool> k_worker_flags[] = {{"--worker", false}, {"--gpu-worker", true}, {"--claims", true}};
+const std::pair<const char*, bool> k_worker_flags[] = {
+    {"--worker", false}, {"--gpu-worker", true}, {"--claims", true}};
 
 }  // namespace
 
@@ -51,9 +52,10 @@ std::vector<std::string> typed_command(const std::vector<std::string>& argv) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
-    const auto* flag = std::find_if(std::begin(k_worker_flags), std::end(k_worker_flags), [&](const auto& f) {
-      return a == f.first || (f.second && a.rfind(std::string(f.first) + "=", 0) == 0);
-    });
+    const auto* flag =
+        std::find_if(std::begin(k_worker_flags), std::end(k_worker_flags), [&](const auto& f) {
+          return a == f.first || (f.second && a.rfind(std::string(f.first) + "=", 0) == 0);
+        });
     if (i == 0 || flag == std::end(k_worker_flags)) {
       out.push_back(a);
     } else if (flag->second && a == flag->first) {
@@ -66,38 +68,41 @@ std::vector<std::string> typed_command(const std::vector<std::string>& argv) {
 namespace {
 
 struct sweep_options {
-  std::filesystem::path config;      ///< --config; empty = configs/default.json
-  std::string family;                ///< --family
-  std::string mode;                  ///< --mode LIST
-  std::string variant;               ///< --variant LIST (with --family)
-  std::filesystem::path csv;         ///< --csv FILE: the records as CSV too
-  std::vector<long long> tokens;     ///< --tokens
+  std::filesystem::path config;   ///< --config; empty = configs/default.json
+  std::string family;             ///< --family
+  std::string mode;               ///< --mode LIST
+  std::string variant;            ///< --variant LIST (with --family)
+  std::filesystem::path csv;      ///< --csv FILE: the records as CSV too
+  std::vector<long long> tokens;  ///< --tokens
   std::filesystem::path out = "kk3tune-sweep.json";
-  std::string arch;                  ///< --arch: compile-only archs when there is no GPU
-  std::string min_gain;              ///< --min-gain ("2%" or "2"); empty = the plan's
+  std::string arch;      ///< --arch: compile-only archs when there is no GPU
+  std::string min_gain;  ///< --min-gain ("2%" or "2"); empty = the plan's
   unsigned long long seed = 0;
   cache_options cache;
-  bool resume = false;               ///< --resume: continue OUT.journal
-  double variant_timeout_s = 60;     ///< --variant-timeout
-  bool no_isolation = false;         ///< --no-isolation: measure in this process
-  std::vector<std::string> inject;   ///< --inject-fault VARIANT=KIND (test only)
-  bool worker = false;               ///< --worker: run by the supervisor (internal)
-  std::string shard;                 ///< --shard I/N
-  std::string gpus;                  ///< --gpus all|LIST
-  std::string gpu_worker;            ///< --gpu-worker I/N: worker I of --gpus' N (internal)
-  std::filesystem::path claims;      ///< --claims DIR: the work items' claims (internal)
-  std::filesystem::path baseline;    ///< --baseline FILE: its choices are the incumbents
+  bool resume = false;              ///< --resume: continue OUT.journal
+  double variant_timeout_s = 60;    ///< --variant-timeout
+  bool no_isolation = false;        ///< --no-isolation: measure in this process
+  std::vector<std::string> inject;  ///< --inject-fault VARIANT=KIND (test only)
+  bool worker = false;              ///< --worker: run by the supervisor (internal)
+  std::string shard;                ///< --shard I/N
+  std::string gpus;                 ///< --gpus all|LIST
+  std::string gpu_worker;           ///< --gpu-worker I/N: worker I of --gpus' N (internal)
+  std::filesystem::path claims;     ///< --claims DIR: the work items' claims (internal)
+  std::filesystem::path baseline;   ///< --baseline FILE: its choices are the incumbents
 };
 
 /// --inject-fault VARIANT=KIND -> variant id -> KK3_INJECT_FAULT value.
 std::map<std::string, int> parse_injections(const std::vector<std::string>& items) {
-  const std::map<std::string, int> kinds = {{"illegal_address", 1}, {"trap", 2}, {"hang", 3}, {"slow", 4}};
+  const std::map<std::string, int> kinds = {
+      {"illegal_address", 1}, {"trap", 2}, {"hang", 3}, {"slow", 4}};
   std::map<std::string, int> out;
   for (const std::string& item : items) {
     const std::size_t eq = item.rfind('=');
     const auto kind = eq == std::string::npos ? kinds.end() : kinds.find(item.substr(eq + 1));
     if (kind == kinds.end()) {
-      throw error(error_kind::usage, "--inject-fault " + item + ": expected VARIANT=KIND, KIND one of illegal_address, trap, hang, slow");
+      throw error(error_kind::usage,
+                  "--inject-fault " + item +
+                      ": expected VARIANT=KIND, KIND one of illegal_address, trap, hang, slow");
     }
     out[item.substr(0, eq)] = kind->second;
   }
@@ -106,7 +111,8 @@ std::map<std::string, int> parse_injections(const std::vector<std::string>& item
 
 /// What a journal belongs to: the plan's digest (the plan file and every flag that changes what is
 /// swept) and the shard.
-std::string journal_key(const sweep::sweep_request& r, bool timed, const std::vector<std::string>& archs = {}) {
+std::string journal_key(const sweep::sweep_request& r, bool timed,
+                        const std::vector<std::string>& archs = {}) {
   return hasher().add(sweep::plan_digest(r, timed, archs)).add(r.shard.text()).hex();
 }
 
@@ -127,19 +133,22 @@ void finish_journal(const sweep::journal& log) {
 /// Progress on stderr: a redrawn bar on a terminal, plain lines otherwise.
 class progress_printer {
  public:
-  explicit progress_printer(const char* what) : m_what(what), m_tty(::isatty(STDERR_FILENO)), m_start(std::chrono::steady_clock::now()) {}
+  explicit progress_printer(const char* what)
+      : m_what(what), m_tty(::isatty(STDERR_FILENO)), m_start(std::chrono::steady_clock::now()) {}
 
   void operator()(const sweep::progress_event& e) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
     const double rate = elapsed > 0 ? e.done / elapsed : 0;
     const double eta = rate > 0 ? (e.total - e.done) / rate : 0;
     char head[160];
-    std::snprintf(head, sizeof head, "%s %zu/%zu (%.1f/s, ETA %.0f s)", m_what, e.done, e.total, rate, eta);
+    std::snprintf(head, sizeof head, "%s %zu/%zu (%.1f/s, ETA %.0f s)", m_what, e.done, e.total,
+                  rate, eta);
     if (m_tty) {
       const int width = 30;
       const int filled = e.total ? static_cast<int>(width * e.done / e.total) : 0;
-      std::fprintf(stderr, "\r\033[K[%s%s] %s %.60s", std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), head,
-                   e.current.c_str());
+      std::fprintf(stderr, "\r\033[K[%s%s] %s %.60s", std::string(filled, '#').c_str(),
+                   std::string(width - filled, '.').c_str(), head, e.current.c_str());
       if (e.done == e.total) std::fprintf(stderr, "\r\033[K");
     } else if (m_plain_every == 0 || e.done % m_plain_every == 0 || e.done == e.total) {
       std::fprintf(stderr, "%s: %s\n", head, e.current.c_str());
@@ -169,8 +178,9 @@ std::vector<int> parse_gpus(const std::string& text) {
     const std::optional<long long> number = parse_integer(item);
     const int g = number && *number >= 0 && *number < count ? static_cast<int>(*number) : -1;
     if (g < 0) {
-      throw error(error_kind::usage, "--gpus " + text + ": '" + item + "' is not one of this machine's GPUs (0 to " + std::to_string(count - 1) +
-                                         "); expected all or a list such as 0,1");
+      throw error(error_kind::usage,
+                  "--gpus " + text + ": '" + item + "' is not one of this machine's GPUs (0 to " +
+                      std::to_string(count - 1) + "); expected all or a list such as 0,1");
     }
     gpus.push_back(g);
   }
@@ -179,7 +189,9 @@ std::vector<int> parse_gpus(const std::string& text) {
   std::sort(distinct.begin(), distinct.end());
   if (std::unique(distinct.begin(), distinct.end()) != distinct.end()) {
     // Allowed (it tests the workers on a one-GPU machine), but their timings disturb each other.
-    std::cerr << "kk3tune sweep: --gpus " << text << " names a GPU twice: its workers share it, and each one's timings include the other's load\n";
+    std::cerr << "kk3tune sweep: --gpus " << text
+              << " names a GPU twice: its workers share it, and each one's timings include the "
+                 "other's load\n";
   }
   return gpus;
 }
@@ -190,15 +202,19 @@ std::string visible_device(int g) {
   const char* inherited = std::getenv("CUDA_VISIBLE_DEVICES");
   if (!inherited || !*inherited) return std::to_string(g);
   const std::vector<std::string> list = split(inherited, ',');
-  return static_cast<std::size_t>(g) < list.size() ? list[static_cast<std::size_t>(g)] : std::to_string(g);
+  return static_cast<std::size_t>(g) < list.size() ? list[static_cast<std::size_t>(g)]
+                                                   : std::to_string(g);
 }
 
 /// Worker w's part of a --gpus sweep: OUT.gpu<w>.json (its journal beside it).
-std::filesystem::path gpu_part(const std::filesystem::path& out, int worker) { return out.string() + ".gpu" + std::to_string(worker) + ".json"; }
+std::filesystem::path gpu_part(const std::filesystem::path& out, int worker) {
+  return out.string() + ".gpu" + std::to_string(worker) + ".json";
+}
 
 /// The journals of --gpus' workers, one per GPU: continued where a stopped run left them, else
 /// started. One seed for every worker: --seed, else a resumed worker's, else drawn now.
-std::vector<sweep::journal> gpu_journals(const sweep_options& o, const std::string& key, std::size_t workers) {
+std::vector<sweep::journal> gpu_journals(const sweep_options& o, const std::string& key,
+                                         std::size_t workers) {
   std::vector<std::optional<sweep::journal>> resumed(workers);
   unsigned long long seed = o.seed;
   std::error_code ec;
@@ -212,32 +228,42 @@ std::vector<sweep::journal> gpu_journals(const sweep_options& o, const std::stri
   std::vector<sweep::journal> logs;
   for (std::size_t w = 0; w < workers; ++w) {
     logs.push_back(resumed[w] ? std::move(*resumed[w])
-                              : sweep::journal::create(sweep::journal_path(gpu_part(o.out, static_cast<int>(w))), key, seed, true));
+                              : sweep::journal::create(
+                                    sweep::journal_path(gpu_part(o.out, static_cast<int>(w))), key,
+                                    seed, true));
   }
   return logs;
 }
 
 /// The parts of --gpus' workers merged into --out as `merge` would; then the parts and claims go.
-void merge_gpu_parts(const global_options& global, const sweep_options& o, std::size_t workers, const std::filesystem::path& claims) {
+void merge_gpu_parts(const global_options& global, const sweep_options& o, std::size_t workers,
+                     const std::filesystem::path& claims) {
   std::vector<merge::shard_input> parts;
-  for (std::size_t w = 0; w < workers; ++w) parts.push_back(merge::read_shard(gpu_part(o.out, static_cast<int>(w))));
+  for (std::size_t w = 0; w < workers; ++w)
+    parts.push_back(merge::read_shard(gpu_part(o.out, static_cast<int>(w))));
   const nlohmann::ordered_json merged = merge::merge_shards(std::move(parts), global.argv);
   write_file_atomic(o.out, results::sweep_text(merged));
   std::error_code ec;
-  for (std::size_t w = 0; w < workers; ++w) std::filesystem::remove(gpu_part(o.out, static_cast<int>(w)), ec);
+  for (std::size_t w = 0; w < workers; ++w)
+    std::filesystem::remove(gpu_part(o.out, static_cast<int>(w)), ec);
   std::filesystem::remove_all(claims, ec);
-  std::cout << "\nmerged the parts of " << workers << " GPUs into " << o.out.string() << ": " << merged.at("records").size()
-            << " records, " << merged.at("dispatch").size() << " tables\n";
+  std::cout << "\nmerged the parts of " << workers << " GPUs into " << o.out.string() << ": "
+            << merged.at("records").size() << " records, " << merged.at("dispatch").size()
+            << " tables\n";
 }
 
 /// --gpus with several GPUs: one supervised worker per GPU (CUDA_VISIBLE_DEVICES), each pulling
 /// work items from OUT.claims and writing its part; the parts are merged into OUT as `merge`
 /// would, then removed. A stopped run keeps parts, journals and claims: --resume continues it.
-int run_on_gpus(const global_options& global, const sweep_options& o, const std::string& key, const std::vector<int>& gpus) {
+int run_on_gpus(const global_options& global, const sweep_options& o, const std::string& key,
+                const std::vector<int>& gpus) {
   const std::filesystem::path claims = o.out.string() + ".claims";
   std::error_code ec;
   if (!o.resume && std::filesystem::exists(claims, ec)) {
-    throw error(error_kind::usage, claims.string() + ": a --gpus sweep to this --out was stopped: --resume continues it (or remove it)");
+    throw error(
+        error_kind::usage,
+        claims.string() +
+            ": a --gpus sweep to this --out was stopped: --resume continues it (or remove it)");
   }
   const std::size_t n = gpus.size();
   std::vector<sweep::journal> logs = gpu_journals(o, key, n);
@@ -247,7 +273,8 @@ int run_on_gpus(const global_options& global, const sweep_options& o, const std:
   for (std::size_t w = 0; w < n; ++w) {
     sweep::supervisor_options so;
     so.worker_argv = global.argv;
-    for (const std::string& a : {std::string("--worker"), std::string("--gpu-worker"), std::to_string(w + 1) + "/" + std::to_string(n),
+    for (const std::string& a : {std::string("--worker"), std::string("--gpu-worker"),
+                                 std::to_string(w + 1) + "/" + std::to_string(n),
                                  std::string("--claims"), claims.string()}) {
       so.worker_argv.push_back(a);
     }
@@ -267,7 +294,8 @@ int run_on_gpus(const global_options& global, const sweep_options& o, const std:
     if (e) std::rethrow_exception(e);
   }
   for (int code : codes) {
-    if (code != k_exit_ok && code != k_exit_failure) return code;  // a worker stopped: its part, journal and claims stay
+    if (code != k_exit_ok && code != k_exit_failure)
+      return code;  // a worker stopped: its part, journal and claims stay
   }
   merge_gpu_parts(global, o, n, claims);
   return *std::max_element(codes.begin(), codes.end());
@@ -276,7 +304,8 @@ int run_on_gpus(const global_options& global, const sweep_options& o, const std:
 /// ", shard 2/3: 9 of 27 work items" for a sharded run; empty for a whole one.
 std::string shard_note(const sweep::sweep_result& r) {
   if (r.shard.whole()) return "";
-  return ", shard " + r.shard.text() + ": " + std::to_string(r.shard_items.size()) + " of " + std::to_string(r.items.size()) + " work items";
+  return ", shard " + r.shard.text() + ": " + std::to_string(r.shard_items.size()) + " of " +
+         std::to_string(r.items.size()) + " work items";
 }
 
 /// With --baseline: how many token counts changed their variant against it, and each change's gain.
@@ -286,32 +315,41 @@ void print_baseline_changes(std::ostream& out, const sweep::sweep_result& r) {
   for (const auto& d : r.dispatch) {
     counts += d.baseline_counts().size();
     for (const select::choice* c : d.baseline_changes()) {
-      const std::string where = d.family + "/" + d.mode + (d.shape.empty() ? "" : " " + families::shape_text(d.shape)) + " T=" + std::to_string(c->tokens);
+      const std::string where = d.family + "/" + d.mode +
+                                (d.shape.empty() ? "" : " " + families::shape_text(d.shape)) +
+                                " T=" + std::to_string(c->tokens);
       lines.push_back(where + ": " + *c->baseline + " -> " + c->winner +
-                      (c->baseline_qualified ? " (" + cell("%.1f", 100 * c->gain) + "% faster, " + cell("%.1f", c->gain_sigmas) + " sigma)"
+                      (c->baseline_qualified ? " (" + cell("%.1f", 100 * c->gain) + "% faster, " +
+                                                   cell("%.1f", c->gain_sigmas) + " sigma)"
                                              : " (the baseline's variant did not qualify here)"));
     }
   }
   if (!counts) return;
-  out << "\nagainst the baseline: " << lines.size() << " of " << counts << " token counts changed their variant ("
-      << cell("%.1f", 100.0 * static_cast<double>(lines.size()) / static_cast<double>(counts)) << "%)\n";
+  out << "\nagainst the baseline: " << lines.size() << " of " << counts
+      << " token counts changed their variant ("
+      << cell("%.1f", 100.0 * static_cast<double>(lines.size()) / static_cast<double>(counts))
+      << "%)\n";
   for (const std::string& l : lines) out << "  " << l << "\n";
 }
 
 void print_summary(std::ostream& out, const sweep::sweep_result& r) {
-  for (const auto& f : r.families) out << "objective " << f.family << ": " << results::describe(f.objective) << "\n";
+  for (const auto& f : r.families)
+    out << "objective " << f.family << ": " << results::describe(f.objective) << "\n";
   // The reference's and each variant's final-round median per family/mode/shape/tokens.
   std::map<std::string, double> median;
   std::map<std::string, std::string> reference_of;
   for (const auto& f : r.families) reference_of[f.family] = f.reference;
-  auto key = [](const std::string& fam, const std::string& mode, const families::dims& shape, long long t, const std::string& v) {
+  auto key = [](const std::string& fam, const std::string& mode, const families::dims& shape,
+                long long t, const std::string& v) {
     return sweep::count_key(sweep::shape_key(fam, mode, shape), t) + "/" + v;
   };
   for (const auto& rec : r.records) {
-    if (rec.stats && rec.status != results::status::dropped) median[key(rec.family, rec.mode, rec.shape, rec.tokens, rec.variant)] = rec.stats->median;
+    if (rec.stats && rec.status != results::status::dropped)
+      median[key(rec.family, rec.mode, rec.shape, rec.tokens, rec.variant)] = rec.stats->median;
   }
-  text_table table({"family", "mode", "shape", "tokens", "winner", "speedup_vs_ref", "runner_up", "margin_%"},
-                   {false, false, false, false, false, true, false, true});
+  text_table table(
+      {"family", "mode", "shape", "tokens", "winner", "speedup_vs_ref", "runner_up", "margin_%"},
+      {false, false, false, false, false, true, false, true});
   for (const auto& d : r.dispatch) {
     for (const auto& range : d.ranges) {
       double log_sum = 0;
@@ -326,8 +364,9 @@ void print_summary(std::ostream& out, const sweep::sweep_result& r) {
       }
       table.add_row({d.family, d.mode, families::shape_text(d.shape),
                      std::to_string(range.min_tokens) + "-" + std::to_string(range.max_tokens),
-                     range.winner + (range.incumbent_kept ? " (kept)" : ""), n ? cell("%.3f", std::exp(log_sum / n)) : "-",
-                     range.runner_up.value_or("-"), cell("%.1f", 100 * range.margin)});
+                     range.winner + (range.incumbent_kept ? " (kept)" : ""),
+                     n ? cell("%.3f", std::exp(log_sum / n)) : "-", range.runner_up.value_or("-"),
+                     cell("%.1f", 100 * range.margin)});
     }
   }
   table.print(out);
@@ -338,7 +377,8 @@ void print_summary(std::ostream& out, const sweep::sweep_result& r) {
 std::vector<const families::family*> plan_families(const sweep::sweep_request& r) {
   std::vector<const families::family*> out;
   for (const sweep::family_plan& p : r.config.families) {
-    if (r.family_filter.empty() || p.family == r.family_filter) out.push_back(&families::find_family(p.family));
+    if (r.family_filter.empty() || p.family == r.family_filter)
+      out.push_back(&families::find_family(p.family));
   }
   return out;
 }
@@ -351,14 +391,19 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   const auto config_dir = find_config_dir(global.config_dir).dir;
   const std::filesystem::path plan_file = o.config.empty() ? config_dir / "default.json" : o.config;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(plan_file, ec)) throw error(error_kind::config, plan_file.string() + ": missing: the sweep plan");
+  if (!std::filesystem::is_regular_file(plan_file, ec))
+    throw error(error_kind::config, plan_file.string() + ": missing: the sweep plan");
   request.config = sweep::load_sweep_config(plan_file);
-  if (request.config.is_family_config) request.family_config_file = plan_file;  // that family, read from this file
-  if (!o.min_gain.empty()) request.config.selection.min_gain = percent_flag(o.min_gain, "--min-gain", 0, 100, true);
+  if (request.config.is_family_config)
+    request.family_config_file = plan_file;  // that family, read from this file
+  if (!o.min_gain.empty())
+    request.config.selection.min_gain = percent_flag(o.min_gain, "--min-gain", 0, 100, true);
   request.family_filter = o.family;
   if (!o.mode.empty()) request.mode_filter = split(o.mode, ',');
   if (!o.variant.empty()) {
-    if (o.family.empty()) throw error(error_kind::usage, "--variant " + o.variant + ": variant ids belong to one family: give --family too");
+    if (o.family.empty())
+      throw error(error_kind::usage, "--variant " + o.variant +
+                                         ": variant ids belong to one family: give --family too");
     request.variant_filter = split(o.variant, ',');
   }
   request.tokens = o.tokens;
@@ -366,17 +411,23 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   request.config_dir = config_dir;
   request.cache_dir = o.cache.cache_dir;
   request.no_cache = o.cache.no_cache;
-  request.argv = typed_command(global.argv);  // a worker records its supervisor's command, not its own
+  request.argv =
+      typed_command(global.argv);  // a worker records its supervisor's command, not its own
   request.inject = parse_injections(o.inject);
-  if (!o.baseline.empty()) request.baseline = std::make_shared<const sweep::baseline_tables>(sweep::load_baseline(o.baseline));
+  if (!o.baseline.empty())
+    request.baseline =
+        std::make_shared<const sweep::baseline_tables>(sweep::load_baseline(o.baseline));
   if (!o.shard.empty()) request.shard = sweep::parse_shard(o.shard);
-  if (!o.shard.empty() && !o.gpus.empty()) throw error(error_kind::usage, "--shard and --gpus: choose one (a shard runs on one GPU)");
+  if (!o.shard.empty() && !o.gpus.empty())
+    throw error(error_kind::usage, "--shard and --gpus: choose one (a shard runs on one GPU)");
   if (global.device != 0 && !o.gpus.empty() && !o.worker) {
-    throw error(error_kind::usage, "--device and --gpus: choose one (--gpus names the GPUs of its workers)");
+    throw error(error_kind::usage,
+                "--device and --gpus: choose one (--gpus names the GPUs of its workers)");
   }
   if (!request.tokens.empty()) {
     std::sort(request.tokens.begin(), request.tokens.end());
-    request.tokens.erase(std::unique(request.tokens.begin(), request.tokens.end()), request.tokens.end());
+    request.tokens.erase(std::unique(request.tokens.begin(), request.tokens.end()),
+                         request.tokens.end());
     request.config.tokens = request.tokens;
   }
   require_output_file(o.out, "--out " + o.out.string());
@@ -384,19 +435,26 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   if (!o.arch.empty()) jit::parse_arch_list(o.arch);
   jit::require_cuda_include_dir();
   sweep::check_plan(request);
-  if (!o.arch.empty()) families::require_archs(plan_families(request), jit::parse_arch_list(o.arch), "--arch");
+  if (!o.arch.empty())
+    families::require_archs(plan_families(request), jit::parse_arch_list(o.arch), "--arch");
   return request;
 }
 
 /// Without a GPU: compile every variant of the plan (or shard) for the archs, check the plan.
-int run_compile_only(const sweep_options& o, sweep::sweep_request& request, const std::string& why) {
+int run_compile_only(const sweep_options& o, sweep::sweep_request& request,
+                     const std::string& why) {
   sweep::sweep_result result;
-  const std::vector<std::string> archs = jit::parse_arch_list(o.arch.empty() ? "sm_90a,sm_100a" : o.arch);
+  const std::vector<std::string> archs =
+      jit::parse_arch_list(o.arch.empty() ? "sm_90a,sm_100a" : o.arch);
   sweep::journal log = open_journal(o, journal_key(request, false, archs), false);
   request.log = &log;
-  std::cerr << "kk3tune sweep: no GPU (" << (why.empty() ? "no device" : why) << "): compiling every variant for " << join(archs, ", ")
+  std::cerr << "kk3tune sweep: no GPU (" << (why.empty() ? "no device" : why)
+            << "): compiling every variant for " << join(archs, ", ")
             << " and checking the plan; nothing will be timed"
-            << (log.state().units.empty() ? "" : " (" + std::to_string(log.state().units.size()) + " family/mode units from the journal)") << "\n";
+            << (log.state().units.empty() ? ""
+                                          : " (" + std::to_string(log.state().units.size()) +
+                                                " family/mode units from the journal)")
+            << "\n";
   progress_printer progress("compile");
   progress.plain_every(200);
   sweep::compile_plan(request, archs, std::ref(progress), result);
@@ -404,13 +462,17 @@ int run_compile_only(const sweep_options& o, sweep::sweep_request& request, cons
   finish_journal(log);
   std::size_t modes = 0;
   for (const auto& f : result.families) modes += f.modes.size();
-  std::cout << "plan " << request.config.file.string() << ": " << result.families.size() << " families, " << modes << " modes, "
-            << result.config.tokens.size() << " token counts: ok" << shard_note(result) << "\n"
-            << result.compiles << " variant compiles for " << join(archs, ", ") << ": " << result.compiles - result.compile_failures
-            << " ok, " << result.compile_failures << " failed (" << cell("%.1f", result.wall_s) << " s)\n"
+  std::cout << "plan " << request.config.file.string() << ": " << result.families.size()
+            << " families, " << modes << " modes, " << result.config.tokens.size()
+            << " token counts: ok" << shard_note(result) << "\n"
+            << result.compiles << " variant compiles for " << join(archs, ", ") << ": "
+            << result.compiles - result.compile_failures << " ok, " << result.compile_failures
+            << " failed (" << cell("%.1f", result.wall_s) << " s)\n"
             << "nothing was timed: no GPU. Wrote " << o.out.string() << " (\"timed\": false)\n";
   for (const auto& rec : result.records) {
-    if (rec.status == results::status::compile_failed) std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": " << rec.reason << "\n";
+    if (rec.status == results::status::compile_failed)
+      std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": "
+                << rec.reason << "\n";
   }
   return result.compile_failures ? k_exit_failure : k_exit_environment;
 }
@@ -423,20 +485,24 @@ int report_sweep(const sweep::sweep_result& result, const std::filesystem::path&
   for (const auto& rec : result.records) {
     dropped += rec.status == results::status::dropped;
     unlaunchable += rec.status == results::status::unlaunchable;
-    failed += rec.status != results::status::dropped && rec.status != results::status::unlaunchable &&
-              rec.status != results::status::ok;
+    failed += rec.status != results::status::dropped &&
+              rec.status != results::status::unlaunchable && rec.status != results::status::ok;
   }
-  std::cout << "\n" << result.records.size() << " records (" << dropped << " screened out, " << unlaunchable << " unlaunchable, "
-            << failed << " not ok), "
-            << result.compiles << " compiles (" << result.compile_failures << " failed), copy ceiling " << cell("%.3f", result.ceiling_tb_s)
-            << " TB/s, " << cell("%.1f", result.wall_s) << " s on " << result.context->gpu.name << shard_note(result) << "; wrote " << out.string() << "\n";
+  std::cout << "\n"
+            << result.records.size() << " records (" << dropped << " screened out, " << unlaunchable
+            << " unlaunchable, " << failed << " not ok), " << result.compiles << " compiles ("
+            << result.compile_failures << " failed), copy ceiling "
+            << cell("%.3f", result.ceiling_tb_s) << " TB/s, " << cell("%.1f", result.wall_s)
+            << " s on " << result.context->gpu.name << shard_note(result) << "; wrote "
+            << out.string() << "\n";
   return failed ? k_exit_failure : k_exit_ok;
 }
 
 /// The measuring process itself (a supervised worker, or --no-isolation): runs the sweep, writes
 /// `out`; on a variant's fault reports it to the supervisor; on any other error keeps what was
 /// measured in OUT.partial and the journal.
-int measure(const sweep_options& o, sweep::sweep_request& request, sweep::journal& log, const std::filesystem::path& out) {
+int measure(const sweep_options& o, sweep::sweep_request& request, sweep::journal& log,
+            const std::filesystem::path& out) {
   if (o.worker) watch::attach();
   sweep::sweep_result result;
   progress_printer progress("sweep");
@@ -456,8 +522,10 @@ int measure(const sweep_options& o, sweep::sweep_request& request, sweep::journa
     if (!result.records.empty()) {
       const std::filesystem::path partial = out.string() + ".partial";
       write_file_atomic(partial, sweep::sweep_json(result));
-      std::cerr << "kk3tune sweep: stopped early; " << result.records.size() << " records kept in " << partial.string()
-                << "; `kk3tune sweep --resume` with the same flags continues from " << log.file().string() << "\n";
+      std::cerr << "kk3tune sweep: stopped early; " << result.records.size() << " records kept in "
+                << partial.string()
+                << "; `kk3tune sweep --resume` with the same flags continues from "
+                << log.file().string() << "\n";
     }
     throw;
   }
@@ -470,9 +538,12 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   sweep::sweep_request request = make_request(global, o);
   std::string why;
   const bool gpu = device::driver_available(&why) && device::device_count() > 0;
-  if (gpu && !o.worker) families::require_archs(plan_families(request), {device::first_gpu().arch}, "the GPU's arch");
+  if (gpu && !o.worker)
+    families::require_archs(plan_families(request), {device::first_gpu().arch}, "the GPU's arch");
   if (!gpu) {
-    if (!o.gpus.empty()) std::cerr << "kk3tune sweep: --gpus " << o.gpus << ": no GPU, so no workers: compiling in this process\n";
+    if (!o.gpus.empty())
+      std::cerr << "kk3tune sweep: --gpus " << o.gpus
+                << ": no GPU, so no workers: compiling in this process\n";
     return run_compile_only(o, request, why);
   }
   const std::string key = journal_key(request, true);
@@ -487,9 +558,11 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
     request.seed = log.state().seed;
     return measure(o, request, log, part);
   }
-  const std::vector<int> gpus = o.worker || o.gpus.empty() ? std::vector<int>{} : parse_gpus(o.gpus);
+  const std::vector<int> gpus =
+      o.worker || o.gpus.empty() ? std::vector<int>{} : parse_gpus(o.gpus);
   if (gpus.size() > 1 && o.no_isolation) {
-    throw error(error_kind::usage, "--no-isolation with --gpus " + o.gpus + ": each GPU's worker is a supervised process");
+    throw error(error_kind::usage, "--no-isolation with --gpus " + o.gpus +
+                                       ": each GPU's worker is a supervised process");
   }
   if (gpus.size() > 1) return run_on_gpus(global, o, key, gpus);
   sweep::journal log = open_journal(o, key, true);
@@ -511,44 +584,70 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
 
 void add_sweep_command(CLI::App& app, const global_options& global, int& exit_code) {
   auto o = std::make_shared<sweep_options>();
-  CLI::App* cmd = app.add_subcommand("sweep", "Compile, verify and measure every variant at every shape, and select the dispatch table");
-  cmd->add_option("--config", o->config, "the sweep plan (default: configs/default.json); a family config sweeps that family alone");
+  CLI::App* cmd = app.add_subcommand(
+      "sweep",
+      "Compile, verify and measure every variant at every shape, and select the dispatch table");
+  cmd->add_option(
+      "--config", o->config,
+      "the sweep plan (default: configs/default.json); a family config sweeps that family alone");
   cmd->add_option("--family", o->family, "only this family of the plan");
-  cmd->add_option("--mode", o->mode, "only these modes of the plan, a comma list (as time's --mode)");
-  cmd->add_option("--variant", o->variant, "with --family: only these variant ids, a comma list (the reference is always measured too)");
-  cmd->add_option("--csv", o->csv, "also write the records as CSV, one column per knob (as `kk3tune report --csv`)");
-  cmd->add_option("--tokens,-T", o->tokens, "token counts (default: the plan's)")->delimiter(',')->check(positive_integer());
+  cmd->add_option("--mode", o->mode,
+                  "only these modes of the plan, a comma list (as time's --mode)");
+  cmd->add_option(
+      "--variant", o->variant,
+      "with --family: only these variant ids, a comma list (the reference is always measured too)");
+  cmd->add_option("--csv", o->csv,
+                  "also write the records as CSV, one column per knob (as `kk3tune report --csv`)");
+  cmd->add_option("--tokens,-T", o->tokens, "token counts (default: the plan's)")
+      ->delimiter(',')
+      ->check(positive_integer());
   cmd->add_option("--out,-o", o->out, "result JSON (default: kk3tune-sweep.json)");
-  cmd->add_option("--arch", o->arch, "without a GPU: archs to compile for (default: sm_90a,sm_100a)");
-  cmd->add_option("--min-gain", o->min_gain, "percent a challenger must gain over the incumbent, e.g. 2% (default: the plan's, 2%)");
+  cmd->add_option("--arch", o->arch,
+                  "without a GPU: archs to compile for (default: sm_90a,sm_100a)");
+  cmd->add_option(
+      "--min-gain", o->min_gain,
+      "percent a challenger must gain over the incumbent, e.g. 2% (default: the plan's, 2%)");
   cmd->add_option("--baseline", o->baseline,
-                  "a committed sweep result: at each token count its choice is the incumbent, replaced only by a variant "
-                  "faster by the minimum gain beyond the noise, measured head to head in this run (stable tables)");
+                  "a committed sweep result: at each token count its choice is the incumbent, "
+                  "replaced only by a variant "
+                  "faster by the minimum gain beyond the noise, measured head to head in this run "
+                  "(stable tables)");
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and recorded)");
   cmd->add_option("--shard", o->shard,
-                  "I/N: only shard I of N of the plan's work items (a work item is a family x mode x shape with all its token "
+                  "I/N: only shard I of N of the plan's work items (a work item is a family x mode "
+                  "x shape with all its token "
                   "counts; `kk3tune merge` joins the shards' files)");
   add_cache_options(cmd, o->cache);
-  cmd->add_flag("--resume", o->resume, "continue the sweep whose journal (OUT.journal) a kill or a fault left, with the same flags");
+  cmd->add_flag(
+      "--resume", o->resume,
+      "continue the sweep whose journal (OUT.journal) a kill or a fault left, with the same flags");
   cmd->add_option("--variant-timeout", o->variant_timeout_s,
-                  "seconds one variant's GPU work may take before it counts as hung and its worker is restarted (default 60)")
+                  "seconds one variant's GPU work may take before it counts as hung and its worker "
+                  "is restarted (default 60)")
       ->check(positive_number());
-  cmd->add_flag("--no-isolation", o->no_isolation, "measure in this process (a sticky CUDA fault then ends the sweep; the journal keeps what was measured)");
-  cmd->add_option("--inject-fault", o->inject, "test only: VARIANT=illegal_address|trap|hang makes that variant fail on purpose; VARIANT=slow makes it correct but about 0.5 us slower per CTA")
+  cmd->add_flag("--no-isolation", o->no_isolation,
+                "measure in this process (a sticky CUDA fault then ends the sweep; the journal "
+                "keeps what was measured)");
+  cmd->add_option("--inject-fault", o->inject,
+                  "test only: VARIANT=illegal_address|trap|hang makes that variant fail on "
+                  "purpose; VARIANT=slow makes it correct but about 0.5 us slower per CTA")
       ->group("");  // hidden from --help
   cmd->add_flag("--worker", o->worker, "internal: run as the supervisor's worker")->group("");
   cmd->add_option("--gpus", o->gpus,
-                  "all, or a list such as 0,1: one supervised worker per GPU, each pulling work items from the plan; "
+                  "all, or a list such as 0,1: one supervised worker per GPU, each pulling work "
+                  "items from the plan; "
                   "their parts are merged into --out (default: GPU 0 alone)");
   cmd->add_option("--gpu-worker", o->gpu_worker, "internal: worker I of N of --gpus")->group("");
   cmd->add_option("--claims", o->claims, "internal: the claims folder of --gpus")->group("");
-  cmd->footer("Exit codes: 0 swept, 1 a variant failed verification or to compile (one the GPU cannot\n"
-              "launch is recorded as unlaunchable, not a failure), 2 bad plan or flag, 3 no GPU (the plan\n"
-              "was compiled and checked, nothing timed) or a device fault.");
+  cmd->footer(
+      "Exit codes: 0 swept, 1 a variant failed verification or to compile (one the GPU cannot\n"
+      "launch is recorded as unlaunchable, not a failure), 2 bad plan or flag, 3 no GPU (the plan\n"
+      "was compiled and checked, nothing timed) or a device fault.");
   cmd->callback([&global, &exit_code, o] {
     exit_code = run_sweep_command(global, *o);
     std::error_code ec;
-    if (!o->csv.empty() && !o->worker && std::filesystem::is_regular_file(o->out, ec)) {  // what was written, also a stopped run's
+    if (!o->csv.empty() && !o->worker &&
+        std::filesystem::is_regular_file(o->out, ec)) {  // what was written, also a stopped run's
       write_file_atomic(o->csv, report::records_csv(results::read_result_document(o->out)));
       std::cout << "wrote " << o->csv.string() << " (the records as CSV)\n";
     }

@@ -31,14 +31,16 @@ struct time_options {
   double ceiling_tb_s = 0;
   unsigned chain_workspaces = 0;  ///< --chain-workspaces (0: timer::chain_rotation)
   unsigned placements = 0;        ///< --placements (0: the objective's default)
-  std::string json;  ///< --json FILE, or "-" for stdout
-  objective_options chain;  ///< --producer-*, --consumer-*
+  std::string json;               ///< --json FILE, or "-" for stdout
+  objective_options chain;        ///< --producer-*, --consumer-*
 };
 
-double tb_per_s(const timing::measurement& m) { return m.stats.median > 0 ? m.bytes_moved / (m.stats.median * 1e-6) / 1e12 : 0; }
+double tb_per_s(const timing::measurement& m) {
+  return m.stats.median > 0 ? m.bytes_moved / (m.stats.median * 1e-6) / 1e12 : 0;
+}
 
-void print_one(std::ostream& out, const loaded_variant& v, const timing::measurement& m, const time_options& o,
-               const results::objective& objective, double noise_target) {
+void print_one(std::ostream& out, const loaded_variant& v, const timing::measurement& m,
+               const time_options& o, const results::objective& objective, double noise_target) {
   const auto& s = m.stats;
   std::size_t throttled = 0;
   std::vector<double> clocks;
@@ -50,43 +52,61 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
   const double tb_s = tb_per_s(m);
   out << v.describe() << "  seed=" << v.seed << "\n"
       << "  objective  " << results::describe(objective) << "\n"
-      << "  samples    " << s.samples << " kept (" << throttled << " throttled dropped), " << m.launches_per_sample
-      << (m.mode == results::timing_mode::chain ? " chains" : " launches") << " per sample, stopped: "
-      << timing::to_string(m.stopped) << ", " << cell("%.3f", m.wall_s) << " s wall\n"
+      << "  samples    " << s.samples << " kept (" << throttled << " throttled dropped), "
+      << m.launches_per_sample << (m.mode == results::timing_mode::chain ? " chains" : " launches")
+      << " per sample, stopped: " << timing::to_string(m.stopped) << ", " << cell("%.3f", m.wall_s)
+      << " s wall\n"
       << "  SM clock   " << cell("%.0f", clock) << " MHz (median of kept samples)\n"
-      << (m.event_overhead_us != 0 ? "  events     " + cell("%.3f", m.event_overhead_us) + " us for an empty event pair, measured this run and subtracted\n" : "")
-      << "  time us    median " << cell("%.3f", s.median) << "  min " << cell("%.3f", s.min) << "  mean " << cell("%.3f", s.mean)
-      << "  p10 " << cell("%.3f", s.p10) << "  p90 " << cell("%.3f", s.p90) << "  stdev " << cell("%.3f", s.stdev) << "  IQR "
+      << (m.event_overhead_us != 0
+              ? "  events     " + cell("%.3f", m.event_overhead_us) +
+                    " us for an empty event pair, measured this run and subtracted\n"
+              : "")
+      << "  time us    median " << cell("%.3f", s.median) << "  min " << cell("%.3f", s.min)
+      << "  mean " << cell("%.3f", s.mean) << "  p10 " << cell("%.3f", s.p10) << "  p90 "
+      << cell("%.3f", s.p90) << "  stdev " << cell("%.3f", s.stdev) << "  IQR "
       << cell("%.3f", s.iqr) << "\n"
-      << "  noise      " << cell("%.3f", s.rel_stderr_median * 100) << "% relative standard error of the median (target "
-      << cell("%.2f", 100 * noise_target) << "%)\n";
+      << "  noise      " << cell("%.3f", s.rel_stderr_median * 100)
+      << "% relative standard error of the median (target " << cell("%.2f", 100 * noise_target)
+      << "%)\n";
   if (m.mode == results::timing_mode::chain) {
-    out << "  chain      " << cell("%.3f", m.chain_total_us) << " us per chain with the variant, " << cell("%.3f", m.chain_base_us)
-        << " us without: the variant adds " << cell("%.3f", s.median) << " us; L2 flushed before each replay, "
-        << m.rotated_workspaces << " workspace(s) in turn, samples from " << m.placements << " placement(s) in turn\n";
+    out << "  chain      " << cell("%.3f", m.chain_total_us) << " us per chain with the variant, "
+        << cell("%.3f", m.chain_base_us) << " us without: the variant adds "
+        << cell("%.3f", s.median) << " us; L2 flushed before each replay, " << m.rotated_workspaces
+        << " workspace(s) in turn, samples from " << m.placements << " placement(s) in turn\n";
   } else {
-    out << "  bandwidth  " << cell("%.3f", m.bytes_moved / 1e6) << " MB moved, " << cell("%.3f", tb_s) << " TB/s";
-    if (o.ceiling_tb_s > 0) out << " (" << cell("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of " << cell("%.2f", o.ceiling_tb_s) << " TB/s)";
+    out << "  bandwidth  " << cell("%.3f", m.bytes_moved / 1e6) << " MB moved, "
+        << cell("%.3f", tb_s) << " TB/s";
+    if (o.ceiling_tb_s > 0)
+      out << " (" << cell("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of "
+          << cell("%.2f", o.ceiling_tb_s) << " TB/s)";
     out << "; working set " << (m.fits_in_l2 ? "fits" : "does not fit") << " in L2 ("
         << cell("%.0f", static_cast<double>(v.info.l2_bytes) / 1048576) << " MiB)"
-        << (m.mode == results::timing_mode::cold ? ", flushed before each sample, " + std::to_string(m.rotated_workspaces) + " input sets rotated" : "")
+        << (m.mode == results::timing_mode::cold
+                ? ", flushed before each sample, " + std::to_string(m.rotated_workspaces) +
+                      " input sets rotated"
+                : "")
         << "\n";
   }
 }
 
-void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing::measurement> ms, const time_options& o,
-                 const results::objective& objective, const std::string& reference) {
-  std::sort(ms.begin(), ms.end(), [](const auto& a, const auto& b) { return a.stats.median < b.stats.median; });
+void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing::measurement> ms,
+                 const time_options& o, const results::objective& objective,
+                 const std::string& reference) {
+  std::sort(ms.begin(), ms.end(),
+            [](const auto& a, const auto& b) { return a.stats.median < b.stats.median; });
   out << v.describe() << "  seed=" << v.seed << ", interleaved, fastest first\n"
       << "objective: " << results::describe(objective) << "\n";
-  text_table table({"variant", "median_us", "p10_us", "p90_us", "noise_%", "samples", "TB/s"}, {false, true, true, true, true, true, true});
+  text_table table({"variant", "median_us", "p10_us", "p90_us", "noise_%", "samples", "TB/s"},
+                   {false, true, true, true, true, true, true});
   for (const auto& m : ms) {
-    table.add_row({m.label + (m.label == reference ? " (reference)" : ""), cell("%.3f", m.stats.median), cell("%.3f", m.stats.p10),
-                   cell("%.3f", m.stats.p90), cell("%.2f", 100 * m.stats.rel_stderr_median), std::to_string(m.stats.samples),
-                   cell("%.3f", tb_per_s(m))});
+    table.add_row({m.label + (m.label == reference ? " (reference)" : ""),
+                   cell("%.3f", m.stats.median), cell("%.3f", m.stats.p10),
+                   cell("%.3f", m.stats.p90), cell("%.2f", 100 * m.stats.rel_stderr_median),
+                   std::to_string(m.stats.samples), cell("%.3f", tb_per_s(m))});
   }
   table.print(out);
-  if (o.ceiling_tb_s > 0) out << "(TB/s against a ceiling of " << cell("%.2f", o.ceiling_tb_s) << ")\n";
+  if (o.ceiling_tb_s > 0)
+    out << "(TB/s against a ceiling of " << cell("%.2f", o.ceiling_tb_s) << ")\n";
 }
 
 int run_time(const global_options& global, time_options o) {
@@ -100,9 +120,11 @@ int run_time(const global_options& global, time_options o) {
   }
   // The chain model is the family's unless flags change it; checked before any GPU work.
   const results::objective objective =
-      objective_of(families::find_family(o.target.family), results::parse_timing_mode(o.timing_mode), !o.no_pdl, o.chain);
+      objective_of(families::find_family(o.target.family),
+                   results::parse_timing_mode(o.timing_mode), !o.no_pdl, o.chain);
   if (o.chain_workspaces && objective.mode != results::timing_mode::chain) {
-    throw error(error_kind::usage, "--chain-workspaces spreads the chains over workspaces: it needs --timing chain");
+    throw error(error_kind::usage,
+                "--chain-workspaces spreads the chains over workspaces: it needs --timing chain");
   }
   timing::timing_options to = timing::options_for(objective);
   to.stop.noise_target = percent_flag(o.noise, "--noise", 0.001, 100, false);
@@ -117,16 +139,20 @@ int run_time(const global_options& global, time_options o) {
   loaded_variant v = load_variant(global, o.target);
   const timing::helper_kernels helpers(*v.engine, v.info.arch, v.kernel_dir);
   const timing::timer timer(v.info, helpers);
-  if (to.mode == results::timing_mode::cold) add_workspaces(v, timer.cold_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
+  if (to.mode == results::timing_mode::cold)
+    add_workspaces(v, timer.cold_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
   if (to.mode == results::timing_mode::chain) {
-    add_workspaces(v, o.chain_workspaces ? o.chain_workspaces : timer.chain_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
+    add_workspaces(v, o.chain_workspaces
+                          ? o.chain_workspaces
+                          : timer.chain_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
   }
 
   std::vector<timing::candidate> candidates;
   for (const loaded_kernel& k : v.kernels) {
     std::vector<families::workspace*> workspaces;
     for (auto& w : v.workspaces) workspaces.push_back(w.get());
-    candidates.push_back(timing::make_candidate(*v.space.impl, *k.variant, *v.mode, v.shape, k.function, std::move(workspaces)));
+    candidates.push_back(timing::make_candidate(*v.space.impl, *k.variant, *v.mode, v.shape,
+                                                k.function, std::move(workspaces)));
   }
 
   std::vector<timing::measurement> result;
@@ -135,7 +161,8 @@ int run_time(const global_options& global, time_options o) {
     nvtx::range shape_range(v.shape_range_name(), v.shape.tokens);
     result = timer.measure(candidates, to);
   }
-  const std::string& reference = space::find_variant(v.space.variants, v.space.config, "reference").id;
+  const std::string& reference =
+      space::find_variant(v.space.variants, v.space.config, "reference").id;
   std::ostream& out = o.json == "-" ? std::cerr : std::cout;
   if (result.size() == 1) {
     print_one(out, v, result.front(), o, objective, to.stop.noise_target);
@@ -146,14 +173,18 @@ int run_time(const global_options& global, time_options o) {
   if (!o.json.empty()) {
     // The machine's figures, so that `compare` can show whether two files came from alike machines.
     results::run_context context = timing::capture_context(v.info, global.argv);
-    context.copy_ceiling_tb_s = timing::measure_copy_ceiling(*v.engine, v.info, timer, v.kernel_dir, find_config_dir(global.config_dir).dir);
+    context.copy_ceiling_tb_s = timing::measure_copy_ceiling(
+        *v.engine, v.info, timer, v.kernel_dir, find_config_dir(global.config_dir).dir);
     context.empty_kernel_us = timing::measure_empty_kernel(timer, helpers);
     if (o.ceiling_tb_s <= 0) o.ceiling_tb_s = context.copy_ceiling_tb_s;
-    report::measured_subject subject{v.space.config.family, v.mode->name, v.shape.tokens, v.space.impl->key_of(v.shape),
-                                     v.seed, o.ceiling_tb_s, reference, objective};
+    report::measured_subject subject{
+        v.space.config.family, v.mode->name, v.shape.tokens, v.space.impl->key_of(v.shape), v.seed,
+        o.ceiling_tb_s,        reference,    objective};
     const std::string doc = report::measurement_json(context, subject, result);
-    if (o.json == "-") std::cout << doc;
-    else write_file_atomic(o.json, doc);
+    if (o.json == "-")
+      std::cout << doc;
+    else
+      write_file_atomic(o.json, doc);
   }
   return 0;
 }
@@ -162,27 +193,39 @@ int run_time(const global_options& global, time_options o) {
 
 void add_time_command(CLI::App& app, const global_options& global, int& exit_code) {
   auto o = std::make_shared<time_options>();
-  CLI::App* cmd = app.add_subcommand("time", "Measure one variant at one shape and print its statistics");
+  CLI::App* cmd =
+      app.add_subcommand("time", "Measure one variant at one shape and print its statistics");
   add_variant_options(cmd, o->target);
-  cmd->get_option("--mode")->description("the family's mode (default: its first), or a timing mode: graph, isolated, cold, chain");
-  cmd->add_option("--timing", o->timing_mode,
-                  "timing mode: graph (default), isolated, cold or chain (--mode takes these names too)")
+  cmd->get_option("--mode")->description(
+      "the family's mode (default: its first), or a timing mode: graph, isolated, cold, chain");
+  cmd->add_option(
+         "--timing", o->timing_mode,
+         "timing mode: graph (default), isolated, cold or chain (--mode takes these names too)")
       ->check(CLI::IsMember({"graph", "isolated", "cold", "chain"}));
   cmd->add_flag("--no-pdl", o->no_pdl, "launch without programmatic dependent launch");
-  cmd->add_option("--noise", o->noise, "target relative standard error of the median, e.g. 0.5% (default 0.5%)");
-  cmd->add_option("--min-samples", o->min_samples, "fewest samples (default 10)")->check(positive_integer());
-  cmd->add_option("--min-time", o->min_time_s, "least sampling time, seconds (default 0.01)")->check(non_negative_number());
-  cmd->add_option("--max-time", o->max_time_s, "most sampling time, seconds (default 0.4)")->check(positive_number());
-  cmd->add_option("--ceiling-tb-s", o->ceiling_tb_s, "bandwidth ceiling to report a fraction of, TB/s");
+  cmd->add_option("--noise", o->noise,
+                  "target relative standard error of the median, e.g. 0.5% (default 0.5%)");
+  cmd->add_option("--min-samples", o->min_samples, "fewest samples (default 10)")
+      ->check(positive_integer());
+  cmd->add_option("--min-time", o->min_time_s, "least sampling time, seconds (default 0.01)")
+      ->check(non_negative_number());
+  cmd->add_option("--max-time", o->max_time_s, "most sampling time, seconds (default 0.4)")
+      ->check(positive_number());
+  cmd->add_option("--ceiling-tb-s", o->ceiling_tb_s,
+                  "bandwidth ceiling to report a fraction of, TB/s");
   add_objective_options(cmd, o->chain);
   cmd->add_option("--chain-workspaces", o->chain_workspaces,
-                  "chain: most workspaces the chains run on in turn (default: as many as fit in half the L2, at most 8; never more than a quarter of a replay's chains)")
+                  "chain: most workspaces the chains run on in turn (default: as many as fit in "
+                  "half the L2, at most 8; never more than a quarter of a replay's chains)")
       ->check(CLI::Range(1u, 64u))
       ->group("Chain model");
   cmd->add_option("--placements", o->placements,
-                  "samplers per variant, each with its own graphs, streams and buffers, taking the samples in turn (default: chain 8 for a variant adding under 1.8 us, down to 1 from 5 us; other modes 1)")
+                  "samplers per variant, each with its own graphs, streams and buffers, taking the "
+                  "samples in turn (default: chain 8 for a variant adding under 1.8 us, down to 1 "
+                  "from 5 us; other modes 1)")
       ->check(CLI::Range(1u, 64u));
-  cmd->add_option("--json", o->json, "also write the result as JSON to FILE ('-': stdout, the table goes to stderr)");
+  cmd->add_option("--json", o->json,
+                  "also write the result as JSON to FILE ('-': stdout, the table goes to stderr)");
   cmd->callback([&global, &exit_code, o] { exit_code = run_time(global, *o); });
 }
 

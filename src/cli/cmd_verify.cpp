@@ -73,7 +73,8 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   // The dimensions given: those a flag may choose are verified at every combination; those the
   // mode sets (attn_res's NB) pick the modes that have one of the values given.
   families::planned_dims chosen, picking;
-  for (const auto& g : given_shapes(fam, o.shape, true)) (fam.find_dimension(g.first)->planned ? chosen : picking).push_back(g);
+  for (const auto& g : given_shapes(fam, o.shape, true))
+    (fam.find_dimension(g.first)->planned ? chosen : picking).push_back(g);
   auto mode_matches = [&](const space::mode& m) {
     const families::shape own = fam.model_shape(1, m, {});
     return std::all_of(picking.begin(), picking.end(), [&](const auto& p) {
@@ -81,12 +82,14 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
     });
   };
   std::vector<const space::mode*> modes;
-  if (!o.mode.empty()) space::find_mode(space.config, o.mode);  // throws error(usage) naming the modes
+  if (!o.mode.empty())
+    space::find_mode(space.config, o.mode);  // throws error(usage) naming the modes
   for (const auto& m : space.config.modes) {
     if ((o.mode.empty() || m.name == o.mode) && mode_matches(m)) modes.push_back(&m);
   }
   if (modes.empty()) {
-    throw error(error_kind::usage, shape_flag(o.shape, picking.front().first) + ": no mode of family " + o.family + " has those values");
+    throw error(error_kind::usage, shape_flag(o.shape, picking.front().first) +
+                                       ": no mode of family " + o.family + " has those values");
   }
   // Bad input before any GPU work: shapes beyond the family's buffers, a missing toolkit.
   for (const space::mode* m : modes) {
@@ -97,7 +100,9 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
       }
       families::dims given;  // the values this model shape has of the dimensions given
       for (const auto& c : chosen) given.emplace_back(c.first, model.at(c.first));
-      families::check_tokens(fam, *m, most, given, "--tokens", chosen.empty() ? "--tokens" : shape_flag(o.shape, chosen.front().first));
+      families::check_tokens(
+          fam, *m, most, given, "--tokens",
+          chosen.empty() ? "--tokens" : shape_flag(o.shape, chosen.front().first));
     }
   }
   jit::require_cuda_include_dir();
@@ -119,13 +124,15 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   vo.save_dir = o.save_dir;
   vo.save_all = o.save_all;
   const bool json = o.format == "json";
-  (json ? std::cerr : std::cout) << "verifying " << o.family << " on " << info.name << " (" << info.arch << "), seed " << vo.seed << "\n";
+  (json ? std::cerr : std::cout) << "verifying " << o.family << " on " << info.name << " ("
+                                 << info.arch << "), seed " << vo.seed << "\n";
   nlohmann::ordered_json records = nlohmann::ordered_json::array();
 
   // exact_%, max_ulps and worst_ratio: against the CPU reference, over every shape, for tensors
   // held to SPEC 1.3's bound (bf16(x), and |out - x| / (ulp_bf16(x) + 2^-12 m), whose limit is
   // 1); bit-exact tensors show 100, 0 and 0 when they pass.
-  text_table table({"mode", "variant", "status", "shapes", "checks", "exact_%", "max_ulps", "worst_ratio", "first mismatch / reason"},
+  text_table table({"mode", "variant", "status", "shapes", "checks", "exact_%", "max_ulps",
+                    "worst_ratio", "first mismatch / reason"},
                    {false, false, false, true, true, true, true, true, false});
   std::size_t failed = 0, ok = 0, unlaunchable = 0, test_flagged = 0;
   accuracy_over total;
@@ -134,16 +141,27 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
     accuracy_over mode_figures;
     for (const verify::verify_record& r : verifier.verify_mode(space, *m, variants, vo)) {
       const bool good = r.outcome == verify::status::ok;
-      if (r.test_only) test_flagged += !good;
-      else if (r.outcome == verify::status::unlaunchable) ++unlaunchable;
-      else (good ? ok : failed) += 1;
+      if (r.test_only)
+        test_flagged += !good;
+      else if (r.outcome == verify::status::unlaunchable)
+        ++unlaunchable;
+      else
+        (good ? ok : failed) += 1;
       if (!r.test_only) mode_figures.add(r);
-      records.push_back({{"mode", r.mode}, {"variant", r.variant}, {"test_only", r.test_only}, {"status", verify::to_string(r.outcome)},
-                         {"reason", r.reason}, {"shapes", r.shapes}, {"checks", r.checks}, {"exact_fraction", r.exact_fraction},
-                         {"max_ulps", r.max_ulps}, {"worst_ratio", r.worst_ratio}});
+      records.push_back({{"mode", r.mode},
+                         {"variant", r.variant},
+                         {"test_only", r.test_only},
+                         {"status", verify::to_string(r.outcome)},
+                         {"reason", r.reason},
+                         {"shapes", r.shapes},
+                         {"checks", r.checks},
+                         {"exact_fraction", r.exact_fraction},
+                         {"max_ulps", r.max_ulps},
+                         {"worst_ratio", r.worst_ratio}});
       std::string reason = r.reason.substr(0, r.reason.find('\n'));
-      table.add_row({r.mode, r.variant + (r.test_only ? " (test-only)" : ""), verify::to_string(r.outcome),
-                     std::to_string(r.shapes.size()), std::to_string(r.checks), cell("%.3f", 100 * r.exact_fraction),
+      table.add_row({r.mode, r.variant + (r.test_only ? " (test-only)" : ""),
+                     verify::to_string(r.outcome), std::to_string(r.shapes.size()),
+                     std::to_string(r.checks), cell("%.3f", 100 * r.exact_fraction),
                      std::to_string(r.max_ulps), cell("%.3f", r.worst_ratio), reason});
     }
     total.add(mode_figures);
@@ -152,29 +170,47 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   if (json) {
     nlohmann::ordered_json mode_json = nlohmann::ordered_json::array();
     for (const auto& [name, a] : per_mode) {
-      mode_json.push_back({{"mode", name}, {"variants", a.variants}, {"exact_fraction", a.exact_fraction},
-                           {"max_ulps", a.max_ulps}, {"worst_ratio", a.worst_ratio}});
+      mode_json.push_back({{"mode", name},
+                           {"variants", a.variants},
+                           {"exact_fraction", a.exact_fraction},
+                           {"max_ulps", a.max_ulps},
+                           {"worst_ratio", a.worst_ratio}});
     }
-    const nlohmann::ordered_json out = {{"kind", "verify"},      {"family", o.family},         {"gpu", info.name},
-                                        {"arch", info.arch},     {"seed", vo.seed},            {"ok", ok},
-                                        {"failed", failed},      {"unlaunchable", unlaunchable}, {"worst_exact_fraction", total.exact_fraction},
-                                        {"worst_ulps", total.max_ulps}, {"worst_ratio", total.worst_ratio}, {"modes", mode_json},
+    const nlohmann::ordered_json out = {{"kind", "verify"},
+                                        {"family", o.family},
+                                        {"gpu", info.name},
+                                        {"arch", info.arch},
+                                        {"seed", vo.seed},
+                                        {"ok", ok},
+                                        {"failed", failed},
+                                        {"unlaunchable", unlaunchable},
+                                        {"worst_exact_fraction", total.exact_fraction},
+                                        {"worst_ulps", total.max_ulps},
+                                        {"worst_ratio", total.worst_ratio},
+                                        {"modes", mode_json},
                                         {"records", records}};
     std::cout << out.dump(2) << "\n";
     return failed ? k_exit_failure : k_exit_ok;
   }
   table.print(std::cout);
-  std::cout << "\nagainst the CPU reference, per mode over its shipped variants (limits: at least 99.9% exact, worst ratio 1):\n";
+  std::cout << "\nagainst the CPU reference, per mode over its shipped variants (limits: at least "
+               "99.9% exact, worst ratio 1):\n";
   for (const auto& [name, a] : per_mode) {
-    std::cout << "  " << name << ": " << cell("%.3f", 100 * a.exact_fraction) << "% of elements exact, at most " << a.max_ulps
-              << " ulps apart, worst ratio " << cell("%.3f", a.worst_ratio) << " (" << a.variants << " variants)\n";
+    std::cout << "  " << name << ": " << cell("%.3f", 100 * a.exact_fraction)
+              << "% of elements exact, at most " << a.max_ulps << " ulps apart, worst ratio "
+              << cell("%.3f", a.worst_ratio) << " (" << a.variants << " variants)\n";
   }
   std::cout << "\n" << ok << " variant-modes ok, " << failed << " failed";
-  if (unlaunchable) std::cout << ", " << unlaunchable << " unlaunchable on this GPU (not run from the shape their reason names)";
-  if (o.with_test_knobs) std::cout << ", " << test_flagged << " test-only variant-modes flagged (expected: all)";
+  if (unlaunchable)
+    std::cout << ", " << unlaunchable
+              << " unlaunchable on this GPU (not run from the shape their reason names)";
+  if (o.with_test_knobs)
+    std::cout << ", " << test_flagged << " test-only variant-modes flagged (expected: all)";
   std::cout << "; seed " << vo.seed << "\n";
-  std::cout << "against the CPU reference, over every shipped variant: at least " << cell("%.3f", 100 * total.exact_fraction)
-            << "% of elements exact, at most " << total.max_ulps << " ulps apart, worst ratio " << cell("%.3f", total.worst_ratio) << "\n";
+  std::cout << "against the CPU reference, over every shipped variant: at least "
+            << cell("%.3f", 100 * total.exact_fraction) << "% of elements exact, at most "
+            << total.max_ulps << " ulps apart, worst ratio " << cell("%.3f", total.worst_ratio)
+            << "\n";
   return failed ? k_exit_failure : k_exit_ok;
 }
 
@@ -182,18 +218,30 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
 
 void add_verify_command(CLI::App& app, const global_options& global, int& exit_code) {
   auto o = std::make_shared<verify_cli_options>();
-  CLI::App* cmd = app.add_subcommand("verify", "Check every variant against the CPU reference (bit for bit, or within SPEC 1.3's accuracy bound) and bit for bit against the reference variant, with the PDL hazard check");
+  CLI::App* cmd = app.add_subcommand(
+      "verify",
+      "Check every variant against the CPU reference (bit for bit, or within SPEC 1.3's accuracy "
+      "bound) and bit for bit against the reference variant, with the PDL hazard check");
   cmd->add_option("--family", o->family, "kernel family")->required();
   cmd->add_option("--mode", o->mode, "only this mode (default: all)");
-  cmd->add_option("--variant", o->variant, "only these variants, a comma list of ids or 'all' (the reference is always verified too)");
-  cmd->add_option("--tokens,-T", o->tokens, "token counts besides the edge shapes")->delimiter(',')->check(positive_integer());
+  cmd->add_option(
+      "--variant", o->variant,
+      "only these variants, a comma list of ids or 'all' (the reference is always verified too)");
+  cmd->add_option("--tokens,-T", o->tokens, "token counts besides the edge shapes")
+      ->delimiter(',')
+      ->check(positive_integer());
   add_shape_options(cmd, o->shape, true);
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and printed)");
-  cmd->add_option("--save-workspace", o->save_dir, "write the inputs, expected and actual outputs of failing variants as .npy files here");
-  cmd->add_flag("--save-all", o->save_all, "with --save-workspace: save every variant, not only failures");
-  cmd->add_flag("--include-test-knobs", o->with_test_knobs, "also verify the test-only variants (they should be flagged)");
+  cmd->add_option(
+      "--save-workspace", o->save_dir,
+      "write the inputs, expected and actual outputs of failing variants as .npy files here");
+  cmd->add_flag("--save-all", o->save_all,
+                "with --save-workspace: save every variant, not only failures");
+  cmd->add_flag("--include-test-knobs", o->with_test_knobs,
+                "also verify the test-only variants (they should be flagged)");
   cmd->add_flag("--no-edge-shapes", o->no_edge_shapes, "only the requested shapes");
-  cmd->add_option("--hazard-runs", o->hazard_runs, "PDL hazard checks per variant and shape (default 1)");
+  cmd->add_option("--hazard-runs", o->hazard_runs,
+                  "PDL hazard checks per variant and shape (default 1)");
   add_text_or_json_option(cmd, o->format, "one object per variant and mode, and the totals");
   add_cache_options(cmd, o->cache);
   cmd->callback([&global, &exit_code, o] { exit_code = run_verify(global, *o); });

@@ -36,7 +36,8 @@ CLI::Validator positive_integer();
 /// percent; else error(usage) naming the flag. A bare value between 0 and 1 also prints a note
 /// that it was read as percent (0.05 is 0.05%, not 5%), when `note_small` is set: where the
 /// plan writes the same setting as a fraction.
-double percent_flag(const std::string& text, const std::string& flag, double lo, double hi, bool note_small);
+double percent_flag(const std::string& text, const std::string& flag, double lo, double hi,
+                    bool note_small);
 
 /// `--format text|json` (default text); `json_what` says what the JSON holds.
 void add_text_or_json_option(CLI::App* cmd, std::string& format, const std::string& json_what);

@@ -11,7 +11,8 @@
 namespace kk3::cli {
 namespace {
 
-/// One flag: its name (without the dashes), the member of the objective's JSON it sets, and its help.
+/// One flag: its name (without the dashes), the member of the objective's JSON it sets, and its
+/// help.
 struct flag {
   const char* name;
   const char* neighbour;  ///< "producer" or "consumer"
@@ -21,15 +22,22 @@ struct flag {
 
 const std::vector<flag>& flags() {
   static const std::vector<flag> all = {
-      {"producer-us", "producer", "duration_us", "how long the producer runs, us (default: the family's model, docs/objective.md)"},
+      {"producer-us", "producer", "duration_us",
+       "how long the producer runs, us (default: the family's model, docs/objective.md)"},
       {"producer-ctas-per-sm", "producer", "ctas_per_sm", "the producer's CTAs per SM"},
       {"producer-threads", "producer", "threads", "the producer's threads per CTA"},
-      {"producer-smem", "producer", "smem_bytes", "the producer's dynamic shared memory per CTA, bytes, or max"},
-      {"producer-trigger", "producer", "trigger", "when the producer triggers its dependents: start, end, never, or a fraction of its duration"},
+      {"producer-smem", "producer", "smem_bytes",
+       "the producer's dynamic shared memory per CTA, bytes, or max"},
+      {"producer-trigger", "producer", "trigger",
+       "when the producer triggers its dependents: start, end, never, or a fraction of its "
+       "duration"},
       {"consumer-ctas-per-sm", "consumer", "ctas_per_sm", "the consumer's CTAs per SM"},
       {"consumer-threads", "consumer", "threads", "the consumer's threads per CTA"},
-      {"consumer-smem", "consumer", "smem_bytes", "the consumer's dynamic shared memory per CTA, bytes, or max"},
-      {"consumer-reads", "consumer", "reads", "what the consumer reads after its wait: outputs, written (outputs and in-place tensors) or none"}};
+      {"consumer-smem", "consumer", "smem_bytes",
+       "the consumer's dynamic shared memory per CTA, bytes, or max"},
+      {"consumer-reads", "consumer", "reads",
+       "what the consumer reads after its wait: outputs, written (outputs and in-place tensors) or "
+       "none"}};
   return all;
 }
 
@@ -38,18 +46,21 @@ const std::vector<flag>& flags() {
 void add_objective_options(CLI::App* cmd, objective_options& o) {
   for (const flag& f : flags()) {
     // std::map keeps its elements in place: each option writes into its own string.
-    cmd->add_option(std::string("--") + f.name, o.values[f.name], std::string("chain: ") + f.help)->group("Chain model");
+    cmd->add_option(std::string("--") + f.name, o.values[f.name], std::string("chain: ") + f.help)
+        ->group("Chain model");
   }
 }
 
-results::objective objective_of(const families::family& f, results::timing_mode mode, bool pdl, const objective_options& o) {
+results::objective objective_of(const families::family& f, results::timing_mode mode, bool pdl,
+                                const objective_options& o) {
   results::ordered_json j = {{"timing", results::to_string(mode)}, {"pdl", pdl}};
   for (const flag& fl : flags()) {
     const auto given = o.values.find(fl.name);
     if (given == o.values.end() || given->second.empty()) continue;
     const std::string& value = given->second;
     if (mode != results::timing_mode::chain) {
-      throw error(error_kind::usage, std::string("--") + fl.name + " models the chain: it needs --timing chain");
+      throw error(error_kind::usage,
+                  std::string("--") + fl.name + " models the chain: it needs --timing chain");
     }
     // A number where the value is one ("5", "0.5"), else a word of the JSON form ("max", "end").
     results::ordered_json v = value;
@@ -61,13 +72,15 @@ results::objective objective_of(const families::family& f, results::timing_mode 
     }
     j[fl.neighbour][fl.key] = v;
   }
-  return results::objective_from_json(j, f.default_objective(), "", [&](const std::string& at, const std::string& what) {
-    std::string name = at;
-    for (const flag& fl : flags()) {
-      if (at == std::string("/") + fl.neighbour + "/" + fl.key) name = std::string("--") + fl.name;
-    }
-    throw error(error_kind::usage, name + ": " + what);
-  });
+  return results::objective_from_json(j, f.default_objective(), "",
+                                      [&](const std::string& at, const std::string& what) {
+                                        std::string name = at;
+                                        for (const flag& fl : flags()) {
+                                          if (at == std::string("/") + fl.neighbour + "/" + fl.key)
+                                            name = std::string("--") + fl.name;
+                                        }
+                                        throw error(error_kind::usage, name + ": " + what);
+                                      });
 }
 
 }  // namespace kk3::cli

@@ -28,7 +28,8 @@ class text_table {
   void print(std::ostream& out) const {
     std::vector<std::size_t> width(m_header.size(), 0);
     auto widen = [&](const std::vector<std::string>& row) {
-      for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+      for (std::size_t c = 0; c < row.size() && c < width.size(); ++c)
+        width[c] = std::max(width[c], row[c].size());
     };
     widen(m_header);
     for (const auto& row : m_rows) widen(row);
@@ -36,7 +37,8 @@ class text_table {
       for (std::size_t c = 0; c < width.size(); ++c) {
         const std::string cell = c < row.size() ? row[c] : "";
         const std::string pad(width[c] - cell.size(), ' ');
-        out << (c ? "  " : "") << (m_right[c] ? pad + cell : (c + 1 < width.size() ? cell + pad : cell));
+        out << (c ? "  " : "")
+            << (m_right[c] ? pad + cell : (c + 1 < width.size() ? cell + pad : cell));
       }
       out << '\n';
     };

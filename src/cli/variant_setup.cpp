@@ -23,7 +23,8 @@ namespace {
 void drop_unlaunchable(loaded_variant& v, bool skip) {
   std::vector<loaded_kernel> kept;
   for (loaded_kernel& k : v.kernels) {
-    const std::string why = verify::unlaunchable_reason(*v.space.impl, *k.variant, *v.mode, v.shape, k.function, v.info);
+    const std::string why = verify::unlaunchable_reason(*v.space.impl, *k.variant, *v.mode, v.shape,
+                                                        k.function, v.info);
     if (why.empty()) {
       kept.push_back(std::move(k));
       continue;
@@ -32,7 +33,9 @@ void drop_unlaunchable(loaded_variant& v, bool skip) {
     if (!skip) throw error(error_kind::usage, id + " is " + why + " (" + v.info.name + ")");
     std::cerr << "kk3tune: skipping " << id << ": " << why << " (" << v.info.name << ")\n";
   }
-  if (kept.empty()) throw error(error_kind::usage, "--variant all: " + v.describe() + ": no variant can be launched on " + v.info.name);
+  if (kept.empty())
+    throw error(error_kind::usage, "--variant all: " + v.describe() +
+                                       ": no variant can be launched on " + v.info.name);
   v.kernels = std::move(kept);
 }
 
@@ -40,14 +43,17 @@ void drop_unlaunchable(loaded_variant& v, bool skip) {
 
 void add_shape_options(CLI::App* cmd, shape_options& o, bool lists) {
   const std::string values = lists ? "values" : "value";
-  auto* shape = cmd->add_option("--shape", o.shape,
-                                "a model dimension's " + values + ", NAME=" + (lists ? "V[,V...]" : "V") +
-                                    " (repeatable; `kk3tune list` shows each family's dimensions; default: the model's)");
+  auto* shape = cmd->add_option(
+      "--shape", o.shape,
+      "a model dimension's " + values + ", NAME=" + (lists ? "V[,V...]" : "V") +
+          " (repeatable; `kk3tune list` shows each family's dimensions; default: the model's)");
   shape->allow_extra_args(false);
-  auto* heads = cmd->add_option("--heads", o.heads, "head count" + std::string(lists ? "s" : "") + " H: --shape heads=...");
-  auto* blocks = cmd->add_option("--blocks", o.blocks,
-                                 "block count" + std::string(lists ? "s" : "") + " NB: --shape blocks=..." +
-                                     (lists ? " (attn_res: picks the modes with those NB)" : " (attn_res: the mode's NB)"));
+  auto* heads = cmd->add_option(
+      "--heads", o.heads, "head count" + std::string(lists ? "s" : "") + " H: --shape heads=...");
+  auto* blocks = cmd->add_option(
+      "--blocks", o.blocks,
+      "block count" + std::string(lists ? "s" : "") + " NB: --shape blocks=..." +
+          (lists ? " (attn_res: picks the modes with those NB)" : " (attn_res: the mode's NB)"));
   for (auto* opt : {heads, blocks}) {
     opt->check(non_negative_number());
     if (lists) {
@@ -60,17 +66,21 @@ void add_shape_options(CLI::App* cmd, shape_options& o, bool lists) {
 
 families::planned_dims given_shapes(const families::family& f, const shape_options& o, bool lists) {
   families::planned_dims given;
-  auto add = [&](const std::string& name, const std::vector<long long>& values, const std::string& flag) {
+  auto add = [&](const std::string& name, const std::vector<long long>& values,
+                 const std::string& flag) {
     const std::optional<families::dimension> d = f.find_dimension(name);
     if (!d) {
       std::vector<std::string> names;
       for (const families::dimension& x : f.dimensions()) names.push_back(x.name);
-      throw error(error_kind::usage, flag + ": " + f.name() + " has no dimension " + name +
-                                         (names.empty() ? " (it has none)" : " (it has " + join(names, ", ") + ")"));
+      throw error(error_kind::usage,
+                  flag + ": " + f.name() + " has no dimension " + name +
+                      (names.empty() ? " (it has none)" : " (it has " + join(names, ", ") + ")"));
     }
     if (!lists && values.size() != 1) throw error(error_kind::usage, flag + ": expected one value");
     for (long long v : values) {
-      if (v < d->least) throw error(error_kind::usage, flag + ": " + std::to_string(v) + " is below " + std::to_string(d->least));
+      if (v < d->least)
+        throw error(error_kind::usage,
+                    flag + ": " + std::to_string(v) + " is below " + std::to_string(d->least));
     }
     if (std::any_of(given.begin(), given.end(), [&](const auto& g) { return g.first == name; })) {
       throw error(error_kind::usage, flag + ": " + name + " given twice");
@@ -83,7 +93,8 @@ families::planned_dims given_shapes(const families::family& f, const shape_optio
     const auto eq = text.find('=');
     const std::string name = text.substr(0, eq);
     if (eq == std::string::npos || name.empty() || eq + 1 == text.size()) {
-      throw error(error_kind::usage, "--shape " + text + ": expected NAME=" + (lists ? "V[,V...]" : "V"));
+      throw error(error_kind::usage,
+                  "--shape " + text + ": expected NAME=" + (lists ? "V[,V...]" : "V"));
     }
     std::vector<long long> values;
     for (const std::string& v : split(text.substr(eq + 1), ',')) {
@@ -112,27 +123,33 @@ std::string shape_flag(const shape_options& o, const std::string& name) {
 void add_variant_options(CLI::App* cmd, variant_options& o) {
   cmd->add_option("--family", o.family, "kernel family (see `kk3tune list --all`)")->required();
   cmd->add_option("--mode", o.mode, "the family's mode (default: its first)");
-  cmd->add_option("--variant", o.variant, "variant id or 'reference' (default); time also takes a comma list or 'all'");
+  cmd->add_option("--variant", o.variant,
+                  "variant id or 'reference' (default); time also takes a comma list or 'all'");
   cmd->add_option("--tokens,-T", o.tokens, "token count T")->check(positive_integer());
   add_shape_options(cmd, o.shape, false);
   cmd->add_option("--seed", o.seed, "seed of the random inputs (default: drawn and printed)");
   add_cache_options(cmd, o.cache);
 }
 
-std::vector<const space::variant*> choose_variants(const families::family_space& space, const std::string& list) {
+std::vector<const space::variant*> choose_variants(const families::family_space& space,
+                                                   const std::string& list) {
   std::vector<const space::variant*> chosen;
   if (list == "all") {
     for (const auto& var : space.variants) chosen.push_back(&var);
   } else {
-    for (const std::string& id : split(list, ',')) chosen.push_back(&space::find_variant(space.variants, space.config, id));
+    for (const std::string& id : split(list, ','))
+      chosen.push_back(&space::find_variant(space.variants, space.config, id));
   }
-  if (chosen.empty()) throw error(error_kind::usage, "--variant: expected an id, a comma list or 'all'");
+  if (chosen.empty())
+    throw error(error_kind::usage, "--variant: expected an id, a comma list or 'all'");
   return chosen;
 }
 
 std::string loaded_variant::describe() const {
-  std::string d = space.config.family + "/" + mode->name + "/" + (kernels.size() == 1 ? variant().id : std::to_string(kernels.size()) + " variants") +
-                  " T=" + std::to_string(shape.tokens);
+  std::string d =
+      space.config.family + "/" + mode->name + "/" +
+      (kernels.size() == 1 ? variant().id : std::to_string(kernels.size()) + " variants") +
+      " T=" + std::to_string(shape.tokens);
   const std::string dims = families::shape_text(space.impl->key_of(shape));
   return dims.empty() ? d : d + " " + dims;
 }
@@ -142,14 +159,18 @@ std::string loaded_variant::shape_range_name() const {
   return n + families::shape_suffix(space.impl->key_of(shape));
 }
 
-loaded_variant load_variant(const global_options& global, const variant_options& o, unsigned workspaces) {
+loaded_variant load_variant(const global_options& global, const variant_options& o,
+                            unsigned workspaces) {
   loaded_variant v;
   v.kernel_dir = find_kernel_dir(global.kernel_dir).dir;
-  v.space = families::load_family_space(families::find_family(o.family), find_config_dir(global.config_dir).dir);
-  v.mode = o.mode.empty() ? &v.space.config.modes.front() : &space::find_mode(v.space.config, o.mode);
+  v.space = families::load_family_space(families::find_family(o.family),
+                                        find_config_dir(global.config_dir).dir);
+  v.mode =
+      o.mode.empty() ? &v.space.config.modes.front() : &space::find_mode(v.space.config, o.mode);
   const std::vector<const space::variant*> chosen = choose_variants(v.space, o.variant);
   families::dims given;
-  for (const auto& [name, values] : given_shapes(*v.space.impl, o.shape, false)) given.emplace_back(name, values.front());
+  for (const auto& [name, values] : given_shapes(*v.space.impl, o.shape, false))
+    given.emplace_back(name, values.front());
   v.shape = v.space.impl->model_shape(o.tokens, *v.mode, given);
   v.seed = o.seed ? o.seed : std::random_device{}() | 1ull;
   // Bad input before any GPU work: a shape beyond the family's buffers, a missing toolkit.
@@ -161,12 +182,14 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   v.context = std::make_unique<device::context>(device::selected_gpu());
 
   v.engine = jit::make_jit_engine(v.kernel_dir, o.cache.cache_dir, o.cache.no_cache);
-  v.kernels = jit::compile_and_load(*v.engine, v.space.config, *v.mode, chosen, v.info.arch, v.kernel_dir);
+  v.kernels =
+      jit::compile_and_load(*v.engine, v.space.config, *v.mode, chosen, v.info.arch, v.kernel_dir);
   for (const loaded_kernel& k : v.kernels) {
     if (k.ok()) continue;
     std::string options;
     for (const auto& opt : k.compiled.options) options += " " + opt;
-    throw error(error_kind::compile, k.compiled.label + " failed to compile\noptions:" + options + "\n" + k.compiled.log);
+    throw error(error_kind::compile, k.compiled.label + " failed to compile\noptions:" + options +
+                                         "\n" + k.compiled.log);
   }
   drop_unlaunchable(v, o.variant == "all");
   add_workspaces(v, workspaces);
@@ -175,7 +198,8 @@ loaded_variant load_variant(const global_options& global, const variant_options&
 
 void add_workspaces(loaded_variant& v, unsigned count) {
   while (v.workspaces.size() < count) {
-    v.workspaces.push_back(v.space.impl->random_workspace(v.shape, *v.mode, v.seed + v.workspaces.size()));
+    v.workspaces.push_back(
+        v.space.impl->random_workspace(v.shape, *v.mode, v.seed + v.workspaces.size()));
   }
 }
 

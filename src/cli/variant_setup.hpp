@@ -35,13 +35,13 @@ std::string shape_flag(const shape_options& o, const std::string& name);
 
 /// The flags that pick a variant and a shape.
 struct variant_options {
-  std::string family;                  ///< --family (required)
-  std::string mode;                    ///< --mode; empty = the family's first mode
-  std::string variant = "reference";   ///< --variant: an id, "reference", a comma list, or "all"
-  long long tokens = 1;                ///< --tokens T
-  shape_options shape;                 ///< --shape, --heads, --blocks
-  unsigned long long seed = 0;         ///< --seed; 0 = draw one (and print it)
-  cache_options cache;                 ///< --cache-dir, --no-cache
+  std::string family;                 ///< --family (required)
+  std::string mode;                   ///< --mode; empty = the family's first mode
+  std::string variant = "reference";  ///< --variant: an id, "reference", a comma list, or "all"
+  long long tokens = 1;               ///< --tokens T
+  shape_options shape;                ///< --shape, --heads, --blocks
+  unsigned long long seed = 0;        ///< --seed; 0 = draw one (and print it)
+  cache_options cache;                ///< --cache-dir, --no-cache
 };
 
 /// Adds the flags above to a subcommand.
@@ -50,7 +50,8 @@ void add_variant_options(CLI::App* cmd, variant_options& o);
 /// The variants a --variant value names: "all" (every variant of `space`, in the config's
 /// order) or a comma list of ids and "reference" (in the order given). Throws error(usage)
 /// naming the family and the first unknown id, or when the list names nothing.
-std::vector<const space::variant*> choose_variants(const families::family_space& space, const std::string& list);
+std::vector<const space::variant*> choose_variants(const families::family_space& space,
+                                                   const std::string& list);
 
 /// One compiled and loaded variant (the shared owner of compile-and-load: jit/loaded_kernels.hpp).
 using loaded_kernel = jit::loaded_kernel;
@@ -81,7 +82,8 @@ struct loaded_variant {
 /// error(usage) for a bad family, mode, variant or shape, or a variant the GPU cannot launch at
 /// the shape (under --variant all such variants are left out, a line on stderr each);
 /// error(device) without a GPU; error(compile) when a variant does not compile (with its log).
-loaded_variant load_variant(const global_options& global, const variant_options& o, unsigned workspaces = 1);
+loaded_variant load_variant(const global_options& global, const variant_options& o,
+                            unsigned workspaces = 1);
 
 /// Adds input sets to a loaded variant until it has `count` (seeds seed+1, seed+2, ...).
 void add_workspaces(loaded_variant& v, unsigned count);

@@ -443,7 +443,8 @@ cudaError_t launch(void (*kernel)(Params...), const knobs& k, mode m, ${params}l
       {{"shape", shape_names(m)},
        {"header", m.launch_header},
        {"unused_params",
-        join_each(m.shape_keys, "", [](const std::string& k) { return " [[maybe_unused]] int " + k + ","; })},
+        join_each(m.shape_keys, "",
+                  [](const std::string& k) { return " [[maybe_unused]] int " + k + ","; })},
        {"calls", calls},
        {"params", shape_params(m)},
        {"args", shape_args(m)}});

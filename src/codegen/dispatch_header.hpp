@@ -38,7 +38,8 @@ struct header_source {
   std::string gpu_name, gpu_arch, tool_version, git_revision, nvrtc_version, utc_time;
   std::string digest_kind;  ///< "result" (of the file's bytes) or "plan" (plan.digest of shards)
   std::string digest;       ///< 32 hex digits
-  std::string objective;    ///< what the sweep minimised (results::describe), e.g. "chain: producer ..."
+  std::string
+      objective;  ///< what the sweep minimised (results::describe), e.g. "chain: producer ..."
 };
 
 /// The tables of one architecture, and where they came from.
@@ -71,7 +72,8 @@ struct dispatch_model {
   std::vector<std::string> knob_names;   ///< config order
   std::string macro_prefix;              ///< of every macro of the family (space::macro_prefix())
   std::vector<std::string> macro_knobs;  ///< knobs that are -D macros (not in the entry), prefixed
-  std::vector<std::string> shape_keys;   ///< the family's key dimensions: select()'s shape parameters
+  std::vector<std::string>
+      shape_keys;  ///< the family's key dimensions: select()'s shape parameters
   std::vector<header_mode> modes;
   knob_values reference;  ///< the reference variant's knobs
   /// Every distinct knob tuple a table can return, the reference first, with its variant id.

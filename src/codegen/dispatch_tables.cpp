@@ -113,7 +113,8 @@ std::vector<std::string> key_names(const family_facts& ff) {
 // A table's model shape in the order of the family's key dimensions (check_file() found each).
 std::vector<long long> shape_of(const results::sweep_dispatch& d, const family_facts& ff) {
   std::vector<long long> out;
-  for (const families::dimension& k : ff.shape_keys) out.push_back(families::dim_or(d.shape, k.name, LLONG_MIN));
+  for (const families::dimension& k : ff.shape_keys)
+    out.push_back(families::dim_or(d.shape, k.name, LLONG_MIN));
   return out;
 }
 
@@ -121,7 +122,8 @@ std::vector<long long> shape_of(const results::sweep_dispatch& d, const family_f
 std::string shape_words(const results::sweep_dispatch& d, const family_facts& ff) {
   const std::vector<long long> values = shape_of(d, ff);
   std::vector<std::string> words;
-  for (std::size_t i = 0; i < values.size(); ++i) words.push_back(ff.shape_keys[i].name + " " + std::to_string(values[i]));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    words.push_back(ff.shape_keys[i].name + " " + std::to_string(values[i]));
   return join(words, ", ");
 }
 
@@ -161,15 +163,18 @@ void check_file(const results::sweep_file& s, const std::map<std::string, family
     const family_facts& ff = it->second;
     for (const families::dimension& k : ff.shape_keys) {
       const long long v = families::dim_or(d.shape, k.name, LLONG_MIN);
-      if (v == LLONG_MIN) fail(s, d.at + "/shape", "no " + k.name + " (the tables of " + d.family + " are keyed on it)");
+      if (v == LLONG_MIN)
+        fail(s, d.at + "/shape",
+             "no " + k.name + " (the tables of " + d.family + " are keyed on it)");
       if (v < k.least || v > INT_MAX) {
         fail(s, d.at + "/shape/" + k.name,
-             std::to_string(v) + " is not a " + k.name + " count (" + std::to_string(k.least) + " to " +
-                 std::to_string(INT_MAX) + ")");
+             std::to_string(v) + " is not a " + k.name + " count (" + std::to_string(k.least) +
+                 " to " + std::to_string(INT_MAX) + ")");
       }
     }
     if (!seen.insert({d.family, d.mode, shape_of(d, ff)}).second) {
-      fail(s, d.at, "a second table for " + d.family + " mode " + d.mode + " " + shape_words(d, ff));
+      fail(s, d.at,
+           "a second table for " + d.family + " mode " + d.mode + " " + shape_words(d, ff));
     }
     long long previous = 0;
     for (const results::sweep_range& r : d.ranges) {
@@ -200,8 +205,9 @@ mismatch config_mismatch(const results::sweep_file& s, const family_facts& ff) {
                                  cfg.file.string() + " " + list_text(ff.knob_names)};
     }
     if (fam.shape_keys != key_names(ff)) {
-      return {at + "/" + fam.shape_keys_field, list_text(fam.shape_keys) + ": this family is dispatched on " +
-                                                  list_text(key_names(ff))};
+      return {
+          at + "/" + fam.shape_keys_field,
+          list_text(fam.shape_keys) + ": this family is dispatched on " + list_text(key_names(ff))};
     }
   }
   for (const results::sweep_dispatch& d : s.dispatch) {
@@ -232,9 +238,10 @@ dispatch_model base_model(const family_facts& ff) {
   m.options = cfg.options;
   m.shape_keys = key_names(ff);
   for (const std::string& k : m.shape_keys) {
-    if (is_cpp_keyword(k) || k == "m" || k == "num_tokens" || k == "sm_arch" || k == "k" || k == "kernel" ||
-        k == "stream" || k == "args") {
-      throw error(error_kind::config, cfg.family + ": its dimension \"" + k + "\" cannot name a parameter of select() or launch()");
+    if (is_cpp_keyword(k) || k == "m" || k == "num_tokens" || k == "sm_arch" || k == "k" ||
+        k == "kernel" || k == "stream" || k == "args") {
+      throw error(error_kind::config, cfg.family + ": its dimension \"" + k +
+                                          "\" cannot name a parameter of select() or launch()");
     }
   }
   m.knob_names = ff.knob_names;
@@ -332,7 +339,8 @@ std::vector<header_source> sources_of(const std::vector<table_source>& tables) {
   for (const auto& [key, s] : first_of) {
     const bool plan = !s->plan_digest.empty();
     out.push_back({s->gpu_name, s->gpu_arch, s->tool_version, s->git_revision, s->nvrtc_version,
-                   s->utc_time, plan ? "plan" : "result", plan ? s->plan_digest : s->digest, objective_of(*s, family)});
+                   s->utc_time, plan ? "plan" : "result", plan ? s->plan_digest : s->digest,
+                   objective_of(*s, family)});
   }
   std::sort(out.begin(), out.end(), [](const header_source& x, const header_source& y) {
     return std::tie(x.utc_time, x.digest) < std::tie(y.utc_time, y.digest);

@@ -1,9 +1,9 @@
 #include "compare/comparison.hpp"
 
 #include <algorithm>
-#include <set>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -158,8 +158,8 @@ bool overlaps(const results::sweep_range& a, const results::sweep_range& b) {
 }
 
 // The ranges of one table that differ between BASE and NEW; true if any does.
-bool compare_table(const std::string& entry, const results::sweep_dispatch& base, const results::sweep_dispatch& next,
-                   std::vector<dispatch_change>& out) {
+bool compare_table(const std::string& entry, const results::sweep_dispatch& base,
+                   const results::sweep_dispatch& next, std::vector<dispatch_change>& out) {
   bool changed = false;
   for (const results::sweep_range& r : next.ranges) {
     const bool same =
@@ -187,8 +187,10 @@ bool compare_table(const std::string& entry, const results::sweep_dispatch& base
   return changed;
 }
 
-void compare_dispatch(const results::result_document& base, const results::result_document& next, comparison& c) {
-  std::map<std::string, std::pair<const results::sweep_dispatch*, const results::sweep_dispatch*>> tables;
+void compare_dispatch(const results::result_document& base, const results::result_document& next,
+                      comparison& c) {
+  std::map<std::string, std::pair<const results::sweep_dispatch*, const results::sweep_dispatch*>>
+      tables;
   for (const auto& d : base.dispatch) tables[entry_of(d)].first = &d;
   for (const auto& d : next.dispatch) tables[entry_of(d)].second = &d;
   for (const auto& [entry, both] : tables) {
@@ -222,10 +224,14 @@ std::unordered_map<std::string, std::size_t> index_by_key(const results::result_
 // The counter of one verdict.
 std::size_t& count_of(comparison_counts& k, verdict v) {
   switch (v) {
-    case verdict::slower: return k.slower;
-    case verdict::faster: return k.faster;
-    case verdict::noisy: return k.noisy;
-    case verdict::same: break;
+    case verdict::slower:
+      return k.slower;
+    case verdict::faster:
+      return k.faster;
+    case verdict::noisy:
+      return k.noisy;
+    case verdict::same:
+      break;
   }
   return k.same;
 }
@@ -234,7 +240,8 @@ std::size_t& count_of(comparison_counts& k, verdict v) {
 
 // The token counts a table covers: the plan's counts inside one of its ranges (every range's
 // ends when the file gives no plan).
-std::map<long long, const results::sweep_range*> winners_of(const results::sweep_dispatch& d, const results::result_document& doc) {
+std::map<long long, const results::sweep_range*> winners_of(const results::sweep_dispatch& d,
+                                                            const results::result_document& doc) {
   std::vector<long long> tokens;
   if (doc.plan && !doc.plan->tokens.empty()) {
     tokens = doc.plan->tokens;
@@ -252,15 +259,19 @@ std::map<long long, const results::sweep_range*> winners_of(const results::sweep
 
 // The plans' selection noise, the stricter of the two (a plan that gives none: the sweep's
 // defaults).
-shipped_rule rule_of(const results::result_document& base, const results::result_document& next, double threshold) {
+shipped_rule rule_of(const results::result_document& base, const results::result_document& next,
+                     double threshold) {
   shipped_rule rule;
   rule.threshold = threshold;
   rule.noise_sigmas = 0;
   rule.noise_floor = 0;
   for (const results::result_document* d : {&base, &next}) {
     const bool has = d->plan.has_value();
-    rule.noise_sigmas = std::max(rule.noise_sigmas, has && d->plan->noise_sigmas ? *d->plan->noise_sigmas : 2.0);
-    rule.noise_floor = std::max(rule.noise_floor, has && d->plan->noise_floor ? *d->plan->noise_floor : select::k_default_noise_floor);
+    rule.noise_sigmas =
+        std::max(rule.noise_sigmas, has && d->plan->noise_sigmas ? *d->plan->noise_sigmas : 2.0);
+    rule.noise_floor =
+        std::max(rule.noise_floor, has && d->plan->noise_floor ? *d->plan->noise_floor
+                                                               : select::k_default_noise_floor);
   }
   return rule;
 }
@@ -278,21 +289,25 @@ select::timed_variant timed_of(const results::result_record& r) {
 std::set<std::string> swept_tables(const results::result_document& d) {
   std::set<std::string> out;
   for (const auto& r : d.records) {
-    out.insert(r.family + "/" + r.mode + (results::shape_text(r.shape).empty() ? "" : "/" + results::shape_text(r.shape)));
+    out.insert(r.family + "/" + r.mode +
+               (results::shape_text(r.shape).empty() ? "" : "/" + results::shape_text(r.shape)));
   }
   for (const auto& t : d.dispatch) out.insert(entry_of(t));
   return out;
 }
 
-void compare_shipped(const results::result_document& base, const results::result_document& next, comparison& c) {
+void compare_shipped(const results::result_document& base, const results::result_document& next,
+                     comparison& c) {
   c.shipped_verdict = true;
   c.rule = rule_of(base, next, c.options.timing.threshold);
   const select::selection_rule rule{c.rule.threshold, c.rule.noise_sigmas, c.rule.noise_floor};
   std::size_t repeats = 0;
   const auto base_index = index_by_key(base, repeats);
   const auto next_index = index_by_key(next, repeats);
-  auto winner_record = [](const results::result_document& d, const std::unordered_map<std::string, std::size_t>& index,
-                          const results::sweep_dispatch& t, long long tokens, const std::string& variant) -> const results::result_record* {
+  auto winner_record = [](const results::result_document& d,
+                          const std::unordered_map<std::string, std::size_t>& index,
+                          const results::sweep_dispatch& t, long long tokens,
+                          const std::string& variant) -> const results::result_record* {
     results::result_record probe;
     probe.family = t.family;
     probe.mode = t.mode;
@@ -306,10 +321,12 @@ void compare_shipped(const results::result_document& base, const results::result
   };
   const std::set<std::string> base_swept = swept_tables(base), next_swept = swept_tables(next);
   auto plan_has = [](const results::result_document& d, long long t) {
-    return !d.plan || d.plan->tokens.empty() || std::count(d.plan->tokens.begin(), d.plan->tokens.end(), t) > 0;
+    return !d.plan || d.plan->tokens.empty() ||
+           std::count(d.plan->tokens.begin(), d.plan->tokens.end(), t) > 0;
   };
 
-  std::map<std::string, std::pair<const results::sweep_dispatch*, const results::sweep_dispatch*>> tables;
+  std::map<std::string, std::pair<const results::sweep_dispatch*, const results::sweep_dispatch*>>
+      tables;
   for (const auto& d : base.dispatch) tables[entry_of(d)].first = &d;
   for (const auto& d : next.dispatch) tables[entry_of(d)].second = &d;
   std::set<std::string> objective_differences;
@@ -348,11 +365,14 @@ void compare_shipped(const results::result_document& base, const results::result
       } else if (!wb) {
         cc.result = count_verdict::gained;
       } else {
-        const results::result_record* rb = b ? winner_record(base, base_index, *b, tokens, cc.base_winner) : nullptr;
-        const results::result_record* rn = n ? winner_record(next, next_index, *n, tokens, cc.new_winner) : nullptr;
+        const results::result_record* rb =
+            b ? winner_record(base, base_index, *b, tokens, cc.base_winner) : nullptr;
+        const results::result_record* rn =
+            n ? winner_record(next, next_index, *n, tokens, cc.new_winner) : nullptr;
         if (!rb || !rn) {
           cc.result = count_verdict::untimed;
-        } else if (const auto why = results::differences(rb->objective, rn->objective); !why.empty()) {
+        } else if (const auto why = results::differences(rb->objective, rn->objective);
+                   !why.empty()) {
           cc.result = count_verdict::untimed;
           objective_differences.insert(join(why, ", "));
         } else {
@@ -360,7 +380,8 @@ void compare_shipped(const results::result_document& base, const results::result
           cc.base_median_us = tb.median_us;
           cc.new_median_us = tn.median_us;
           cc.effect = tn.median_us / tb.median_us - 1;
-          const double se = std::hypot(select::standard_error(tb, rule), select::standard_error(tn, rule));
+          const double se =
+              std::hypot(select::standard_error(tb, rule), select::standard_error(tn, rule));
           cc.sigmas = se > 0 ? (tn.median_us - tb.median_us) / se : 0;
           cc.result = select::clearly_faster(tb, tn, rule)   ? count_verdict::slower
                       : select::clearly_faster(tn, tb, rule) ? count_verdict::faster
@@ -370,19 +391,33 @@ void compare_shipped(const results::result_document& base, const results::result
       ++k.compared;
       k.winners_changed += cc.winner_changed();
       switch (cc.result) {
-        case count_verdict::same: ++k.same; break;
-        case count_verdict::faster: ++k.faster; break;
-        case count_verdict::slower: ++k.slower; break;
-        case count_verdict::lost: ++k.lost; break;
-        case count_verdict::gained: ++k.gained; break;
-        case count_verdict::untimed: ++k.untimed; break;
+        case count_verdict::same:
+          ++k.same;
+          break;
+        case count_verdict::faster:
+          ++k.faster;
+          break;
+        case count_verdict::slower:
+          ++k.slower;
+          break;
+        case count_verdict::lost:
+          ++k.lost;
+          break;
+        case count_verdict::gained:
+          ++k.gained;
+          break;
+        case count_verdict::untimed:
+          ++k.untimed;
+          break;
       }
       c.shipped.push_back(std::move(cc));
     }
   }
   for (const std::string& why : objective_differences) {
-    c.notes.push_back("the tables' winners were timed under different objectives (BASE vs NEW: " + why +
-                      "): their times are not comparable, so those counts get no timing verdict; make the baseline again under NEW's objective");
+    c.notes.push_back(
+        "the tables' winners were timed under different objectives (BASE vs NEW: " + why +
+        "): their times are not comparable, so those counts get no timing verdict; make the "
+        "baseline again under NEW's objective");
   }
 }
 
@@ -390,12 +425,18 @@ void compare_shipped(const results::result_document& base, const results::result
 
 const char* to_string(count_verdict v) {
   switch (v) {
-    case count_verdict::same: return "same";
-    case count_verdict::faster: return "faster";
-    case count_verdict::slower: return "slower";
-    case count_verdict::lost: return "lost";
-    case count_verdict::gained: return "gained";
-    case count_verdict::untimed: return "untimed";
+    case count_verdict::same:
+      return "same";
+    case count_verdict::faster:
+      return "faster";
+    case count_verdict::slower:
+      return "slower";
+    case count_verdict::lost:
+      return "lost";
+    case count_verdict::gained:
+      return "gained";
+    case count_verdict::untimed:
+      return "untimed";
   }
   return "?";
 }
@@ -410,19 +451,26 @@ int comparison::exit_code() const {
   // Two timed sweeps of which no count could be timed against the other (another objective, say)
   // give no verdict: a CI job must not read that as a pass.
   const shipped_counts& k = shipped_totals;
-  if (shipped_verdict && base.timed && next.timed && k.compared > 0 && k.untimed == k.compared) return k_exit_usage;
+  if (shipped_verdict && base.timed && next.timed && k.compared > 0 && k.untimed == k.compared)
+    return k_exit_usage;
   return k_exit_ok;
 }
 
 std::string comparison::summary_line() const {
-  if (!shipped_verdict) return records_line() + ": " + (regression() ? "REGRESSION" : "no regression");
+  if (!shipped_verdict)
+    return records_line() + ": " + (regression() ? "REGRESSION" : "no regression");
   const shipped_counts& k = shipped_totals;
   auto n = [](std::size_t v) { return std::to_string(v); };
-  const std::string outcome = regression() ? "REGRESSION" : exit_code() == k_exit_usage ? "NO VERDICT (nothing timed comparably)" : "no regression";
-  return n(k.compared) + " token counts in both tables (" + n(k.slower) + " slower, " + n(k.lost) + " lost, " + n(k.faster) +
-         " faster, " + n(k.same) + " same, " + n(k.gained) + " gained, " + n(k.untimed) + " untimed; " + n(k.winners_changed) +
-         " winner" + (k.winners_changed == 1 ? "" : "s") + " changed); " + n(counts.verification_regressions) +
-         " verification regression" + (counts.verification_regressions == 1 ? "" : "s") + ": " + outcome;
+  const std::string outcome = regression() ? "REGRESSION"
+                              : exit_code() == k_exit_usage
+                                  ? "NO VERDICT (nothing timed comparably)"
+                                  : "no regression";
+  return n(k.compared) + " token counts in both tables (" + n(k.slower) + " slower, " + n(k.lost) +
+         " lost, " + n(k.faster) + " faster, " + n(k.same) + " same, " + n(k.gained) + " gained, " +
+         n(k.untimed) + " untimed; " + n(k.winners_changed) + " winner" +
+         (k.winners_changed == 1 ? "" : "s") + " changed); " + n(counts.verification_regressions) +
+         " verification regression" + (counts.verification_regressions == 1 ? "" : "s") + ": " +
+         outcome;
 }
 
 std::string comparison::records_line() const {
@@ -430,15 +478,15 @@ std::string comparison::records_line() const {
   auto n = [](std::size_t v) { return std::to_string(v); };
   return n(k.matched) + " records in both (" + n(k.slower) + " slower, " + n(k.faster) +
          " faster, " + n(k.noisy) + " noisy, " + n(k.same) + " same, " + n(k.untimed) +
-         " not timed in both, " + n(k.not_comparable) + " not comparable); " + n(k.verification_regressions) + " verification regression" +
+         " not timed in both, " + n(k.not_comparable) + " not comparable); " +
+         n(k.verification_regressions) + " verification regression" +
          (k.verification_regressions == 1 ? "" : "s") + "; " + n(k.dispatch_entries_changed) +
          " dispatch table" + (k.dispatch_entries_changed == 1 ? "" : "s") + " changed; " +
-         n(k.only_in_base) + " only in BASE, " + n(k.only_in_new) +
-         " only in NEW";
+         n(k.only_in_base) + " only in BASE, " + n(k.only_in_new) + " only in NEW";
 }
 
-comparison compare_documents(const results::result_document& base, const results::result_document& next,
-                             const compare_options& options) {
+comparison compare_documents(const results::result_document& base,
+                             const results::result_document& next, const compare_options& options) {
   comparison c;
   c.options = options;
   c.base = summarize(base);
@@ -482,7 +530,8 @@ comparison compare_documents(const results::result_document& base, const results
         // but not one sweep from another: two default sweeps of one build, minutes apart on
         // the H200, differed by 5-21% on 46 screened records (results/h200/sweep-default-*).
         // Such a difference is shown as noisy, never as a regression or an improvement.
-        if (b.status == results::status::dropped && rc.timing->result != verdict::same && rc.timing->result != verdict::noisy) {
+        if (b.status == results::status::dropped && rc.timing->result != verdict::same &&
+            rc.timing->result != verdict::noisy) {
           rc.timing->result = verdict::noisy;
           rc.timing->test_note = "screened out in both: too few samples to call";
           ++screened_both;
@@ -504,19 +553,22 @@ comparison compare_documents(const results::result_document& base, const results
   }
   for (const std::string& why : objective_differences) {
     c.record_notes.push_back("timed under different objectives (BASE vs NEW: " + why +
-                      "): those records are not comparable and get no verdict; tables selected under them may differ for that reason alone");
+                             "): those records are not comparable and get no verdict; tables "
+                             "selected under them may differ for that reason alone");
   }
   if (screened_vs_final) {
     // Screening rounds time short graphs: their medians run higher than the final round's.
-    c.record_notes.push_back(std::to_string(screened_vs_final) +
-                      " matched record(s) were screened out (2 samples, short graphs) in one file "
-                      "and timed in the final round in the other: not like for like, so counted "
-                      "as not timed in both");
+    c.record_notes.push_back(
+        std::to_string(screened_vs_final) +
+        " matched record(s) were screened out (2 samples, short graphs) in one file "
+        "and timed in the final round in the other: not like for like, so counted "
+        "as not timed in both");
   }
   if (screened_both) {
-    c.record_notes.push_back(std::to_string(screened_both) +
-                      " record(s) screened out in both files differ by more than the threshold: "
-                      "screening rounds (2 samples, short graphs) cannot call that, so they count as noisy");
+    c.record_notes.push_back(
+        std::to_string(screened_both) +
+        " record(s) screened out in both files differ by more than the threshold: "
+        "screening rounds (2 samples, short graphs) cannot call that, so they count as noisy");
   }
   compare_dispatch(base, next, c);
   if (base.kind == "sweep" && next.kind == "sweep") compare_shipped(base, next, c);

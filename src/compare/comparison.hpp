@@ -27,7 +27,8 @@ struct file_summary {
   std::string gpu_arch, tool_version, git_revision, utc_time;
   std::size_t records = 0, timed_records = 0;
   bool timed = true;  ///< false for a sweep run without a GPU
-  double copy_ceiling_tb_s = 0, empty_kernel_us = 0;  ///< the machine's figures (0: not in the file)
+  double copy_ceiling_tb_s = 0,
+         empty_kernel_us = 0;  ///< the machine's figures (0: not in the file)
 };
 
 /// Which record: family, mode, shape and variant.
@@ -55,7 +56,7 @@ struct verification_regression {
   /// mismatch, pdl_hazard, launch_failed, timeout, compile_failed or unlaunchable (it ran at
   /// that shape in BASE)
   results::status new_status = results::status::mismatch;
-  std::string detail;       ///< NEW's first mismatch or reason, when it gives one
+  std::string detail;  ///< NEW's first mismatch or reason, when it gives one
 };
 
 /// A record present in one file only.
@@ -76,12 +77,12 @@ struct dispatch_change {
 /// What ships at one token count of one dispatch table (sweeps): BASE's winner there against
 /// NEW's, each timed by its own file's final round.
 enum class count_verdict {
-  same,    ///< within the threshold or the noise
-  faster,  ///< NEW's winner is faster beyond the threshold and the noise
-  slower,  ///< NEW's winner is slower beyond the threshold and the noise: a regression
-  lost,    ///< BASE had a winner, NEW swept the table and has none here: a regression
-  gained,  ///< NEW has a winner where BASE had none
-  untimed, ///< a winner without a timed record on one side (a dispatch-only file)
+  same,     ///< within the threshold or the noise
+  faster,   ///< NEW's winner is faster beyond the threshold and the noise
+  slower,   ///< NEW's winner is slower beyond the threshold and the noise: a regression
+  lost,     ///< BASE had a winner, NEW swept the table and has none here: a regression
+  gained,   ///< NEW has a winner where BASE had none
+  untimed,  ///< a winner without a timed record on one side (a dispatch-only file)
 };
 const char* to_string(count_verdict v);
 
@@ -90,9 +91,9 @@ struct count_comparison {
   std::string family, mode;
   results::dims shape;
   long long tokens = 0;
-  std::string base_winner, new_winner;  ///< empty where that file has no winner
+  std::string base_winner, new_winner;           ///< empty where that file has no winner
   double base_median_us = 0, new_median_us = 0;  ///< the winners' medians (0: not timed)
-  double effect = 0;  ///< new / base - 1
+  double effect = 0;                             ///< new / base - 1
   double sigmas = 0;  ///< the change in combined standard errors (each at least the noise floor)
   count_verdict result = count_verdict::same;
   bool winner_changed() const { return base_winner != new_winner; }
@@ -117,7 +118,8 @@ struct shipped_counts {
 struct comparison_counts {
   std::size_t matched = 0, slower = 0, faster = 0, noisy = 0, same = 0;
   std::size_t untimed = 0;  ///< matched but not timed in both files
-  std::size_t not_comparable = 0;  ///< timed in both, under different objectives (SPEC 2): no verdict
+  std::size_t not_comparable =
+      0;  ///< timed in both, under different objectives (SPEC 2): no verdict
   std::size_t verification_regressions = 0;
   std::size_t dispatch_entries_changed = 0;  ///< family x mode x shape tables that differ
   std::size_t only_in_base = 0, only_in_new = 0;
@@ -147,7 +149,8 @@ struct comparison {
 
   bool regression() const {
     if (counts.verification_regressions > 0) return true;
-    return shipped_verdict ? shipped_totals.slower > 0 || shipped_totals.lost > 0 : counts.slower > 0;
+    return shipped_verdict ? shipped_totals.slower > 0 || shipped_totals.lost > 0
+                           : counts.slower > 0;
   }
   /// 1 on a regression, else 0.
   int exit_code() const;
@@ -159,8 +162,8 @@ struct comparison {
 
 /// Compares NEW (`next`) with BASE; for two sweeps also what ships at each token count, under
 /// options.timing.threshold and the plans' noise (the larger sigmas and floor of the two; the
-/// sweep's defaults for a plan that gives none). Throws error(input) when the kinds differ, or when the GPUs
-/// differ and options.allow_device_mismatch is not set.
+/// sweep's defaults for a plan that gives none). Throws error(input) when the kinds differ, or when
+/// the GPUs differ and options.allow_device_mismatch is not set.
 comparison compare_documents(const results::result_document& base,
                              const results::result_document& next, const compare_options& options);
 

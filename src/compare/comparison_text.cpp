@@ -44,7 +44,9 @@ void print_aligned(std::ostream& out, const std::vector<row>& rows,
   }
 }
 
-std::string md_cell(const std::string& s) { return replace_chars(s, {{'|', "\\|"}, {'\n', " "}}); }
+std::string md_cell(const std::string& s) {
+  return replace_chars(s, {{'|', "\\|"}, {'\n', " "}});
+}
 
 void print_markdown_table(std::ostream& out, const row& header, const std::vector<row>& rows,
                           const std::vector<bool>& right) {
@@ -67,14 +69,19 @@ const std::vector<bool> k_timing_right = {false, false, false, false, true, true
 
 row timing_row(const record_comparison& r) {
   if (!r.not_comparable.empty()) {
-    return {r.id.family, r.id.mode, r.id.shape(), r.id.variant, "-", "-", "-", "not comparable: " + r.not_comparable};
+    return {r.id.family, r.id.mode, r.id.shape(), r.id.variant,
+            "-",         "-",       "-",          "not comparable: " + r.not_comparable};
   }
   if (!r.timing) {
-    return {r.id.family,  r.id.mode,
-            r.id.shape(), r.id.variant,
-            "-",          "-",
-            "-",          "not timed in both (" + std::string(results::to_text(r.base_status)) + " / " +
-                          results::to_text(r.new_status) + ")"};
+    return {r.id.family,
+            r.id.mode,
+            r.id.shape(),
+            r.id.variant,
+            "-",
+            "-",
+            "-",
+            "not timed in both (" + std::string(results::to_text(r.base_status)) + " / " +
+                results::to_text(r.new_status) + ")"};
   }
   const timing_comparison& t = *r.timing;
   return {r.id.family,
@@ -106,7 +113,9 @@ std::vector<group> groups() {
       {"Same", is(verdict::same), false, true},
       {"Not comparable (timed under different objectives; not a regression)",
        [](const record_comparison& r) { return !r.not_comparable.empty(); }, false, false},
-      {"Not timed in both", [](const record_comparison& r) { return !r.timing && r.not_comparable.empty(); }, false, true}};
+      {"Not timed in both",
+       [](const record_comparison& r) { return !r.timing && r.not_comparable.empty(); }, false,
+       true}};
 }
 
 std::string gpu_text(const file_summary& s) {
@@ -122,8 +131,12 @@ std::string tool_text(const file_summary& s) {
 
 /// The machine's figures: copy ceiling and empty-kernel launch, so a different machine shows.
 std::string figures_text(const file_summary& s) {
-  const std::string ceiling = s.copy_ceiling_tb_s > 0 ? format("%.3f", s.copy_ceiling_tb_s) + " TB/s copy" : "copy ceiling ?";
-  const std::string empty = s.empty_kernel_us > 0 ? format("%.3f", s.empty_kernel_us) + " us empty kernel" : "empty kernel ?";
+  const std::string ceiling = s.copy_ceiling_tb_s > 0
+                                  ? format("%.3f", s.copy_ceiling_tb_s) + " TB/s copy"
+                                  : "copy ceiling ?";
+  const std::string empty = s.empty_kernel_us > 0
+                                ? format("%.3f", s.empty_kernel_us) + " us empty kernel"
+                                : "empty kernel ?";
   return ceiling + ", " + empty;
 }
 
@@ -133,11 +146,13 @@ std::string records_text(const file_summary& s) {
 
 std::string settings_text(const comparison& c) {
   if (c.shipped_verdict) {
-    return "the verdict is on what ships: at each token count of each dispatch table, NEW's winner against BASE's, slower "
+    return "the verdict is on what ships: at each token count of each dispatch table, NEW's winner "
+           "against BASE's, slower "
            "or faster beyond the threshold " +
-           format("%g", c.options.timing.threshold * 100) + "% and " + format("%g", c.rule.noise_sigmas) +
-           " combined standard errors (each at least the plans' noise floor, " + format("%g", c.rule.noise_floor * 100) +
-           "%); and on verification";
+           format("%g", c.options.timing.threshold * 100) + "% and " +
+           format("%g", c.rule.noise_sigmas) +
+           " combined standard errors (each at least the plans' noise floor, " +
+           format("%g", c.rule.noise_floor * 100) + "%); and on verification";
   }
   return "threshold " + format("%g", c.options.timing.threshold * 100) + "%, alpha " +
          format("%g", c.options.timing.alpha) +
@@ -149,8 +164,13 @@ row verification_header() {
   return {"family", "mode", "shape", "variant", "BASE", "NEW", "detail"};
 }
 row verification_row(const verification_regression& v) {
-  return {v.id.family,   v.id.mode,    v.id.shape(), v.id.variant,
-          results::to_text(v.base_status), results::to_text(v.new_status), v.detail};
+  return {v.id.family,
+          v.id.mode,
+          v.id.shape(),
+          v.id.variant,
+          results::to_text(v.base_status),
+          results::to_text(v.new_status),
+          v.detail};
 }
 row one_sided_header() {
   return {"family", "mode", "shape", "variant", "status"};
@@ -191,7 +211,9 @@ row count_row(const count_comparison& k) {
           "T" + std::to_string(k.tokens),
           k.base_winner.empty() ? "(none)" : k.base_winner,
           us(k.base_median_us),
-          k.new_winner.empty() ? "(none)" : k.winner_changed() ? k.new_winner : "= BASE",
+          k.new_winner.empty() ? "(none)"
+          : k.winner_changed() ? k.new_winner
+                               : "= BASE",
           us(k.new_median_us),
           timed ? percent_text(k.effect) : "-",
           timed ? format("%+.1f sigma", k.sigmas) : to_string(k.result)};
@@ -199,23 +221,33 @@ row count_row(const count_comparison& k) {
 
 /// What ships, count by count: the regressions, the gains, the changed winners; the rest only
 /// with --all.
-void shipped_sections(const comparison& c, const listing_options& listing, std::vector<section>& out) {
+void shipped_sections(const comparison& c, const listing_options& listing,
+                      std::vector<section>& out) {
   struct part {
     const char* title;
     std::function<bool(const count_comparison&)> member;
     bool regressions, only_with_all;
   };
-  auto is = [](count_verdict v) { return [v](const count_comparison& k) { return k.result == v; }; };
+  auto is = [](count_verdict v) {
+    return [v](const count_comparison& k) { return k.result == v; };
+  };
   const std::vector<part> parts = {
-      {"Slower at a token count: what ships is slower (regressions)", is(count_verdict::slower), true, false},
+      {"Slower at a token count: what ships is slower (regressions)", is(count_verdict::slower),
+       true, false},
       {"Lost: no qualified winner any more (regressions)", is(count_verdict::lost), true, false},
       {"Faster at a token count", is(count_verdict::faster), false, false},
       {"Winner changed, time the same within the threshold and the noise",
-       [](const count_comparison& k) { return k.result == count_verdict::same && k.winner_changed(); }, false, false},
+       [](const count_comparison& k) {
+         return k.result == count_verdict::same && k.winner_changed();
+       },
+       false, false},
       {"Gained: a winner where BASE had none", is(count_verdict::gained), false, false},
       {"Not timed comparably", is(count_verdict::untimed), false, false},
-      {"Same winner, same time", [](const count_comparison& k) { return k.result == count_verdict::same && !k.winner_changed(); }, false,
-       true}};
+      {"Same winner, same time",
+       [](const count_comparison& k) {
+         return k.result == count_verdict::same && !k.winner_changed();
+       },
+       false, true}};
   for (const part& p : parts) {
     if (p.only_with_all && !listing.all) continue;
     section s{p.title, count_header(), {}, k_count_right, 0, {}};
@@ -233,14 +265,19 @@ void shipped_sections(const comparison& c, const listing_options& listing, std::
   if (!listing.all) {
     const shipped_counts& k = c.shipped_totals;
     std::size_t same_winner = 0;
-    for (const auto& x : c.shipped) same_winner += x.result == count_verdict::same && !x.winner_changed();
+    for (const auto& x : c.shipped)
+      same_winner += x.result == count_verdict::same && !x.winner_changed();
     section s;
-    s.text = std::to_string(same_winner) + " token count" + (same_winner == 1 ? "" : "s") + " with the same winner and time" +
-             (k.only_in_base + k.only_in_new ? ", " + std::to_string(k.only_in_base) + " swept only in BASE and " +
-                                                   std::to_string(k.only_in_new) + " only in NEW"
-                                             : std::string()) +
-             "; the records (" + std::to_string(c.base.records) + " in BASE, " + std::to_string(c.next.records) +
-             " in NEW: screening rounds, variants that win nothing) are not listed: --all lists them one by one";
+    s.text = std::to_string(same_winner) + " token count" + (same_winner == 1 ? "" : "s") +
+             " with the same winner and time" +
+             (k.only_in_base + k.only_in_new
+                  ? ", " + std::to_string(k.only_in_base) + " swept only in BASE and " +
+                        std::to_string(k.only_in_new) + " only in NEW"
+                  : std::string()) +
+             "; the records (" + std::to_string(c.base.records) + " in BASE, " +
+             std::to_string(c.next.records) +
+             " in NEW: screening rounds, variants that win nothing) are not listed: --all lists "
+             "them one by one";
     out.push_back(std::move(s));
   }
 }
@@ -272,7 +309,12 @@ std::vector<section> sections(const comparison& c, const listing_options& listin
   }
   for (const group& g : groups()) {
     if (g.only_with_all && !listing.all) continue;
-    section s{std::string(c.shipped_verdict ? "Records: " : "") + g.title, k_timing_header, {}, k_timing_right, 0, {}};
+    section s{std::string(c.shipped_verdict ? "Records: " : "") + g.title,
+              k_timing_header,
+              {},
+              k_timing_right,
+              0,
+              {}};
     std::size_t total = 0;
     for (const auto& r : c.records) {
       if (!g.member(r)) continue;
@@ -332,8 +374,8 @@ std::string test_text(const timing_comparison& t) {
 // Each section that has something to say: a sentence (ended by `end`), or its table through
 // `table`; then the notes under `notes_heading`.
 template <class Table>
-void print_sections(std::ostream& out, const comparison& c, const listing_options& listing, const char* end,
-                    const char* notes_heading, Table table) {
+void print_sections(std::ostream& out, const comparison& c, const listing_options& listing,
+                    const char* end, const char* notes_heading, Table table) {
   for (const section& s : sections(c, listing)) {
     if (!s.text.empty()) {
       out << "\n" << s.text << end << "\n";
@@ -342,7 +384,8 @@ void print_sections(std::ostream& out, const comparison& c, const listing_option
     }
   }
   std::vector<std::string> notes = c.notes;
-  if (!c.shipped_verdict || listing.all) notes.insert(notes.end(), c.record_notes.begin(), c.record_notes.end());
+  if (!c.shipped_verdict || listing.all)
+    notes.insert(notes.end(), c.record_notes.begin(), c.record_notes.end());
   if (notes.empty()) return;
   out << notes_heading;
   for (const auto& n : notes) out << "- " << n << "\n";
@@ -371,14 +414,19 @@ std::string format_table(const comparison& c, const listing_options& listing) {
 
 std::string format_markdown(const comparison& c, const listing_options& listing) {
   std::ostringstream out;
-  out << "## kk3tune compare: " << (c.regression() ? "REGRESSION" : c.exit_code() == 0 ? "no regression" : "no verdict") << "\n\n";
+  out << "## kk3tune compare: "
+      << (c.regression()       ? "REGRESSION"
+          : c.exit_code() == 0 ? "no regression"
+                               : "no verdict")
+      << "\n\n";
   out << c.summary_line() << "\n\n";
-  print_markdown_table(out, {"", "file", "kind", "GPU", "tool", "time", "records", "machine"},
-                       {{"BASE", "`" + c.base.file + "`", c.base.kind, gpu_text(c.base),
-                         tool_text(c.base), c.base.utc_time, records_text(c.base), figures_text(c.base)},
-                        {"NEW", "`" + c.next.file + "`", c.next.kind, gpu_text(c.next),
-                         tool_text(c.next), c.next.utc_time, records_text(c.next), figures_text(c.next)}},
-                       {});
+  print_markdown_table(
+      out, {"", "file", "kind", "GPU", "tool", "time", "records", "machine"},
+      {{"BASE", "`" + c.base.file + "`", c.base.kind, gpu_text(c.base), tool_text(c.base),
+        c.base.utc_time, records_text(c.base), figures_text(c.base)},
+       {"NEW", "`" + c.next.file + "`", c.next.kind, gpu_text(c.next), tool_text(c.next),
+        c.next.utc_time, records_text(c.next), figures_text(c.next)}},
+      {});
   out << "\n" << settings_text(c) << ".\n";
   print_sections(out, c, listing, ".", "\n### Notes\n\n", [&](const section& s) {
     out << "\n### " << s.title << "\n\n";

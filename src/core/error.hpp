@@ -23,7 +23,7 @@ enum class error_kind {
 /// Process exit codes, as documented in the README and SPEC.
 inline constexpr int k_exit_ok = 0;
 inline constexpr int k_exit_failure = 1;  ///< a regression or verification failure
-inline constexpr int k_exit_usage = 2;    ///< bad usage or input (usage, config, io and input errors)
+inline constexpr int k_exit_usage = 2;  ///< bad usage or input (usage, config, io and input errors)
 inline constexpr int k_exit_environment = 3;  ///< device or compile environment problem
 
 /// An error with a kind and a message that names the file, field, variant or call at fault.

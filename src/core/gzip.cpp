@@ -9,12 +9,14 @@
 namespace kk3 {
 
 bool is_gzip(std::string_view bytes) {
-  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
 std::string gunzip(const std::filesystem::path& file, std::string_view bytes) {
   const auto fail = [&](const std::string& what) {
-    return error(error_kind::input, file.string() + ": " + what + " (gzip data); check the file with gzip -t");
+    return error(error_kind::input,
+                 file.string() + ": " + what + " (gzip data); check the file with gzip -t");
   };
   std::string out;
   std::size_t at = 0;
@@ -30,7 +32,8 @@ std::string gunzip(const std::filesystem::path& file, std::string_view bytes) {
       z.next_out = reinterpret_cast<Bytef*>(chunk);
       z.avail_out = sizeof chunk;
       rc = inflate(&z, Z_NO_FLUSH);
-      const std::size_t consumed = static_cast<std::size_t>(z.next_in - reinterpret_cast<const Bytef*>(bytes.data() + at));
+      const std::size_t consumed =
+          static_cast<std::size_t>(z.next_in - reinterpret_cast<const Bytef*>(bytes.data() + at));
       at += consumed;
       out.append(chunk, sizeof chunk - z.avail_out);
       if (rc == Z_STREAM_END) break;
@@ -45,7 +48,8 @@ std::string gunzip(const std::filesystem::path& file, std::string_view bytes) {
       }
     }
     inflateEnd(&z);
-    if (at < bytes.size() && !is_gzip(bytes.substr(at))) break;  // trailing garbage after a member: ignored, as gunzip warns
+    if (at < bytes.size() && !is_gzip(bytes.substr(at)))
+      break;  // trailing garbage after a member: ignored, as gunzip warns
   }
   return out;
 }

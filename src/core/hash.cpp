@@ -12,7 +12,9 @@ struct hasher::state {
   ~state() { XXH3_freeState(s); }
 };
 
-hasher::hasher() : m_state(std::make_unique<state>()) { XXH3_128bits_reset(m_state->s); }
+hasher::hasher() : m_state(std::make_unique<state>()) {
+  XXH3_128bits_reset(m_state->s);
+}
 hasher::~hasher() = default;
 hasher::hasher(hasher&&) noexcept = default;
 hasher& hasher::operator=(hasher&&) noexcept = default;
@@ -32,6 +34,8 @@ std::string hasher::hex() const {
   return buf;
 }
 
-std::string hash_hex(std::string_view bytes) { return hasher().add(bytes).hex(); }
+std::string hash_hex(std::string_view bytes) {
+  return hasher().add(bytes).hex();
+}
 
 }  // namespace kk3

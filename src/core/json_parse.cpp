@@ -100,12 +100,15 @@ std::string plain_message(const std::string& what) {
 
 }  // namespace
 
-std::string json_pointer_token(const std::string& key) { return replace_chars(key, {{'~', "~0"}, {'/', "~1"}}); }
+std::string json_pointer_token(const std::string& key) {
+  return replace_chars(key, {{'~', "~0"}, {'/', "~1"}});
+}
 
 json parse_json_text(const std::filesystem::path& file, const std::string& raw) {
   const bool compressed = is_gzip(raw);
   const std::string decompressed = compressed ? gunzip(file, raw) : std::string();
-  const std::string& bytes = compressed ? decompressed : raw;  // positions below are in the JSON text
+  const std::string& bytes =
+      compressed ? decompressed : raw;  // positions below are in the JSON text
   try {
     return json::parse(bytes);
   } catch (const json::exception&) {  // parse_error, or out_of_range: a number overflows a double

@@ -23,7 +23,8 @@ located_dir find_data_dir(const fs::path& flag_value, const char* flag, const ch
     return {fs::path(env), std::string("from $") + env_name};
   }
   const fs::path exe = executable_dir();
-  const std::vector<fs::path> beside = {exe / ".." / subdir, exe / ".." / "share" / "kk3tune" / subdir};
+  const std::vector<fs::path> beside = {exe / ".." / subdir,
+                                        exe / ".." / "share" / "kk3tune" / subdir};
   for (const auto& candidate : beside) {
     std::error_code ec;
     if (!exe.empty() && fs::is_directory(candidate, ec)) {

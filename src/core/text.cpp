@@ -3,15 +3,15 @@
 #include <cstdio>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 
 #include <unistd.h>
 
+#include <fcntl.h>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -126,27 +126,31 @@ void write_file_atomic(const std::filesystem::path& file, std::string_view bytes
   }
 }
 
-void require_writable_folder(const std::filesystem::path& folder, const std::string& what, bool may_create) {
+void require_writable_folder(const std::filesystem::path& folder, const std::string& what,
+                             bool may_create) {
   namespace fs = std::filesystem;
   const fs::path given = folder.empty() ? fs::path(".") : folder;
   fs::path probe_in = given;
   std::error_code ec;
   if (may_create) {  // the nearest folder that exists
-    while (!fs::exists(probe_in, ec) && probe_in.has_relative_path() && probe_in.has_parent_path() &&
-           probe_in.parent_path() != probe_in) {
+    while (!fs::exists(probe_in, ec) && probe_in.has_relative_path() &&
+           probe_in.has_parent_path() && probe_in.parent_path() != probe_in) {
       probe_in = probe_in.parent_path();
     }
     if (!fs::exists(probe_in, ec)) probe_in = ".";
   }
-  if (!fs::exists(probe_in, ec)) throw error(error_kind::io, what + ": cannot be written (no folder " + given.string() + ")");
+  if (!fs::exists(probe_in, ec))
+    throw error(error_kind::io, what + ": cannot be written (no folder " + given.string() + ")");
   if (!fs::is_directory(probe_in, ec)) {
-    throw error(error_kind::io, what + ": cannot be written (" + probe_in.string() + " is not a folder)");
+    throw error(error_kind::io,
+                what + ": cannot be written (" + probe_in.string() + " is not a folder)");
   }
   // access(W_OK) says yes to root on a read-only mount; creating a file is the true test.
   const fs::path probe = probe_in / (".kk3tune-write-test." + std::to_string(::getpid()));
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0) {
-    throw error(error_kind::io, what + ": cannot be written (folder " + probe_in.string() + ": " + std::strerror(errno) + ")");
+    throw error(error_kind::io, what + ": cannot be written (folder " + probe_in.string() + ": " +
+                                    std::strerror(errno) + ")");
   }
   ::close(fd);
   fs::remove(probe, ec);
@@ -164,10 +168,12 @@ std::optional<long long> parse_integer(const std::string& text) {
   return v;
 }
 
-std::string replace_chars(std::string_view text, std::initializer_list<std::pair<char, std::string_view>> replacements) {
+std::string replace_chars(std::string_view text,
+                          std::initializer_list<std::pair<char, std::string_view>> replacements) {
   std::string out;
   for (char c : text) {
-    const auto* r = std::find_if(replacements.begin(), replacements.end(), [&](const auto& p) { return p.first == c; });
+    const auto* r = std::find_if(replacements.begin(), replacements.end(),
+                                 [&](const auto& p) { return p.first == c; });
     if (r == replacements.end()) {
       out += c;
     } else {
@@ -188,11 +194,13 @@ void require_output_file(const std::filesystem::path& file, const std::string& w
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(file, ec)) {
-    throw error(error_kind::usage, what + ": is a folder; name a file in it (e.g. " + (file / "out.json").string() + ")");
+    throw error(error_kind::usage, what + ": is a folder; name a file in it (e.g. " +
+                                       (file / "out.json").string() + ")");
   }
   for (const fs::path& input : inputs) {
     if (fs::exists(file, ec) && fs::equivalent(file, input, ec)) {
-      throw error(error_kind::usage, what + ": is also the input " + input.string() + "; writing it would overwrite what is read");
+      throw error(error_kind::usage, what + ": is also the input " + input.string() +
+                                         "; writing it would overwrite what is read");
     }
   }
   require_writable_folder(file.has_parent_path() ? file.parent_path() : fs::path("."), what);

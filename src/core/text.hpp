@@ -29,7 +29,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// when none is that near.
 std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates);
 
-/// A number as people write it: no trailing zeros, at most 6 significant digits ("5", "0.02", "227.5").
+/// A number as people write it: no trailing zeros, at most 6 significant digits ("5", "0.02",
+/// "227.5").
 std::string format_number(double x);
 
 /// The whole of `text` as a decimal integer (an optional sign, then digits); nullopt for anything
@@ -37,7 +38,8 @@ std::string format_number(double x);
 std::optional<long long> parse_integer(const std::string& text);
 
 /// `text` with each character that `replacements` lists replaced by its string.
-std::string replace_chars(std::string_view text, std::initializer_list<std::pair<char, std::string_view>> replacements);
+std::string replace_chars(std::string_view text,
+                          std::initializer_list<std::pair<char, std::string_view>> replacements);
 
 /// Reads a whole file; throws error(io) naming the file.
 std::string read_file(const std::filesystem::path& file);
@@ -48,7 +50,8 @@ void write_file_atomic(const std::filesystem::path& file, std::string_view bytes
 /// a new file (tried by creating and removing an empty one, which also catches read-only file
 /// systems). With `may_create`, a missing folder is fine when its nearest existing parent takes
 /// one. `what` starts the message, e.g. "--out results/x.json". Throws error(io).
-void require_writable_folder(const std::filesystem::path& folder, const std::string& what, bool may_create = false);
+void require_writable_folder(const std::filesystem::path& folder, const std::string& what,
+                             bool may_create = false);
 
 /// Checks, before any work, that `file` can be written as an output: its folder takes a new
 /// file, it is not a folder itself, and it is none of `inputs` (the same file by path or by

@@ -1,12 +1,12 @@
 #include "core/watch.hpp"
 
+#include <time.h>
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <time.h>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -27,7 +27,8 @@ struct layout {
   char fault_variant[256];
   char fault_reason[1024];
 };
-static_assert(std::atomic<std::uint32_t>::is_always_lock_free && std::atomic<std::uint64_t>::is_always_lock_free,
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free &&
+                  std::atomic<std::uint64_t>::is_always_lock_free,
               "the region is shared between processes");
 
 layout* g_region = nullptr;
@@ -36,7 +37,8 @@ std::string g_faulting;  // this process's copy of the last variant left by an e
 std::uint64_t now_ns() {
   timespec ts;
   ::clock_gettime(CLOCK_MONOTONIC, &ts);  // one clock for every process on the machine
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+         static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 void copy(char* to, std::size_t size, const std::string& from) {
@@ -59,12 +61,17 @@ bool attach() {
   if (!value || !*value) return false;
   const int fd = std::atoi(value);
   void* p = ::mmap(nullptr, sizeof(layout), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) throw error(error_kind::device, std::string(k_env) + "=" + value + ": cannot map the supervisor's region: " + std::strerror(errno));
+  if (p == MAP_FAILED)
+    throw error(error_kind::device,
+                std::string(k_env) + "=" + value +
+                    ": cannot map the supervisor's region: " + std::strerror(errno));
   g_region = static_cast<layout*>(p);
   return true;
 }
 
-bool attached() { return g_region != nullptr; }
+bool attached() {
+  return g_region != nullptr;
+}
 
 void set_shape(const std::string& shape, long long tokens) {
   if (!g_region) return;
@@ -94,7 +101,9 @@ scope::~scope() {
   });
 }
 
-std::string faulting_variant() { return g_faulting; }
+std::string faulting_variant() {
+  return g_faulting;
+}
 
 void report_fault(const std::string& variant, const std::string& reason) {
   if (!g_region) return;
@@ -107,10 +116,13 @@ void report_fault(const std::string& variant, const std::string& reason) {
 region::region() {
   m_fd = ::memfd_create("kk3tune-watch", 0);  // no CLOEXEC: the worker inherits it
   if (m_fd < 0 || ::ftruncate(m_fd, sizeof(layout)) != 0) {
-    throw error(error_kind::device, std::string("cannot create the worker's shared region: ") + std::strerror(errno));
+    throw error(error_kind::device,
+                std::string("cannot create the worker's shared region: ") + std::strerror(errno));
   }
   m_map = ::mmap(nullptr, sizeof(layout), PROT_READ | PROT_WRITE, MAP_SHARED, m_fd, 0);
-  if (m_map == MAP_FAILED) throw error(error_kind::device, std::string("cannot map the worker's shared region: ") + std::strerror(errno));
+  if (m_map == MAP_FAILED)
+    throw error(error_kind::device,
+                std::string("cannot map the worker's shared region: ") + std::strerror(errno));
   reset();
 }
 
@@ -119,7 +131,9 @@ region::~region() {
   if (m_fd >= 0) ::close(m_fd);
 }
 
-void region::reset() { std::memset(m_map, 0, sizeof(layout)); }
+void region::reset() {
+  std::memset(m_map, 0, sizeof(layout));
+}
 
 snapshot region::read() const {
   const layout& l = *static_cast<const layout*>(m_map);

@@ -16,12 +16,12 @@ inline constexpr const char* k_env = "KK3_WATCH_FD";
 
 /// A consistent copy of the region.
 struct snapshot {
-  bool active = false;          ///< inside a variant's GPU work now
-  std::string shape;            ///< the shape being swept (family/mode/H/NB)
+  bool active = false;  ///< inside a variant's GPU work now
+  std::string shape;    ///< the shape being swept (family/mode/H/NB)
   long long tokens = 0;
-  std::string variant;          ///< the variant of the current (or, after an exception, the last) scope
-  double active_s = 0;          ///< how long the current scope has run
-  std::string fault_variant;    ///< set by report_fault
+  std::string variant;  ///< the variant of the current (or, after an exception, the last) scope
+  double active_s = 0;  ///< how long the current scope has run
+  std::string fault_variant;  ///< set by report_fault
   std::string fault_reason;
 };
 

@@ -14,6 +14,6 @@ std::string describe(CUresult result);
 
 }  // namespace kk3::device
 
-#define KK3_CU(fn, ...)                                                             \
+#define KK3_CU(fn, ...)                                                                      \
   ::kk3::device::check_cu(::kk3::device::driver().fn(__VA_ARGS__), #fn "(" #__VA_ARGS__ ")", \
                           __FILE__, __LINE__)

@@ -1,8 +1,8 @@
 #include "device/device_info.hpp"
 
+#include "core/arch.hpp"
 #include "core/error.hpp"
 #include "device/check.hpp"
-#include "core/arch.hpp"
 
 namespace kk3::device {
 
@@ -20,15 +20,20 @@ namespace {
 int g_selected_gpu = 0;
 }  // namespace
 
-void select_gpu(int ordinal) { g_selected_gpu = ordinal; }
-int selected_gpu() { return g_selected_gpu; }
+void select_gpu(int ordinal) {
+  g_selected_gpu = ordinal;
+}
+int selected_gpu() {
+  return g_selected_gpu;
+}
 
 device_info first_gpu() {
   (void)driver();  // throws error(device) with the reason when there is no driver
   const int count = device_count();
   if (count == 0) throw error(error_kind::device, "the driver sees no GPU");
   if (g_selected_gpu >= count) {
-    throw error(error_kind::usage, "--device " + std::to_string(g_selected_gpu) + ": the driver sees " + std::to_string(count) +
+    throw error(error_kind::usage, "--device " + std::to_string(g_selected_gpu) +
+                                       ": the driver sees " + std::to_string(count) +
                                        " GPU(s), numbered 0 to " + std::to_string(count - 1));
   }
   return query_device(g_selected_gpu);
@@ -37,7 +42,8 @@ device_info first_gpu() {
 device_info query_device(int ordinal) {
   const int count = device_count();
   if (ordinal < 0 || ordinal >= count) {
-    throw error(error_kind::device, "GPU " + std::to_string(ordinal) + " does not exist (the driver sees " +
+    throw error(error_kind::device, "GPU " + std::to_string(ordinal) +
+                                        " does not exist (the driver sees " +
                                         std::to_string(count) + ")");
   }
   CUdevice dev = 0;

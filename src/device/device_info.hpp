@@ -10,20 +10,20 @@ namespace kk3::device {
 /// Properties of one GPU.
 struct device_info {
   int ordinal = 0;
-  std::string name;                ///< e.g. "NVIDIA H200"
-  std::string pci_bus_id;          ///< e.g. "0000:17:00.0"
-  int cc_major = 0, cc_minor = 0;  ///< compute capability
-  std::string arch;                ///< what kernels are compiled for, e.g. "sm_90a"
-  int sm_count = 0;                ///< streaming multiprocessors
-  long long l2_bytes = 0;          ///< L2 cache size
-  long long memory_bytes = 0;      ///< global memory size
-  int max_sm_clock_mhz = 0;        ///< the driver's maximum SM clock
-  int max_memory_clock_mhz = 0;    ///< the driver's peak memory clock
-  int memory_bus_bits = 0;         ///< memory bus width
+  std::string name;                            ///< e.g. "NVIDIA H200"
+  std::string pci_bus_id;                      ///< e.g. "0000:17:00.0"
+  int cc_major = 0, cc_minor = 0;              ///< compute capability
+  std::string arch;                            ///< what kernels are compiled for, e.g. "sm_90a"
+  int sm_count = 0;                            ///< streaming multiprocessors
+  long long l2_bytes = 0;                      ///< L2 cache size
+  long long memory_bytes = 0;                  ///< global memory size
+  int max_sm_clock_mhz = 0;                    ///< the driver's maximum SM clock
+  int max_memory_clock_mhz = 0;                ///< the driver's peak memory clock
+  int memory_bus_bits = 0;                     ///< memory bus width
   long long shared_per_block_optin_bytes = 0;  ///< the most shared memory (static + dynamic) one
                                                ///< CTA may have, with the function's opt-in
-  int driver_version = 0;          ///< e.g. 13000
-  std::optional<gpu_clocks> clocks;  ///< current clocks, when NVML is there
+  int driver_version = 0;                      ///< e.g. 13000
+  std::optional<gpu_clocks> clocks;            ///< current clocks, when NVML is there
 };
 
 /// How many GPUs the driver sees; throws error(device) when there is no driver.
@@ -33,7 +33,8 @@ void select_gpu(int ordinal);
 /// The ordinal select_gpu chose (0 unless it was called).
 int selected_gpu();
 /// The GPU this process works on (GPU 0 unless select_gpu chose another); throws error(device)
-/// with the reason when there is no driver or no GPU, error(usage) when the chosen one is not there.
+/// with the reason when there is no driver or no GPU, error(usage) when the chosen one is not
+/// there.
 device_info first_gpu();
 /// Queries one GPU; throws error(device) naming the ordinal.
 device_info query_device(int ordinal);

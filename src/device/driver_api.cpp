@@ -31,21 +31,21 @@ loaded_driver load() {
   }
   auto get_proc = reinterpret_cast<get_proc_address_t>(::dlsym(lib, "cuGetProcAddress_v2"));
   if (!get_proc) {
-    out.failure = std::string(path) + " has no cuGetProcAddress_v2: the driver is older than CUDA 12";
+    out.failure =
+        std::string(path) + " has no cuGetProcAddress_v2: the driver is older than CUDA 12";
     return out;
   }
   std::string missing;
-#define KK3_LOAD_DRIVER_FUNCTION(name)                                                      \
-  {                                                                                         \
-    void* fn = nullptr;                                                                     \
-    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;            \
-    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found) ==          \
-            CUDA_SUCCESS &&                                                                 \
-        found == CU_GET_PROC_ADDRESS_SUCCESS && fn) {                                       \
-      out.api.name = reinterpret_cast<decltype(out.api.name)>(fn);                          \
-    } else {                                                                                \
-      missing += std::string(missing.empty() ? "" : ", ") + #name;                          \
-    }                                                                                       \
+#define KK3_LOAD_DRIVER_FUNCTION(name)                                                             \
+  {                                                                                                \
+    void* fn = nullptr;                                                                            \
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                   \
+    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS && \
+        found == CU_GET_PROC_ADDRESS_SUCCESS && fn) {                                              \
+      out.api.name = reinterpret_cast<decltype(out.api.name)>(fn);                                 \
+    } else {                                                                                       \
+      missing += std::string(missing.empty() ? "" : ", ") + #name;                                 \
+    }                                                                                              \
   }
   KK3_DRIVER_FUNCTIONS(KK3_LOAD_DRIVER_FUNCTION)
 #undef KK3_LOAD_DRIVER_FUNCTION

@@ -14,20 +14,21 @@
 namespace kk3::device {
 
 // Every driver call kk3tune makes. Add a name here to make driver().name(...) available.
-#define KK3_DRIVER_FUNCTIONS(X)                                                               \
-  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount)   \
-  X(cuDeviceGet) X(cuDeviceGetPCIBusId) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem)               \
-  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)                 \
-  X(cuCtxSynchronize) X(cuMemGetInfo) X(cuModuleLoadData) X(cuModuleUnload)                   \
-  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuStreamCreate)        \
-  X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent) X(cuStreamBeginCapture)      \
-  X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy)     \
-  X(cuGraphExecDestroy) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                   \
-  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)      \
-  X(cuMemcpyDtoH) X(cuMemcpyAsync) X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuLaunchKernelEx) \
-  X(cuProfilerStart) X(cuProfilerStop) X(cuMemHostAlloc) X(cuMemFreeHost)           \
-  X(cuMemHostGetDevicePointer) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                 \
-  X(cuOccupancyMaxActiveClusters)
+// clang-format off
+#define KK3_DRIVER_FUNCTIONS(X)                                                                \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount)    \
+  X(cuDeviceGet) X(cuDeviceGetPCIBusId) X(cuDeviceGetName) X(cuDeviceGetAttribute)             \
+  X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)                 \
+  X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo) X(cuModuleLoadData) X(cuModuleUnload) \
+  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuStreamCreate)         \
+  X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent) X(cuStreamBeginCapture)       \
+  X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy)      \
+  X(cuGraphExecDestroy) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                    \
+  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)       \
+  X(cuMemcpyDtoH) X(cuMemcpyAsync) X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuLaunchKernelEx)  \
+  X(cuProfilerStart) X(cuProfilerStop) X(cuMemHostAlloc) X(cuMemFreeHost)                      \
+  X(cuMemHostGetDevicePointer) X(cuOccupancyMaxActiveBlocksPerMultiprocessor))
+// clang-format on
 
 /// Pointers to the driver's entry points, each typed as cuda.h declares it.
 struct driver_api {

@@ -6,14 +6,16 @@ namespace kk3::device {
 
 void opt_in(CUfunction fn, const launch_config& config) {
   if (config.shared_bytes > k_default_dynamic_shared_bytes) {
-    KK3_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(config.shared_bytes));
+    KK3_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+           static_cast<int>(config.shared_bytes));
   }
   if (config.cluster.volume() > k_portable_cluster_ctas) {
     KK3_CU(cuFuncSetAttribute, fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
   }
 }
 
-CUlaunchConfig driver_config(const launch_config& config, CUstream s, std::array<CUlaunchAttribute, 2>& attributes) {
+CUlaunchConfig driver_config(const launch_config& config, CUstream s,
+                             std::array<CUlaunchAttribute, 2>& attributes) {
   attributes = {};
   unsigned count = 0;
   if (config.pdl) {

@@ -27,7 +27,8 @@ struct launch_config {
 };
 
 /// Dynamic shared memory a function may use without opting in to more.
-inline constexpr unsigned k_default_dynamic_shared_bytes = kk3tune::kernels::k_default_dynamic_shared_bytes;
+inline constexpr unsigned k_default_dynamic_shared_bytes =
+    kk3tune::kernels::k_default_dynamic_shared_bytes;
 /// CTAs a cluster may have only with CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED.
 inline constexpr unsigned k_portable_cluster_ctas = kk3tune::kernels::k_portable_cluster_ctas;
 
@@ -38,7 +39,8 @@ void opt_in(CUfunction fn, const launch_config& config);
 
 /// The driver's form of `config` on stream `s`. It points into `attributes`, which must
 /// outlive it.
-CUlaunchConfig driver_config(const launch_config& config, CUstream s, std::array<CUlaunchAttribute, 2>& attributes);
+CUlaunchConfig driver_config(const launch_config& config, CUstream s,
+                             std::array<CUlaunchAttribute, 2>& attributes);
 
 /// Launches `fn` on `s`; throws error(device) or error(launch) with the call's text.
 void launch(CUfunction fn, CUstream s, const launch_config& config, void** args);

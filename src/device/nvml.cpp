@@ -27,8 +27,8 @@ const nvml_api& nvml() {
     a.init = reinterpret_cast<int (*)()>(::dlsym(lib, "nvmlInit_v2"));
     a.get_handle = reinterpret_cast<int (*)(const char*, nvml_device*)>(
         ::dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-    a.clock_info =
-        reinterpret_cast<int (*)(nvml_device, int, unsigned*)>(::dlsym(lib, "nvmlDeviceGetClockInfo"));
+    a.clock_info = reinterpret_cast<int (*)(nvml_device, int, unsigned*)>(
+        ::dlsym(lib, "nvmlDeviceGetClockInfo"));
     a.event_reasons = reinterpret_cast<int (*)(nvml_device, unsigned long long*)>(
         ::dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons"));
     a.ok = a.init && a.get_handle && a.clock_info && a.init() == k_nvml_success;
@@ -48,7 +48,8 @@ std::optional<gpu_clocks> read_clocks(const std::string& pci_bus_id) {
   unsigned mhz = 0;
   if (api.clock_info(dev, k_nvml_clock_sm, &mhz) != k_nvml_success) return std::nullopt;
   c.sm_mhz = static_cast<int>(mhz);
-  if (api.clock_info(dev, k_nvml_clock_mem, &mhz) == k_nvml_success) c.memory_mhz = static_cast<int>(mhz);
+  if (api.clock_info(dev, k_nvml_clock_mem, &mhz) == k_nvml_success)
+    c.memory_mhz = static_cast<int>(mhz);
   if (api.event_reasons) api.event_reasons(dev, &c.event_reasons);
   return c;
 }

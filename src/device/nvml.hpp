@@ -8,8 +8,8 @@ namespace kk3::device {
 
 /// Clocks of one GPU now.
 struct gpu_clocks {
-  int sm_mhz = 0;                     ///< current SM clock
-  int memory_mhz = 0;                 ///< current memory clock
+  int sm_mhz = 0;                        ///< current SM clock
+  int memory_mhz = 0;                    ///< current memory clock
   unsigned long long event_reasons = 0;  ///< NVML clock event (throttle) reason bits; 0 = none
 };
 

@@ -5,12 +5,24 @@
 
 namespace kk3::device {
 
-void release_module(CUmodule m) { driver().cuModuleUnload(m); }
-void release_stream(CUstream s) { driver().cuStreamDestroy(s); }
-void release_event(CUevent e) { driver().cuEventDestroy(e); }
-void release_graph(CUgraph g) { driver().cuGraphDestroy(g); }
-void release_graph_exec(CUgraphExec g) { driver().cuGraphExecDestroy(g); }
-void release_memory(CUdeviceptr p) { driver().cuMemFree(p); }
+void release_module(CUmodule m) {
+  driver().cuModuleUnload(m);
+}
+void release_stream(CUstream s) {
+  driver().cuStreamDestroy(s);
+}
+void release_event(CUevent e) {
+  driver().cuEventDestroy(e);
+}
+void release_graph(CUgraph g) {
+  driver().cuGraphDestroy(g);
+}
+void release_graph_exec(CUgraphExec g) {
+  driver().cuGraphExecDestroy(g);
+}
+void release_memory(CUdeviceptr p) {
+  driver().cuMemFree(p);
+}
 
 context::context(int ordinal) : m_ordinal(ordinal) {
   KK3_CU(cuDeviceGet, &m_device, ordinal);
@@ -23,12 +35,18 @@ context::~context() {
 }
 
 context::context(context&& other) noexcept
-    : m_ordinal(other.m_ordinal), m_device(other.m_device), m_context(std::exchange(other.m_context, nullptr)) {}
+    : m_ordinal(other.m_ordinal),
+      m_device(other.m_device),
+      m_context(std::exchange(other.m_context, nullptr)) {}
 
-void context::make_current() const { KK3_CU(cuCtxSetCurrent, m_context); }
-void context::synchronize() const { KK3_CU(cuCtxSynchronize); }
+void context::make_current() const {
+  KK3_CU(cuCtxSetCurrent, m_context);
+}
+void context::synchronize() const {
+  KK3_CU(cuCtxSynchronize);
+}
 
-module::module(std::string_view cubin, const std::string& label) : m_label(label) {
+module::module(std::string_view cubin, const std::string& label) :m_label(label) {
   CUmodule m = nullptr;
   const CUresult r = driver().cuModuleLoadData(&m, cubin.data());
   if (r != CUDA_SUCCESS) {
@@ -41,7 +59,8 @@ CUfunction module::function(const std::string& lowered_name) const {
   CUfunction f = nullptr;
   const CUresult r = driver().cuModuleGetFunction(&f, m_module.get(), lowered_name.c_str());
   if (r != CUDA_SUCCESS) {
-    throw error(error_kind::device, m_label + ": kernel " + lowered_name + " not found: " + describe(r));
+    throw error(error_kind::device,
+                m_label + ": kernel " + lowered_name + " not found: " + describe(r));
   }
   return f;
 }
@@ -52,7 +71,9 @@ stream::stream() {
   m_stream = unique_handle<CUstream, release_stream>(s);
 }
 
-void stream::synchronize() const { KK3_CU(cuStreamSynchronize, m_stream.get()); }
+void stream::synchronize() const {
+  KK3_CU(cuStreamSynchronize, m_stream.get());
+}
 
 event::event(bool timing) {
   CUevent e = nullptr;
@@ -60,8 +81,12 @@ event::event(bool timing) {
   m_event = unique_handle<CUevent, release_event>(e);
 }
 
-void event::record(CUstream s) const { KK3_CU(cuEventRecord, m_event.get(), s); }
-void event::synchronize() const { KK3_CU(cuEventSynchronize, m_event.get()); }
+void event::record(CUstream s) const {
+  KK3_CU(cuEventRecord, m_event.get(), s);
+}
+void event::synchronize() const {
+  KK3_CU(cuEventSynchronize, m_event.get());
+}
 
 float event::elapsed_ms_since(const event& start) const {
   float ms = 0;
@@ -69,7 +94,9 @@ float event::elapsed_ms_since(const event& start) const {
   return ms;
 }
 
-void begin_capture(CUstream s) { KK3_CU(cuStreamBeginCapture, s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL); }
+void begin_capture(CUstream s) {
+  KK3_CU(cuStreamBeginCapture, s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+}
 
 graph_exec graph_exec::end_capture(CUstream s) {
   graph_exec out;
@@ -82,7 +109,9 @@ graph_exec graph_exec::end_capture(CUstream s) {
   return out;
 }
 
-void graph_exec::launch(CUstream s) const { KK3_CU(cuGraphLaunch, m_exec.get(), s); }
+void graph_exec::launch(CUstream s) const {
+  KK3_CU(cuGraphLaunch, m_exec.get(), s);
+}
 
 device_buffer::device_buffer(std::size_t bytes) : m_bytes(bytes) {
   CUdeviceptr p = 0;
@@ -91,7 +120,9 @@ device_buffer::device_buffer(std::size_t bytes) : m_bytes(bytes) {
 }
 
 void device_buffer::upload(const void* host, std::size_t bytes) const {
-  if (bytes > m_bytes) throw error(error_kind::device, "upload of " + std::to_string(bytes) + " bytes into a buffer of " + std::to_string(m_bytes));
+  if (bytes > m_bytes)
+    throw error(error_kind::device, "upload of " + std::to_string(bytes) +
+                                        " bytes into a buffer of " + std::to_string(m_bytes));
   KK3_CU(cuMemcpyHtoD, m_ptr.get(), host, bytes);
   // From pageable memory cuMemcpyHtoD may return before the DMA lands, and it is ordered only
   // on the legacy stream, which kk3tune's non-blocking streams do not wait for: without this,
@@ -100,7 +131,9 @@ void device_buffer::upload(const void* host, std::size_t bytes) const {
 }
 
 void device_buffer::download(void* host, std::size_t bytes) const {
-  if (bytes > m_bytes) throw error(error_kind::device, "download of " + std::to_string(bytes) + " bytes from a buffer of " + std::to_string(m_bytes));
+  if (bytes > m_bytes)
+    throw error(error_kind::device, "download of " + std::to_string(bytes) +
+                                        " bytes from a buffer of " + std::to_string(m_bytes));
   KK3_CU(cuMemcpyDtoH, host, m_ptr.get(), bytes);
 }
 
@@ -109,7 +142,9 @@ void device_buffer::fill(unsigned char value, CUstream s) const {
 }
 
 void device_buffer::copy_from(const device_buffer& src, CUstream s) const {
-  if (src.m_bytes > m_bytes) throw error(error_kind::device, "copy of " + std::to_string(src.m_bytes) + " bytes into a buffer of " + std::to_string(m_bytes));
+  if (src.m_bytes > m_bytes)
+    throw error(error_kind::device, "copy of " + std::to_string(src.m_bytes) +
+                                        " bytes into a buffer of " + std::to_string(m_bytes));
   KK3_CU(cuMemcpyAsync, m_ptr.get(), src.m_ptr.get(), src.m_bytes, s);
 }
 

@@ -18,7 +18,8 @@ class unique_handle {
   unique_handle() = default;
   explicit unique_handle(Handle h) : m_handle(h) {}
   ~unique_handle() { reset(); }
-  unique_handle(unique_handle&& other) noexcept : m_handle(std::exchange(other.m_handle, Handle{})) {}
+  unique_handle(unique_handle&& other) noexcept
+      : m_handle(std::exchange(other.m_handle, Handle{})) {}
   unique_handle& operator=(unique_handle&& other) noexcept {
     if (this != &other) {
       reset();

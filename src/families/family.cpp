@@ -2,9 +2,9 @@
 
 #include <map>
 
+#include "core/arch.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "core/arch.hpp"
 
 namespace kk3::families {
 
@@ -65,9 +65,11 @@ std::vector<shape> family::sweep_shapes(const space::mode& m, const planned_dims
   return out;
 }
 
-void require_archs(const std::vector<const family*>& families, const std::vector<std::string>& archs, const std::string& what) {
+void require_archs(const std::vector<const family*>& families,
+                   const std::vector<std::string>& archs, const std::string& what) {
   for (const std::string& arch : archs) {
-    std::map<std::pair<int, std::string>, std::vector<std::string>> too_old;  // by requirement (sm, why)
+    std::map<std::pair<int, std::string>, std::vector<std::string>>
+        too_old;  // by requirement (sm, why)
     for (const family* f : families) {
       const arch_requirement need = f->min_arch();
       if (arch_number(arch) < need.sm) too_old[{need.sm, need.why}].push_back(f->name());
@@ -75,10 +77,11 @@ void require_archs(const std::vector<const family*>& families, const std::vector
     if (too_old.empty()) continue;
     std::vector<std::string> parts;
     for (const auto& [need, names] : too_old) {
-      parts.push_back(join(names, ", ") + (names.size() == 1 ? " needs" : " need") + " sm_" + std::to_string(need.first) +
-                      " or newer for " + need.second);
+      parts.push_back(join(names, ", ") + (names.size() == 1 ? " needs" : " need") + " sm_" +
+                      std::to_string(need.first) + " or newer for " + need.second);
     }
-    throw error(error_kind::usage, what + " " + arch + ": " + join(parts, "; ") + "; nothing was compiled");
+    throw error(error_kind::usage,
+                what + " " + arch + ": " + join(parts, "; ") + "; nothing was compiled");
   }
 }
 

@@ -11,8 +11,8 @@
 #include "device/launch.hpp"
 #include "families/problem.hpp"
 #include "families/shape.hpp"
-#include "space/variant.hpp"
 #include "results/objective.hpp"
+#include "space/variant.hpp"
 
 namespace kk3::families {
 
@@ -34,7 +34,9 @@ class workspace {
 /// The oldest GPU architecture a family's kernel builds for, and what needs it.
 struct arch_requirement {
   int sm = 90;  ///< 10 * major + minor of the compute capability: 90 for sm_90 / sm_90a
-  std::string why = "griddepcontrol (programmatic dependent launch, kernels/common/pdl.cuh)";  ///< the feature, for messages
+  std::string why =
+      "griddepcontrol (programmatic dependent launch, kernels/common/pdl.cuh)";  ///< the feature,
+                                                                                 ///< for messages
 };
 
 /// One kernel family's host side.
@@ -60,7 +62,8 @@ class family {
   /// Launch geometry of a variant in a mode at a shape (dynamic shared memory included). A
   /// family with a launch header (below) computes it there. `pdl` stays false: each caller
   /// decides per launch (timing from the objective, as served; verify behind its producer).
-  virtual device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const = 0;
+  virtual device::launch_config geometry(const space::variant& v, const space::mode& m,
+                                         const shape& s) const = 0;
   /// The installed header under kernels/ whose constexpr function gives the family's launch
   /// settings (e.g. "attn_res_launch.h"): the one arithmetic geometry() and the generated
   /// dispatch header's settings() share. Empty: the family has none, and its dispatch header
@@ -103,14 +106,17 @@ class family {
   virtual std::vector<shape> edge_shapes(const shape& model, const space::mode& m) const = 0;
 
   /// The host tensors of one call: inputs random from `seed`, outputs zero.
-  virtual problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const = 0;
+  virtual problem make_problem(const shape& s, const space::mode& m,
+                               unsigned long long seed) const = 0;
   /// The CPU reference: computes the output and in-place tensors of `p` from its inputs.
   virtual void reference(const shape& s, const space::mode& m, problem& p) const = 0;
   /// Device buffers holding `p`'s tensors, and the kernel's arguments over them.
-  virtual std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, const problem& p) const = 0;
+  virtual std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m,
+                                                    const problem& p) const = 0;
 
   /// A workspace with fresh random inputs (for timing).
-  std::unique_ptr<workspace> random_workspace(const shape& s, const space::mode& m, unsigned long long seed) const {
+  std::unique_ptr<workspace> random_workspace(const shape& s, const space::mode& m,
+                                              unsigned long long seed) const {
     return make_workspace(s, m, make_problem(s, m, seed));
   }
 };
@@ -121,6 +127,7 @@ device::launch_config launch_config_of(const kk3tune::kernels::launch_settings& 
 /// Checks, before any compile, that each family of `families` builds for each of `archs`
 /// (family::min_arch()). Throws error(usage) for the first arch too old for some of them, naming
 /// where it came from (`what`: "--arch"), the arch, the families, the arch they need and why.
-void require_archs(const std::vector<const family*>& families, const std::vector<std::string>& archs, const std::string& what);
+void require_archs(const std::vector<const family*>& families,
+                   const std::vector<std::string>& archs, const std::string& what);
 
 }  // namespace kk3::families

@@ -27,18 +27,21 @@ std::string describe_call(const family& f, const space::mode& m, const dims& giv
   return f.name() + " in mode " + m.name + (key.empty() ? "" : " at " + key);
 }
 
-std::string token_limit_problem(const family& f, const space::mode& m, long long tokens, const dims& given) {
+std::string token_limit_problem(const family& f, const space::mode& m, long long tokens,
+                                const dims& given) {
   const long long most = max_tokens(f, m, given);
   if (tokens <= most) return {};
   const std::string why = "one call may move at most 16 GiB";
   if (most < 1) return describe_call(f, m, given) + " takes no token at all (" + why + ")";
-  return "T=" + std::to_string(tokens) + " is more than " + describe_call(f, m, given) + " takes (at most " +
-         std::to_string(most) + ": " + why + ")";
+  return "T=" + std::to_string(tokens) + " is more than " + describe_call(f, m, given) +
+         " takes (at most " + std::to_string(most) + ": " + why + ")";
 }
 
-void check_tokens(const family& f, const space::mode& m, long long tokens, const dims& given, const std::string& flag,
-                  const std::string& dims_flag) {
-  if (tokens < 1) throw error(error_kind::usage, flag + ": T=" + std::to_string(tokens) + ": expected a positive integer");
+void check_tokens(const family& f, const space::mode& m, long long tokens, const dims& given,
+                  const std::string& flag, const std::string& dims_flag) {
+  if (tokens < 1)
+    throw error(error_kind::usage,
+                flag + ": T=" + std::to_string(tokens) + ": expected a positive integer");
   const std::string problem = token_limit_problem(f, m, tokens, given);
   if (problem.empty()) return;
   // Not even one token: the dimensions given (a head count, say) are what is too large.

@@ -44,10 +44,11 @@ std::uint8_t f32_to_e4m3_satfinite(float x) {
   const std::uint8_t sign = std::signbit(x) ? 0x80 : 0x00;
   const double a = std::fabs(static_cast<double>(x));
   if (a == 0) return sign;
-  int e = std::ilogb(a);  // a in [2^e, 2^(e+1))
-  if (e < -6) {           // subnormal: multiples of 2^-9
+  int e = std::ilogb(a);                                // a in [2^e, 2^(e+1))
+  if (e < -6) {                                         // subnormal: multiples of 2^-9
     const double m = std::nearbyint(std::ldexp(a, 9));  // round half to even (default mode)
-    return static_cast<std::uint8_t>(sign | static_cast<std::uint8_t>(m));  // m == 8 is 0x08, the least normal
+    return static_cast<std::uint8_t>(
+        sign | static_cast<std::uint8_t>(m));  // m == 8 is 0x08, the least normal
   }
   double m = std::nearbyint(std::ldexp(a, 3 - e));  // 8..16
   if (m == 16) {

@@ -31,7 +31,7 @@ struct tensor {
   dtype type = dtype::u8;
   std::vector<long long> dims;  ///< the allocation's shape, padding included (for .npy files)
   role use = role::input;
-  bool upstream = false;        ///< produced by the kernel launched just before (PDL hazard check)
+  bool upstream = false;  ///< produced by the kernel launched just before (PDL hazard check)
   std::vector<std::uint8_t> bytes;
   /// A written bf16 tensor the CPU reference fills these for is held to SPEC 1.3's bound
   /// (verify/tolerance.hpp) instead of bit for bit: per element of the allocation, the float64
@@ -65,7 +65,8 @@ struct problem {
   tensor& at(const std::string& name);
   const tensor& at(const std::string& name) const;
   /// Adds a zero-filled tensor and returns it (the reference stays valid until the problem goes).
-  tensor& add(const std::string& name, dtype type, std::vector<long long> dims, role use, bool upstream = false);
+  tensor& add(const std::string& name, dtype type, std::vector<long long> dims, role use,
+              bool upstream = false);
 };
 
 /// Runs fill(rng, begin, end) over [0, count) in chunks of 2^20, in parallel; each chunk has its

@@ -56,10 +56,12 @@ const family& find_family(const std::string& name) {
   if (const family* f = find_registered(name)) return *f;
   std::vector<std::string> known;
   for (const family* f : all_families()) known.push_back(f->name());
-  throw error(error_kind::usage, "unknown family '" + name + "' (known: " + join(known, ", ") + ")");
+  throw error(error_kind::usage,
+              "unknown family '" + name + "' (known: " + join(known, ", ") + ")");
 }
 
-family_space load_family_space(const family& f, const std::filesystem::path& config_dir, bool with_test_knobs) {
+family_space load_family_space(const family& f, const std::filesystem::path& config_dir,
+                               bool with_test_knobs) {
   const std::filesystem::path file = config_dir / (f.name() + ".json");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) {
@@ -122,9 +124,11 @@ std::string given_problem(const family& f, const std::string& name, long long va
     }
     std::string why = f.name() + " takes no " + name;
     if (d) why += " from a plan or a flag (its mode sets it)";
-    return why + (planned.empty() ? std::string(" (it has no dimension to choose)") : " (it takes " + join(planned, ", ") + ")");
+    return why + (planned.empty() ? std::string(" (it has no dimension to choose)")
+                                  : " (it takes " + join(planned, ", ") + ")");
   }
-  if (value < d->least) return name + " " + std::to_string(value) + " is below " + std::to_string(d->least);
+  if (value < d->least)
+    return name + " " + std::to_string(value) + " is below " + std::to_string(d->least);
   return {};
 }
 

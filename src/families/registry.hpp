@@ -30,10 +30,12 @@ struct family_space {
 
 /// Loads configs/<name>.json for a family and enumerates its variants; throws error(config)
 /// when the config is missing or bad, or names another family.
-family_space load_family_space(const family& f, const std::filesystem::path& config_dir, bool with_test_knobs = false);
+family_space load_family_space(const family& f, const std::filesystem::path& config_dir,
+                               bool with_test_knobs = false);
 
 /// Loads a family config from any file (the family is the one its "family" key names).
-family_space load_family_space_from(const std::filesystem::path& file, bool with_test_knobs = false);
+family_space load_family_space_from(const std::filesystem::path& file,
+                                    bool with_test_knobs = false);
 
 /// The families a command acts on: the named one, or every non-example family (plus the
 /// examples when `with_examples`).

@@ -13,8 +13,8 @@ namespace kk3::families {
 
 /// A model dimension besides the token count.
 struct dimension {
-  std::string name;   ///< in plans, result files, headers and flags: "heads"
-  std::string label;  ///< in text and names: "H" (as in "H=16" and "-H16")
+  std::string name;     ///< in plans, result files, headers and flags: "heads"
+  std::string label;    ///< in text and names: "H" (as in "H=16" and "-H16")
   long long least = 1;  ///< its smallest value (attn_res takes NB = 0)
   bool planned = true;  ///< a plan or a flag may choose its values (false: the mode fixes it)
   bool key = true;      ///< tells the family's model shapes apart (false: an edge-case knob of
@@ -22,8 +22,8 @@ struct dimension {
 };
 
 /// Values of named model dimensions (the result model's type, results/dims.hpp).
-using results::dims;
 using results::dim_or;
+using results::dims;
 using results::set_dim;
 
 /// A plan's values for some dimensions, by name.

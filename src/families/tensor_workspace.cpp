@@ -23,19 +23,23 @@ const device::device_buffer& tensor_workspace::buffer(const std::string& name) c
 std::vector<std::pair<CUdeviceptr, std::size_t>> tensor_workspace::written(bool in_place) const {
   std::vector<std::pair<CUdeviceptr, std::size_t>> out;
   for (std::size_t i = 0; i < m_names.size(); ++i) {
-    if (m_roles[i] == role::output || (in_place && m_roles[i] == role::inout)) out.emplace_back(m_buffers[i].ptr(), m_buffers[i].bytes());
+    if (m_roles[i] == role::output || (in_place && m_roles[i] == role::inout))
+      out.emplace_back(m_buffers[i].ptr(), m_buffers[i].bytes());
   }
   return out;
 }
 
-CUdeviceptr tensor_workspace::ptr(const std::string& name) const { return buffer(name).ptr(); }
+CUdeviceptr tensor_workspace::ptr(const std::string& name) const {
+  return buffer(name).ptr();
+}
 
 void tensor_workspace::download(problem& p) const {
   for (tensor& t : p.tensors) buffer(t.name).download(t.bytes.data(), t.bytes.size());
 }
 
 void tensor_workspace::restore(const tensor_workspace& from, CUstream s) const {
-  for (std::size_t i = 0; i < m_names.size(); ++i) m_buffers[i].copy_from(from.buffer(m_names[i]), s);
+  for (std::size_t i = 0; i < m_names.size(); ++i)
+    m_buffers[i].copy_from(from.buffer(m_names[i]), s);
 }
 
 void tensor_workspace::upload(const tensor& t) const {

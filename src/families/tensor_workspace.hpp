@@ -45,7 +45,8 @@ class argument_workspace final : public tensor_workspace {
   template <class... Scalars>
   argument_workspace(const problem& p, const std::vector<std::string>& pointers, Scalars... scalars)
       : tensor_workspace(p) {
-    static_assert(((sizeof(Scalars) <= sizeof(slot)) && ...), "a scalar argument wider than 8 bytes");
+    static_assert(((sizeof(Scalars) <= sizeof(slot)) && ...),
+                  "a scalar argument wider than 8 bytes");
     m_slots.reserve(pointers.size() + sizeof...(Scalars));
     for (const std::string& name : pointers) add(ptr(name));
     (add(scalars), ...);

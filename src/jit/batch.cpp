@@ -3,8 +3,8 @@
 #include <mutex>
 
 #include "core/error.hpp"
-#include "core/paths.hpp"
 #include "core/nvtx.hpp"
+#include "core/paths.hpp"
 #include "core/thread_pool.hpp"
 #include "jit/cache_key.hpp"
 #include "jit/toolkit.hpp"
@@ -12,12 +12,14 @@
 namespace kk3::jit {
 
 std::unique_ptr<jit_engine> make_jit_engine(const std::filesystem::path& kernel_dir,
-                                            const std::filesystem::path& cache_dir, bool no_cache, unsigned jobs) {
+                                            const std::filesystem::path& cache_dir, bool no_cache,
+                                            unsigned jobs) {
   jit_options o;
   o.jobs = jobs;
   o.use_cache = !no_cache;
   o.cache_dir = find_cache_dir(cache_dir).dir;
-  return std::make_unique<jit_engine>(nvrtc_compiler(kernel_dir, require_cuda_include_dir().dir), o);
+  return std::make_unique<jit_engine>(nvrtc_compiler(kernel_dir, require_cuda_include_dir().dir),
+                                      o);
 }
 
 jit_engine::jit_engine(nvrtc_compiler compiler, const jit_options& options)

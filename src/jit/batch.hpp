@@ -13,16 +13,16 @@ namespace kk3::jit {
 
 /// How the JIT stage runs.
 struct jit_options {
-  unsigned jobs = 0;        ///< compile threads; 0 = one per hardware thread
-  bool use_cache = true;    ///< false: compile everything, read and write no cache
+  unsigned jobs = 0;                ///< compile threads; 0 = one per hardware thread
+  bool use_cache = true;            ///< false: compile everything, read and write no cache
   std::filesystem::path cache_dir;  ///< the cache folder (see find_cache_dir)
 };
 
 /// An engine over `kernel_dir` and the CUDA include folder (error(compile) if there is none),
 /// with the cache in `cache_dir` (the default folder if empty) unless `no_cache`.
 std::unique_ptr<class jit_engine> make_jit_engine(const std::filesystem::path& kernel_dir,
-                                                  const std::filesystem::path& cache_dir, bool no_cache,
-                                                  unsigned jobs = 0);
+                                                  const std::filesystem::path& cache_dir,
+                                                  bool no_cache, unsigned jobs = 0);
 
 /// NVRTC behind the cache: a hit skips NVRTC, a miss compiles and stores.
 class jit_engine {

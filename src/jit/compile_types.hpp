@@ -8,11 +8,12 @@ namespace kk3::jit {
 
 /// One variant to compile for one arch.
 struct compile_request {
-  std::string label;                ///< names the variant in messages, e.g. "copy_example/default/vec16 @ sm_90a"
-  std::filesystem::path source;     ///< the kernel source file
-  std::string name_expression;      ///< the __global__ to instantiate, e.g. "kk3::copy_kernel<16, 1, 256>"
-  std::vector<std::string> options; ///< variant options: -D defines and family options
-  std::string arch;                 ///< e.g. "sm_90a"
+  std::string label;  ///< names the variant in messages, e.g. "copy_example/default/vec16 @ sm_90a"
+  std::filesystem::path source;  ///< the kernel source file
+  std::string
+      name_expression;  ///< the __global__ to instantiate, e.g. "kk3::copy_kernel<16, 1, 256>"
+  std::vector<std::string> options;  ///< variant options: -D defines and family options
+  std::string arch;                  ///< e.g. "sm_90a"
 };
 
 /// Registers and memory of one compiled kernel, as ptxas reports them; -1 when unknown.

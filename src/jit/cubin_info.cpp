@@ -8,9 +8,9 @@ namespace kk3::jit {
 namespace {
 
 // .nv.info attribute ids and formats (from the cubin format as cuobjdump prints it).
-constexpr std::uint8_t k_eifmt_sval = 4;       // u16 size, then `size` payload bytes
-constexpr std::uint8_t k_eiattr_regcount = 0x2f;   // payload: u32 symbol, u32 registers
-constexpr std::uint8_t k_eiattr_frame_size = 0x11; // payload: u32 symbol, u32 bytes
+constexpr std::uint8_t k_eifmt_sval = 4;            // u16 size, then `size` payload bytes
+constexpr std::uint8_t k_eiattr_regcount = 0x2f;    // payload: u32 symbol, u32 registers
+constexpr std::uint8_t k_eiattr_frame_size = 0x11;  // payload: u32 symbol, u32 bytes
 
 template <class T>
 bool read(const std::string& b, std::size_t at, T& out) {
@@ -37,11 +37,16 @@ std::string c_string(const std::string& b, std::size_t at) {
 
 resource_usage read_cubin_resources(const std::string& b, const std::string& lowered_name) {
   resource_usage u;
-  if (b.size() < 64 || b.compare(0, 4, "\x7f" "ELF") != 0 || b[4] != 2) return u;  // 64-bit ELF only
+  if (b.size() < 64 ||
+      b.compare(0, 4,
+                "\x7f"
+                "ELF") != 0 ||
+      b[4] != 2)
+    return u;  // 64-bit ELF only
   std::uint64_t shoff = 0;
   std::uint16_t shentsize = 0, shnum = 0, shstrndx = 0;
-  if (!read(b, 0x28, shoff) || !read(b, 0x3a, shentsize) || !read(b, 0x3c, shnum) || !read(b, 0x3e, shstrndx) ||
-      shentsize < 64 || shstrndx >= shnum) {
+  if (!read(b, 0x28, shoff) || !read(b, 0x3a, shentsize) || !read(b, 0x3c, shnum) ||
+      !read(b, 0x3e, shstrndx) || shentsize < 64 || shstrndx >= shnum) {
     return u;
   }
   std::vector<section> sections(shnum);

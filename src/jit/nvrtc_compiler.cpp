@@ -14,10 +14,9 @@ namespace kk3::jit {
 
 void check_nvrtc(int result, const char* call, const char* file, int line) {
   if (result == NVRTC_SUCCESS) return;
-  throw error(error_kind::compile,
-              std::string(call) + " failed: " +
-                  nvrtcGetErrorString(static_cast<nvrtcResult>(result)) + " (" + file + ":" +
-                  std::to_string(line) + ")");
+  throw error(error_kind::compile, std::string(call) + " failed: " +
+                                       nvrtcGetErrorString(static_cast<nvrtcResult>(result)) +
+                                       " (" + file + ":" + std::to_string(line) + ")");
 }
 
 namespace {
@@ -26,12 +25,15 @@ namespace {
 class nvrtc_program {
  public:
   nvrtc_program(const std::string& source, const std::string& name) {
-    KK3_NVRTC_CALL(nvrtcCreateProgram(&m_program, source.c_str(), name.c_str(), 0, nullptr, nullptr));
+    KK3_NVRTC_CALL(
+        nvrtcCreateProgram(&m_program, source.c_str(), name.c_str(), 0, nullptr, nullptr));
   }
   ~nvrtc_program() {
     if (m_program) nvrtcDestroyProgram(&m_program);
   }
-  nvrtc_program(nvrtc_program&& other) noexcept : m_program(other.m_program) { other.m_program = nullptr; }
+  nvrtc_program(nvrtc_program&& other) noexcept : m_program(other.m_program) {
+    other.m_program = nullptr;
+  }
   nvrtc_program& operator=(nvrtc_program&&) = delete;
   nvrtc_program(const nvrtc_program&) = delete;
   nvrtc_program& operator=(const nvrtc_program&) = delete;
@@ -66,7 +68,8 @@ resource_usage parse_ptxas_log(const std::string& log, const std::string& lowere
   std::size_t start = log.find(marker);
   if (start == std::string::npos) return u;
   std::size_t end = log.find("Compiling entry function", start + marker.size());
-  const std::string block = log.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  const std::string block =
+      log.substr(start, end == std::string::npos ? std::string::npos : end - start);
   u.registers = capture_int(block, std::regex(R"(Used (\d+) registers)"));
   u.stack_bytes = capture_int(block, std::regex(R"((\d+) bytes stack frame)"));
   u.spill_store_bytes = capture_int(block, std::regex(R"((\d+) bytes spill stores)"));
@@ -76,13 +79,16 @@ resource_usage parse_ptxas_log(const std::string& log, const std::string& lowere
   return u;
 }
 
-nvrtc_compiler::nvrtc_compiler(std::filesystem::path kernel_dir, std::filesystem::path cuda_include_dir)
+nvrtc_compiler::nvrtc_compiler(std::filesystem::path kernel_dir,
+                               std::filesystem::path cuda_include_dir)
     : m_kernel_dir(std::move(kernel_dir)), m_cuda_include_dir(std::move(cuda_include_dir)) {}
 
 std::vector<std::string> nvrtc_compiler::full_options(const compile_request& request) const {
   std::vector<std::string> options = {
-      "-arch=" + request.arch,           "-std=c++17",
-      "-I" + m_kernel_dir.string(),      "-I" + m_cuda_include_dir.string(),
+      "-arch=" + request.arch,
+      "-std=c++17",
+      "-I" + m_kernel_dir.string(),
+      "-I" + m_cuda_include_dir.string(),
       "-Xptxas=-v",  // spill counts, when NVRTC logs them; see cubin_info.hpp
   };
   options.insert(options.end(), request.options.begin(), request.options.end());

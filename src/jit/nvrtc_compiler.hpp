@@ -11,7 +11,8 @@ namespace kk3::jit {
 
 /// Throws error(compile) with the call's text, file and line when an NVRTC call fails.
 void check_nvrtc(int result, const char* call, const char* file, int line);
-#define KK3_NVRTC_CALL(call) ::kk3::jit::check_nvrtc(static_cast<int>(call), #call, __FILE__, __LINE__)
+#define KK3_NVRTC_CALL(call) \
+  ::kk3::jit::check_nvrtc(static_cast<int>(call), #call, __FILE__, __LINE__)
 
 /// Reads registers, spills, shared memory and stack of `lowered_name` from a ptxas -v log.
 resource_usage parse_ptxas_log(const std::string& log, const std::string& lowered_name);

@@ -22,7 +22,8 @@ std::vector<compile_request> make_requests(const space::family_config& config,
   std::vector<compile_request> out;
   for (const space::mode& m : config.modes) {
     for (const space::variant& v : variants) {
-      for (const std::string& arch : archs) out.push_back(make_request(config, m, v, arch, kernel_dir));
+      for (const std::string& arch : archs)
+        out.push_back(make_request(config, m, v, arch, kernel_dir));
     }
   }
   return out;

@@ -43,9 +43,11 @@ located_dir first_cuda_include_dir(const std::vector<located_dir>& candidates) {
   }
   std::string tried;
   for (const located_dir& c : candidates) tried += "\n  " + c.dir.string() + " (" + c.how + ")";
-  throw error(error_kind::compile,
-              "no CUDA include folder with cuda_fp16.h was found; set CUDA_HOME (or CUDA_PATH) to the "
-              "CUDA toolkit's folder. Tried:" + tried);
+  throw error(
+      error_kind::compile,
+      "no CUDA include folder with cuda_fp16.h was found; set CUDA_HOME (or CUDA_PATH) to the "
+      "CUDA toolkit's folder. Tried:" +
+          tried);
 }
 
 located_dir find_cuda_include_dir() {
@@ -56,6 +58,8 @@ located_dir find_cuda_include_dir() {
   }
 }
 
-located_dir require_cuda_include_dir() { return first_cuda_include_dir(cuda_include_candidates()); }
+located_dir require_cuda_include_dir() {
+  return first_cuda_include_dir(cuda_include_candidates());
+}
 
 }  // namespace kk3::jit

@@ -5,10 +5,10 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "core/text.hpp"
-#include "results/json_fields.hpp"
 #include "core/json_parse.hpp"
+#include "core/text.hpp"
 #include "results/codec.hpp"
+#include "results/json_fields.hpp"
 #include "results/model.hpp"
 
 namespace kk3::merge {
@@ -36,8 +36,10 @@ void require_sharding_fields(const json_fields& f, const json& plan) {
     }
   }
   f.string(plan, "/plan", "digest");
-  const json& objective = f.member(plan, "/plan", "objective");  // schema 3: family -> objective; 2: "graph"
-  if (!objective.is_object() && !objective.is_string()) f.fail("/plan/objective", "expected an object");
+  const json& objective =
+      f.member(plan, "/plan", "objective");  // schema 3: family -> objective; 2: "graph"
+  if (!objective.is_object() && !objective.is_string())
+    f.fail("/plan/objective", "expected an object");
   f.strings(plan, "/plan", "items");
 }
 
@@ -203,8 +205,9 @@ class item_index {
   explicit item_index(const std::vector<std::string>& keys) {
     for (std::size_t i = 0; i < keys.size(); ++i) {
       m_at[keys[i]] = i;
-      const std::string mode = keys[i].substr(0, keys[i].find('/', keys[i].find('/') + 1));  // "family/mode"
-      m_first_of_mode.emplace(mode, i);  // keeps the first
+      const std::string mode =
+          keys[i].substr(0, keys[i].find('/', keys[i].find('/') + 1));  // "family/mode"
+      m_first_of_mode.emplace(mode, i);                                 // keeps the first
     }
   }
   std::size_t of(const json_fields& f, const json& e, const std::string& at, bool is_record) const {
@@ -216,8 +219,7 @@ class item_index {
         f.fail(at, "family " + family + " mode " + mode + " has no item in /plan/items");
       return it->second;
     }
-    const std::string key =
-        results::shape_key(family, mode, f.shape(e, at, family));
+    const std::string key = results::shape_key(family, mode, f.shape(e, at, family));
     const auto it = m_at.find(key);
     if (it == m_at.end()) f.fail(at, "its item \"" + key + "\" is not in /plan/items");
     return it->second;

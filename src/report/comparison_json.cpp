@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_parse.hpp"
+#include "report/measurement_json.hpp"
 #include "results/codec.hpp"
 #include "results/schema.hpp"
-#include "report/measurement_json.hpp"
 
 namespace kk3::report {
 namespace {
@@ -13,22 +13,28 @@ namespace {
 using json = nlohmann::ordered_json;
 
 json file_json(const compare::file_summary& s) {
-  return {{"file", s.file},
-          {"kind", s.kind},
-          {"gpu", s.gpu_name.empty() ? json(nullptr) : json(s.gpu_name)},
-          {"arch", s.gpu_arch},
-          {"tool_version", s.tool_version},
-          {"git_revision", s.git_revision},
-          {"utc_time", s.utc_time},
-          {"timed", s.timed},
-          {"records", s.records},
-          {"timed_records", s.timed_records},
-          {"figures", {{"copy_ceiling_tb_s", s.copy_ceiling_tb_s > 0 ? json(s.copy_ceiling_tb_s) : json(nullptr)},
-                       {"empty_kernel_us", s.empty_kernel_us > 0 ? json(s.empty_kernel_us) : json(nullptr)}}}};
+  return {
+      {"file", s.file},
+      {"kind", s.kind},
+      {"gpu", s.gpu_name.empty() ? json(nullptr) : json(s.gpu_name)},
+      {"arch", s.gpu_arch},
+      {"tool_version", s.tool_version},
+      {"git_revision", s.git_revision},
+      {"utc_time", s.utc_time},
+      {"timed", s.timed},
+      {"records", s.records},
+      {"timed_records", s.timed_records},
+      {"figures",
+       {{"copy_ceiling_tb_s", s.copy_ceiling_tb_s > 0 ? json(s.copy_ceiling_tb_s) : json(nullptr)},
+        {"empty_kernel_us", s.empty_kernel_us > 0 ? json(s.empty_kernel_us) : json(nullptr)}}}};
 }
 
 json id_json(const compare::record_id& id) {
-  return {{"family", id.family}, {"mode", id.mode}, {"tokens", id.tokens}, {"shape", results::shape_json(id.shape_dims)}, {"variant", id.variant}};
+  return {{"family", id.family},
+          {"mode", id.mode},
+          {"tokens", id.tokens},
+          {"shape", results::shape_json(id.shape_dims)},
+          {"variant", id.variant}};
 }
 
 json record_json(const compare::record_comparison& r) {
@@ -77,37 +83,39 @@ std::string comparison_json(const compare::comparison& c) {
   }
   json shipped = json::array();
   for (const auto& x : c.shipped) {
-    shipped.push_back({{"table", x.table},
-                       {"family", x.family},
-                       {"mode", x.mode},
-                       {"shape", results::shape_json(x.shape)},
-                       {"tokens", x.tokens},
-                       {"verdict", compare::to_string(x.result)},
-                       {"base_winner", x.base_winner.empty() ? json(nullptr) : json(x.base_winner)},
-                       {"new_winner", x.new_winner.empty() ? json(nullptr) : json(x.new_winner)},
-                       {"winner_changed", x.winner_changed()},
-                       {"base_median_us", x.base_median_us > 0 ? json(x.base_median_us) : json(nullptr)},
-                       {"new_median_us", x.new_median_us > 0 ? json(x.new_median_us) : json(nullptr)},
-                       {"effect", x.base_median_us > 0 && x.new_median_us > 0 ? json(x.effect) : json(nullptr)},
-                       {"sigmas", x.base_median_us > 0 && x.new_median_us > 0 ? json(x.sigmas) : json(nullptr)}});
+    shipped.push_back(
+        {{"table", x.table},
+         {"family", x.family},
+         {"mode", x.mode},
+         {"shape", results::shape_json(x.shape)},
+         {"tokens", x.tokens},
+         {"verdict", compare::to_string(x.result)},
+         {"base_winner", x.base_winner.empty() ? json(nullptr) : json(x.base_winner)},
+         {"new_winner", x.new_winner.empty() ? json(nullptr) : json(x.new_winner)},
+         {"winner_changed", x.winner_changed()},
+         {"base_median_us", x.base_median_us > 0 ? json(x.base_median_us) : json(nullptr)},
+         {"new_median_us", x.new_median_us > 0 ? json(x.new_median_us) : json(nullptr)},
+         {"effect", x.base_median_us > 0 && x.new_median_us > 0 ? json(x.effect) : json(nullptr)},
+         {"sigmas", x.base_median_us > 0 && x.new_median_us > 0 ? json(x.sigmas) : json(nullptr)}});
   }
   const compare::shipped_counts& sk = c.shipped_totals;
-  const json shipped_block =
-      c.shipped_verdict
-          ? json{{"rule", {{"threshold", c.rule.threshold}, {"noise_sigmas", c.rule.noise_sigmas}, {"noise_floor", c.rule.noise_floor}}},
-                 {"counts",
-                  {{"compared", sk.compared},
-                   {"slower", sk.slower},
-                   {"lost", sk.lost},
-                   {"faster", sk.faster},
-                   {"same", sk.same},
-                   {"gained", sk.gained},
-                   {"untimed", sk.untimed},
-                   {"winners_changed", sk.winners_changed},
-                   {"only_in_base", sk.only_in_base},
-                   {"only_in_new", sk.only_in_new}}},
-                 {"counts_by_token", shipped}}
-          : json(nullptr);
+  const json shipped_block = c.shipped_verdict ? json{{"rule",
+                                                       {{"threshold", c.rule.threshold},
+                                                        {"noise_sigmas", c.rule.noise_sigmas},
+                                                        {"noise_floor", c.rule.noise_floor}}},
+                                                      {"counts",
+                                                       {{"compared", sk.compared},
+                                                        {"slower", sk.slower},
+                                                        {"lost", sk.lost},
+                                                        {"faster", sk.faster},
+                                                        {"same", sk.same},
+                                                        {"gained", sk.gained},
+                                                        {"untimed", sk.untimed},
+                                                        {"winners_changed", sk.winners_changed},
+                                                        {"only_in_base", sk.only_in_base},
+                                                        {"only_in_new", sk.only_in_new}}},
+                                                      {"counts_by_token", shipped}}
+                                               : json(nullptr);
   std::vector<std::string> notes = c.notes;
   notes.insert(notes.end(), c.record_notes.begin(), c.record_notes.end());
   auto one_sided = [](const std::vector<compare::one_sided_record>& list) {

@@ -3,11 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <stdexcept>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/gzip.hpp"
 #include "report/html_sections.hpp"
@@ -26,7 +26,8 @@ std::string fmt_pct(double fraction) {
 }
 
 std::vector<html_column> timing_columns(bool with_min, const std::string& ceiling_note) {
-  std::vector<html_column> c = {{"median µs", true, "median time per call"}, {"p10 µs", true, ""}, {"p90 µs", true, ""}};
+  std::vector<html_column> c = {
+      {"median µs", true, "median time per call"}, {"p10 µs", true, ""}, {"p90 µs", true, ""}};
   if (with_min) c.push_back({"min µs", true, ""});
   c.insert(c.end(), {{"noise", true, "relative standard error of the median"},
                      {"samples", true, ""},
@@ -41,10 +42,12 @@ std::vector<html_cell> timing_cells(const results::result_record& r, bool with_m
   auto us = [&](double v) { return number_cell(v, s ? fmt_us(v) : "–"); };
   std::vector<html_cell> c = {us(st.median), us(st.p10), us(st.p90)};
   if (with_min) c.push_back(us(st.min));
-  c.insert(c.end(), {number_cell(st.rel_stderr_median, s ? fmt_pct(st.rel_stderr_median) : "–"),
-                     number_cell(st.samples, s ? format_sig(st.samples, 6) : "–"),
-                     number_cell(r.achieved_tb_s, format_sig(r.achieved_tb_s, 3)),
-                     number_cell(r.fraction_of_ceiling, r.fraction_of_ceiling > 0 ? fmt_pct(r.fraction_of_ceiling) : "–")});
+  c.insert(c.end(),
+           {number_cell(st.rel_stderr_median, s ? fmt_pct(st.rel_stderr_median) : "–"),
+            number_cell(st.samples, s ? format_sig(st.samples, 6) : "–"),
+            number_cell(r.achieved_tb_s, format_sig(r.achieved_tb_s, 3)),
+            number_cell(r.fraction_of_ceiling,
+                        r.fraction_of_ceiling > 0 ? fmt_pct(r.fraction_of_ceiling) : "–")});
   return c;
 }
 
@@ -54,9 +57,8 @@ std::string record_title(const results::result_record& r) {
   if (!shape.empty()) t += " " + shape;
   if (r.stats) {
     const results::sample_stats& s = *r.stats;
-    t += ": median " + fmt_us(s.median) + " µs (p10 " + fmt_us(s.p10) + ", p90 " +
-         fmt_us(s.p90) + ")\n" + format_sig(s.samples, 6) + " samples, noise " +
-         fmt_pct(s.rel_stderr_median);
+    t += ": median " + fmt_us(s.median) + " µs (p10 " + fmt_us(s.p10) + ", p90 " + fmt_us(s.p90) +
+         ")\n" + format_sig(s.samples, 6) + " samples, noise " + fmt_pct(s.rel_stderr_median);
   }
   if (r.achieved_tb_s > 0) t += ", " + format_sig(r.achieved_tb_s, 3) + " TB/s";
   t += "\nstatus " + std::string(results::to_text(r.status));
@@ -115,9 +117,10 @@ std::pair<std::string, std::string> plan_entry(std::string key, const ordered_js
 
 /// An objective as the result file holds it, in words (results::describe).
 std::string objective_text(const ordered_json& v) {
-  return results::describe(results::objective_from_json(v, results::objective{}, "", [&](const std::string& at, const std::string& what) {
-    throw std::runtime_error("objective" + at + ": " + what);
-  }));
+  return results::describe(results::objective_from_json(
+      v, results::objective{}, "", [&](const std::string& at, const std::string& what) {
+        throw std::runtime_error("objective" + at + ": " + what);
+      }));
 }
 
 std::string range_text(double lo, double hi) {
@@ -254,7 +257,8 @@ report_extras read_report_extras(const std::filesystem::path& file) {
     if (auto plan = doc.find("plan"); plan != doc.end() && plan->is_object()) {
       for (const auto& [k, v] : plan->items()) {
         if (k == "objective" && v.is_object()) {  // family -> objective: one line each, in words
-          for (const auto& [family, o] : v.items()) x.plan.emplace_back("objective (" + family + ")", objective_text(o));
+          for (const auto& [family, o] : v.items())
+            x.plan.emplace_back("objective (" + family + ")", objective_text(o));
           continue;
         }
         x.plan.push_back(plan_entry(k, v));

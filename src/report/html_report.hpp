@@ -30,6 +30,7 @@ struct html_report {
 };
 
 /// Renders the page for a document as read by results::read_result_document.
-html_report render_html_report(const results::result_document& doc, const report_extras& extras = {});
+html_report render_html_report(const results::result_document& doc,
+                               const report_extras& extras = {});
 
 }  // namespace kk3::report

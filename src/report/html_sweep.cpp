@@ -30,8 +30,9 @@ struct panel {
 
 /// What a panel's plots and tables are made of.
 struct panel_model {
-  std::vector<long long> tokens;                                      // measured, ascending
-  std::map<std::string, std::vector<const results::result_record*>> variants;  // by id, tokens ascending
+  std::vector<long long> tokens;  // measured, ascending
+  std::map<std::string, std::vector<const results::result_record*>>
+      variants;  // by id, tokens ascending
   std::map<std::pair<std::string, long long>, const results::result_record*> at;
   std::string reference;
   std::vector<std::string> labelled;  // reference, winners, runner-ups, in legend order
@@ -46,7 +47,9 @@ bool timed(const results::result_record* r) {
 
 /// The GPU could not launch the variant at that count (or, for a finalist, at a verification
 /// shape): not a failure, shown apart in grey.
-bool unlaunchable(const results::result_record* r) { return r->status == results::status::unlaunchable; }
+bool unlaunchable(const results::result_record* r) {
+  return r->status == results::status::unlaunchable;
+}
 
 std::string range_label(const results::sweep_range& r) {
   return r.min_tokens == r.max_tokens
@@ -86,9 +89,10 @@ panel_model make_model(const panel& p) {
   }
   m.tokens.assign(tokens.begin(), tokens.end());
   for (auto& [id, recs] : m.variants) {
-    std::stable_sort(recs.begin(), recs.end(), [](const results::result_record* a, const results::result_record* b) {
-      return a->tokens < b->tokens;
-    });
+    std::stable_sort(recs.begin(), recs.end(),
+                     [](const results::result_record* a, const results::result_record* b) {
+                       return a->tokens < b->tokens;
+                     });
   }
   std::size_t next_color = 0;
   auto label = [&](const std::string& id) {
@@ -142,12 +146,12 @@ std::string join_labels(const std::vector<std::string>& v) {
   return out;
 }
 
-std::string series_title(const std::string& id, const std::vector<const results::result_record*>& recs,
+std::string series_title(const std::string& id,
+                         const std::vector<const results::result_record*>& recs,
                          const std::string& what) {
   std::string t = id + " (" + what + ")";
   for (const results::result_record* r : recs) {
-    if (timed(r))
-      t += "\nT=" + std::to_string(r->tokens) + ": " + fmt_us(r->stats->median) + " µs";
+    if (timed(r)) t += "\nT=" + std::to_string(r->tokens) + ": " + fmt_us(r->stats->median) + " µs";
   }
   return t;
 }
@@ -164,7 +168,8 @@ std::string time_plot(const panel& p, const panel_model& m) {
   }
   for (const auto& [id, recs] : m.variants) {
     bool any_final = false;
-    for (const results::result_record* r : recs) any_final = any_final || r->status != results::status::dropped;
+    for (const results::result_record* r : recs)
+      any_final = any_final || r->status != results::status::dropped;
     ++(any_final ? finals : dropped);
   }
   plot.subtitle = std::to_string(m.variants.size()) + " variants over " +
@@ -243,8 +248,7 @@ std::string time_plot(const panel& p, const panel_model& m) {
                              : is_win ? "winner"
                                       : "runner-up");
       for (const results::result_record* r : it->second) {
-        if (timed(r))
-          s.points.push_back({double(r->tokens), r->stats->median, record_title(*r)});
+        if (timed(r)) s.points.push_back({double(r->tokens), r->stats->median, record_title(*r)});
       }
       plot.series.push_back(std::move(s));
     }
@@ -261,8 +265,8 @@ std::string time_plot(const panel& p, const panel_model& m) {
         const results::result_record* r = record_at(m, rg.variant, t);
         if (!r || !timed(r)) continue;
         band.points.push_back({double(t), r->stats->median, ""});
-        dots.points.push_back({double(t), r->stats->median,
-                               "winner " + range_label(rg) + "\n" + record_title(*r)});
+        dots.points.push_back(
+            {double(t), r->stats->median, "winner " + range_label(rg) + "\n" + record_title(*r)});
       }
       if (band.points.size() == 1) {
         // A range of one count: a short bar across it, so its winner shows as more than a dot.
@@ -290,8 +294,9 @@ std::string time_plot(const panel& p, const panel_model& m) {
   for (const auto& [id, recs] : m.variants) {
     if (m.color.count(id)) continue;
     ++others;
-    other_finalists += std::any_of(recs.begin(), recs.end(),
-                                   [](const results::result_record* r) { return r->status == results::status::ok; });
+    other_finalists += std::any_of(recs.begin(), recs.end(), [](const results::result_record* r) {
+      return r->status == results::status::ok;
+    });
   }
   if (other_finalists > 0) {
     plot.legend.push_back({finals_style, "final round (ok)",
@@ -423,19 +428,22 @@ std::string dispatch_table(const panel& p, const panel_model& m) {
 
 std::string records_table(const panel& p, const panel_model& m, std::size_t& shown) {
   std::vector<html_column> columns = {{"T", true, "tokens per call"}, {"variant", false, ""}};
-  for (html_column& c : timing_columns(false, "share of the copy ceiling")) columns.push_back(std::move(c));
+  for (html_column& c : timing_columns(false, "share of the copy ceiling"))
+    columns.push_back(std::move(c));
   columns.push_back({"status", false, "the record's status, and its finalist verification"});
   html_table t(std::move(columns));
   std::vector<const results::result_record*> rows;
-  for (const results::result_record* r : p.records) {  // never-measured unlaunchable ones: unlaunchable_table
+  for (const results::result_record* r :
+       p.records) {  // never-measured unlaunchable ones: unlaunchable_table
     if (r->status != results::status::dropped && (timed(r) || !unlaunchable(r))) rows.push_back(r);
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const results::result_record* a, const results::result_record* b) {
-    if (a->tokens != b->tokens) return a->tokens < b->tokens;
-    const double x = timed(a) ? a->stats->median : 1e300,
-                 y = timed(b) ? b->stats->median : 1e300;
-    return x < y;
-  });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const results::result_record* a, const results::result_record* b) {
+                     if (a->tokens != b->tokens) return a->tokens < b->tokens;
+                     const double x = timed(a) ? a->stats->median : 1e300,
+                                  y = timed(b) ? b->stats->median : 1e300;
+                     return x < y;
+                   });
   for (const results::result_record* r : rows) {
     std::string badge;
     const auto w = m.range_at.find(r->tokens);
@@ -449,14 +457,14 @@ std::string records_table(const panel& p, const panel_model& m, std::size_t& sho
                     : ", verification " + std::string(results::to_text(*r->verification_status));
     }
     if (!r->reason.empty() && r->status != results::status::ok) status += ": " + r->reason;
-    std::vector<html_cell> cells = {number_cell(double(r->tokens), std::to_string(r->tokens)), variant_cell(r->variant, badge)};
+    std::vector<html_cell> cells = {number_cell(double(r->tokens), std::to_string(r->tokens)),
+                                    variant_cell(r->variant, badge)};
     for (html_cell& c : timing_cells(*r, false)) cells.push_back(std::move(c));
     cells.push_back(text_cell(status));
-    t.add_row(std::move(cells),
-        badge.rfind("winner", 0) == 0 ? "win"
-        : unlaunchable(r)             ? "skip"
-        : r->status != results::status::ok           ? "bad"
-                                      : "");
+    t.add_row(std::move(cells), badge.rfind("winner", 0) == 0      ? "win"
+                                : unlaunchable(r)                  ? "skip"
+                                : r->status != results::status::ok ? "bad"
+                                                                   : "");
   }
   shown = t.rows();
   return t.render();
@@ -475,11 +483,13 @@ std::string unlaunchable_table(const panel& p, std::size_t& variants) {
                 {"T", true, "the token counts where it could not be launched"},
                 {"reason", false, "the limit it exceeds, at the first of those counts"}});
   for (auto& [id, recs] : by_variant) {
-    std::stable_sort(recs.begin(), recs.end(), [](const results::result_record* a, const results::result_record* b) {
-      return a->tokens < b->tokens;
-    });
+    std::stable_sort(recs.begin(), recs.end(),
+                     [](const results::result_record* a, const results::result_record* b) {
+                       return a->tokens < b->tokens;
+                     });
     std::string counts;
-    for (const results::result_record* r : recs) counts += (counts.empty() ? "" : ", ") + std::to_string(r->tokens);
+    for (const results::result_record* r : recs)
+      counts += (counts.empty() ? "" : ", ") + std::to_string(r->tokens);
     t.add_row({variant_cell(id), number_cell(double(recs.front()->tokens), counts),
                text_cell(recs.front()->reason)},
               "skip");
@@ -519,7 +529,8 @@ page_body sweep_body(const results::result_document& doc) {
     for (const results::result_record* r : p.records) {
       const bool measured = r->status != results::status::dropped && (timed(r) || !unlaunchable(r));
       finals += measured;
-      failed += measured && r->status != results::status::ok && r->status != results::status::unverified && !unlaunchable(r);
+      failed += measured && r->status != results::status::ok &&
+                r->status != results::status::unverified && !unlaunchable(r);
       if (unlaunchable(r)) unlaunchable_variants.insert(r->variant);
       any_timed = any_timed || timed(r);
     }
@@ -546,7 +557,8 @@ page_body sweep_body(const results::result_document& doc) {
          number_cell(double(m.variants.size()), std::to_string(m.variants.size())),
          number_cell(double(finals), std::to_string(finals)),
          number_cell(double(failed), std::to_string(failed)),
-         number_cell(double(unlaunchable_variants.size()), std::to_string(unlaunchable_variants.size())),
+         number_cell(double(unlaunchable_variants.size()),
+                     std::to_string(unlaunchable_variants.size())),
          number_cell(p.dispatch ? double(p.dispatch->ranges.size()) : 0,
                      p.dispatch ? std::to_string(p.dispatch->ranges.size()) : "–"),
          number_cell(double(winners.size()), std::to_string(winners.size())),
@@ -572,11 +584,13 @@ page_body sweep_body(const results::result_document& doc) {
     const std::string skipped_table = unlaunchable_table(p, skipped);
     s.html += "<details><summary>Final-round records (" + std::to_string(shown) + " of " +
               std::to_string(p.records.size()) + "; the others were screened out" +
-              (skipped ? " or could not be launched" : "") + ")</summary>\n" + records + "</details>\n";
+              (skipped ? " or could not be launched" : "") + ")</summary>\n" + records +
+              "</details>\n";
     if (skipped) {
       s.html += "<details><summary>Unlaunchable on this GPU (" + std::to_string(skipped) +
                 (skipped == 1 ? " variant" : " variants") +
-                ": never measured where they could not be launched)</summary>\n" + skipped_table + "</details>\n";
+                ": never measured where they could not be launched)</summary>\n" + skipped_table +
+                "</details>\n";
     }
     body.sections.push_back(std::move(s));
   }

@@ -76,7 +76,9 @@ std::string variants_table(const shape_group& g) {
     if (timed(r) && r->reference && !reference) reference = r;
   }
   std::vector<html_column> columns = {{"#", true, "rank by median"}, {"variant", false, ""}};
-  for (html_column& c : timing_columns(true, "share of the bandwidth ceiling (0 when none was given)")) columns.push_back(std::move(c));
+  for (html_column& c :
+       timing_columns(true, "share of the bandwidth ceiling (0 when none was given)"))
+    columns.push_back(std::move(c));
   columns.push_back({"vs fastest", true, "median / fastest median"});
   columns.push_back({"vs reference", true, "reference median / median"});
   html_table t(std::move(columns));
@@ -89,14 +91,15 @@ std::string variants_table(const shape_group& g) {
     if (r == fastest) badge = badge.empty() ? "fastest" : "fastest · reference";
     const double vs_fast = s && fastest ? st.median / fastest->stats->median : 0;
     const double vs_ref = s && reference ? reference->stats->median / st.median : 0;
-    std::vector<html_cell> cells = {number_cell(double(rank), std::to_string(rank)), variant_cell(r->variant, badge)};
+    std::vector<html_cell> cells = {number_cell(double(rank), std::to_string(rank)),
+                                    variant_cell(r->variant, badge)};
     for (html_cell& c : timing_cells(*r, true)) cells.push_back(std::move(c));
-    cells.push_back(vs_fast > 0 ? number_cell(vs_fast, format_sig(vs_fast, 4) + "×") : text_cell("–"));
+    cells.push_back(vs_fast > 0 ? number_cell(vs_fast, format_sig(vs_fast, 4) + "×")
+                                : text_cell("–"));
     cells.push_back(vs_ref > 0 ? number_cell(vs_ref, format_sig(vs_ref, 4) + "×") : text_cell("–"));
-    t.add_row(std::move(cells),
-              r == fastest        ? "win"
-              : r->status != results::status::ok ? "bad"
-                                  : "");
+    t.add_row(std::move(cells), r == fastest                       ? "win"
+                                : r->status != results::status::ok ? "bad"
+                                                                   : "");
   }
   return t.render();
 }

@@ -13,16 +13,15 @@ namespace kk3::report {
 
 using json = nlohmann::ordered_json;
 
-
 /// What was measured, beside the measurement itself.
 struct measured_subject {
   std::string family, mode;
   long long tokens = 0;
-  families::dims shape;          ///< the family's key dimensions
+  families::dims shape;  ///< the family's key dimensions
   unsigned long long seed = 0;
   double copy_ceiling_tb_s = 0;  ///< the bandwidth ceiling the fraction is taken of
-  std::string reference;         ///< the family's reference variant (its entry says "reference": true)
-  results::objective objective;   ///< what the times stand for (each entry's timing.objective)
+  std::string reference;  ///< the family's reference variant (its entry says "reference": true)
+  results::objective objective;  ///< what the times stand for (each entry's timing.objective)
 };
 
 /// The JSON document (pretty-printed, 2-space indent): the context, the subject, and one

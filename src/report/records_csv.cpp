@@ -51,8 +51,10 @@ std::string records_csv(const results::result_document& doc) {
   header.insert(header.end(), dims.begin(), dims.end());
   header.insert(header.end(), {"tokens", "variant", "reference"});
   header.insert(header.end(), knobs.begin(), knobs.end());
-  for (const char* h : {"status", "verification", "median_us", "p10_us", "p90_us", "min_us", "mean_us", "max_us", "stdev_us",
-                        "rel_stderr_median", "samples", "bytes_moved", "achieved_tb_s", "fraction_of_ceiling", "timing", "objective", "reason"}) {
+  for (const char* h :
+       {"status", "verification", "median_us", "p10_us", "p90_us", "min_us", "mean_us", "max_us",
+        "stdev_us", "rel_stderr_median", "samples", "bytes_moved", "achieved_tb_s",
+        "fraction_of_ceiling", "timing", "objective", "reason"}) {
     header.push_back(h);
   }
   std::string out;
@@ -61,26 +63,30 @@ std::string records_csv(const results::result_document& doc) {
   for (const results::result_record& r : doc.records) {
     std::vector<std::string> row = {r.family, r.mode};
     for (const std::string& d : dims) {
-      const auto it = std::find_if(r.shape.begin(), r.shape.end(), [&](const auto& p) { return p.first == d; });
+      const auto it =
+          std::find_if(r.shape.begin(), r.shape.end(), [&](const auto& p) { return p.first == d; });
       row.push_back(it == r.shape.end() ? "" : std::to_string(it->second));
     }
     row.insert(row.end(), {std::to_string(r.tokens), r.variant, r.reference ? "true" : "false"});
     for (const std::string& k : knobs) {
-      const auto it = std::find_if(r.knobs.begin(), r.knobs.end(), [&](const auto& p) { return p.first == k; });
+      const auto it =
+          std::find_if(r.knobs.begin(), r.knobs.end(), [&](const auto& p) { return p.first == k; });
       row.push_back(it == r.knobs.end() ? "" : std::to_string(it->second));
     }
     row.push_back(results::to_text(r.status));
     row.push_back(r.verification_status ? results::to_text(*r.verification_status) : "");
     if (r.stats) {
       const results::sample_stats& s = *r.stats;
-      for (double x : {s.median, s.p10, s.p90, s.min, s.mean, s.max, s.stdev, s.rel_stderr_median}) row.push_back(number(x));
+      for (double x : {s.median, s.p10, s.p90, s.min, s.mean, s.max, s.stdev, s.rel_stderr_median})
+        row.push_back(number(x));
       row.push_back(number(s.samples));
     } else {
       row.insert(row.end(), 9, "");
     }
     row.push_back(number(r.bytes_moved));
     // Bandwidth is a timing's: a record never timed (unlaunchable, failed) has none, not 0.
-    for (double x : {r.achieved_tb_s, r.fraction_of_ceiling}) row.push_back(r.stats ? number(x) : "");
+    for (double x : {r.achieved_tb_s, r.fraction_of_ceiling})
+      row.push_back(r.stats ? number(x) : "");
     row.push_back(r.timing_mode.empty() ? results::to_string(r.objective.mode) : r.timing_mode);
     row.push_back(results::describe(r.objective));
     row.push_back(r.reason);

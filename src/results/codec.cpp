@@ -8,7 +8,9 @@ namespace kk3::results {
 namespace {
 
 /// x * per_unit rounded, divided back: the nearest double to the short decimal, so it prints short.
-double rounded(double x, double per_unit) { return std::round(x * per_unit) / per_unit; }
+double rounded(double x, double per_unit) {
+  return std::round(x * per_unit) / per_unit;
+}
 
 json stats_json(const sample_stats& st, record_precision p) {
   json j = statistics_json(st);
@@ -72,23 +74,25 @@ json shape_json(const dims& shape) {
 }
 
 json statistics_json(const sample_stats& st) {
-  return {{"samples", st.samples}, {"min_us", st.min},   {"median_us", st.median},
-          {"mean_us", st.mean},    {"p10_us", st.p10},   {"p90_us", st.p90},
-          {"max_us", st.max},      {"stdev_us", st.stdev}, {"iqr_us", st.iqr},
-          {"rel_stderr_median", st.rel_stderr_median}};
+  return {{"samples", st.samples},  {"min_us", st.min},
+          {"median_us", st.median}, {"mean_us", st.mean},
+          {"p10_us", st.p10},       {"p90_us", st.p90},
+          {"max_us", st.max},       {"stdev_us", st.stdev},
+          {"iqr_us", st.iqr},       {"rel_stderr_median", st.rel_stderr_median}};
 }
 
 json context_json(const run_context& c) {
-  json gpu = {{"name", c.gpu.name},
-              {"pci_bus_id", c.gpu.pci_bus_id},
-              {"compute_capability", std::to_string(c.gpu.cc_major) + "." + std::to_string(c.gpu.cc_minor)},
-              {"arch", c.gpu.arch},
-              {"sm_count", c.gpu.sm_count},
-              {"l2_bytes", c.gpu.l2_bytes},
-              {"memory_bytes", c.gpu.memory_bytes},
-              {"max_sm_clock_mhz", c.gpu.max_sm_clock_mhz},
-              {"max_memory_clock_mhz", c.gpu.max_memory_clock_mhz},
-              {"driver_version", device::version_string(c.gpu.driver_version)}};
+  json gpu = {
+      {"name", c.gpu.name},
+      {"pci_bus_id", c.gpu.pci_bus_id},
+      {"compute_capability", std::to_string(c.gpu.cc_major) + "." + std::to_string(c.gpu.cc_minor)},
+      {"arch", c.gpu.arch},
+      {"sm_count", c.gpu.sm_count},
+      {"l2_bytes", c.gpu.l2_bytes},
+      {"memory_bytes", c.gpu.memory_bytes},
+      {"max_sm_clock_mhz", c.gpu.max_sm_clock_mhz},
+      {"max_memory_clock_mhz", c.gpu.max_memory_clock_mhz},
+      {"driver_version", device::version_string(c.gpu.driver_version)}};
   if (c.gpu.clocks) {
     gpu["sm_clock_mhz"] = c.gpu.clocks->sm_mhz;
     gpu["memory_clock_mhz"] = c.gpu.clocks->memory_mhz;
@@ -100,7 +104,8 @@ json context_json(const run_context& c) {
               {"argv", c.argv},
               {"utc_time", c.utc_time}};
   if (c.copy_ceiling_tb_s > 0 || c.empty_kernel_us > 0) {
-    out["figures"] = {{"copy_ceiling_tb_s", c.copy_ceiling_tb_s}, {"empty_kernel_us", c.empty_kernel_us}};
+    out["figures"] = {{"copy_ceiling_tb_s", c.copy_ceiling_tb_s},
+                      {"empty_kernel_us", c.empty_kernel_us}};
   }
   return out;
 }
@@ -136,11 +141,11 @@ verification verification_from_json(const json& j, const std::string& reason) {
 }
 
 json record_json(const record& r, record_precision p, double ceiling_tb_s) {
-  json e = {{"family", r.family},         {"mode", r.mode},
-            {"tokens", r.tokens},         {"shape", shape_json(r.shape)},
-            {"variant", r.variant},       {"knobs", knobs_json(r.knobs)},
-            {"reference", r.reference},   {"status", to_text(r.status)},
-            {"reason", r.reason},         {"rounds", r.rounds}};
+  json e = {{"family", r.family},       {"mode", r.mode},
+            {"tokens", r.tokens},       {"shape", shape_json(r.shape)},
+            {"variant", r.variant},     {"knobs", knobs_json(r.knobs)},
+            {"reference", r.reference}, {"status", to_text(r.status)},
+            {"reason", r.reason},       {"rounds", r.rounds}};
   e["verification"] = r.verified ? verification_json(*r.verified) : json(nullptr);
   e["statistics"] = r.stats ? stats_json(*r.stats, p) : json(nullptr);
   json samples = json::array();

@@ -8,7 +8,9 @@ namespace {
 // Constant-initialized, so a labeller installed during static initialization is never lost.
 label_fn g_labels = nullptr;
 
-std::string label_of(const std::string& name) { return g_labels ? g_labels(name) : name; }
+std::string label_of(const std::string& name) {
+  return g_labels ? g_labels(name) : name;
+}
 
 template <typename Dims>
 auto find_dim(Dims& d, const std::string& name) {
@@ -31,7 +33,9 @@ void set_dim(dims& d, const std::string& name, long long value) {
   }
 }
 
-void set_dimension_labels(label_fn labels) { g_labels = labels; }
+void set_dimension_labels(label_fn labels) {
+  g_labels = labels;
+}
 
 std::string shape_text(const dims& d) {
   std::string out;

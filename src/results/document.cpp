@@ -6,16 +6,14 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "results/dims.hpp"
 #include "results/codec.hpp"
+#include "results/dims.hpp"
 #include "results/json_fields.hpp"
 
 namespace kk3::results {
 namespace {
 
-
 using json = nlohmann::ordered_json;
-
 
 result_context read_context(const json_fields& r, const json& doc) {
   result_context c;
@@ -71,7 +69,8 @@ std::optional<sample_stats> read_optional_stats(const json_fields& r, const json
 }
 
 // What a time entry and a sweep record share: the timing and the traffic.
-void read_measurement(const json_fields& r, const json& m, const std::string& at, result_record& out) {
+void read_measurement(const json_fields& r, const json& m, const std::string& at,
+                      result_record& out) {
   out.stats = read_optional_stats(r, m, at);
   if (r.find(m, "samples_us")) out.samples_us = r.numbers(m, at, "samples_us");
   out.bytes_moved = r.optional_number(m, at, "bytes_moved");
@@ -97,7 +96,8 @@ void read_time(const json_fields& r, const json& doc, result_document& out) {
       if (const json* o = r.find(*t, "objective")) {
         rec.objective = r.objective(*o, at + "/timing/objective");
       } else {  // before schema 3: the mode and PDL say it
-        if (!rec.timing_mode.empty()) rec.objective = r.objective(rec.timing_mode, at + "/timing/mode");
+        if (!rec.timing_mode.empty())
+          rec.objective = r.objective(rec.timing_mode, at + "/timing/mode");
         if (r.find(*t, "pdl")) rec.objective.pdl = r.optional_boolean(*t, at + "/timing", "pdl");
       }
     }
@@ -162,13 +162,17 @@ void read_sweep(const json_fields& r, const json& doc, result_document& out) {
   if (const json* plan = r.find(doc, "plan")) {
     if (!plan->is_object()) r.fail("/plan", "expected an object");
     if (r.find(*plan, "timed")) out.timed = r.optional_boolean(*plan, "/plan", "timed");
-    if (out.context.copy_ceiling_tb_s == 0) out.context.copy_ceiling_tb_s = r.optional_number(*plan, "/plan", "copy_ceiling_tb_s");
+    if (out.context.copy_ceiling_tb_s == 0)
+      out.context.copy_ceiling_tb_s = r.optional_number(*plan, "/plan", "copy_ceiling_tb_s");
     result_plan p;
     if (r.find(*plan, "tokens")) {
       const json& tokens = r.array(*plan, "/plan", "tokens");
-      for (std::size_t i = 0; i < tokens.size(); ++i) p.tokens.push_back(r.integer_value(tokens[i], "/plan/tokens/" + std::to_string(i)));
+      for (std::size_t i = 0; i < tokens.size(); ++i)
+        p.tokens.push_back(r.integer_value(tokens[i], "/plan/tokens/" + std::to_string(i)));
     }
-    for (auto [key, field] : {std::pair{"min_gain", &p.min_gain}, {"noise_sigmas", &p.noise_sigmas}, {"noise_floor", &p.noise_floor}}) {
+    for (auto [key, field] : {std::pair{"min_gain", &p.min_gain},
+                              {"noise_sigmas", &p.noise_sigmas},
+                              {"noise_floor", &p.noise_floor}}) {
       if (r.find(*plan, key)) *field = r.number(*plan, "/plan", key);
     }
     out.plan = std::move(p);
@@ -176,14 +180,16 @@ void read_sweep(const json_fields& r, const json& doc, result_document& out) {
   std::map<std::string, results::objective> objectives;  // by family; before schema 3: graph
   if (const json* families = r.find(doc, "families"); families && families->is_object()) {
     for (const auto& [name, f] : families->items()) {
-      if (const json* o = f.is_object() ? r.find(f, "objective") : nullptr) objectives[name] = r.objective(*o, "/families/" + name + "/objective");
+      if (const json* o = f.is_object() ? r.find(f, "objective") : nullptr)
+        objectives[name] = r.objective(*o, "/families/" + name + "/objective");
     }
   }
   const json& records = r.array(doc, "", "records");
   out.records.reserve(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     out.records.push_back(read_sweep_record(r, records[i], "/records/" + std::to_string(i)));
-    if (const auto o = objectives.find(out.records.back().family); o != objectives.end()) out.records.back().objective = o->second;
+    if (const auto o = objectives.find(out.records.back().family); o != objectives.end())
+      out.records.back().objective = o->second;
   }
   // An untimed sweep (no GPU) has no dispatch tables (an empty list, or none in older files).
   if (r.find(doc, "dispatch")) {

@@ -22,7 +22,8 @@ struct result_context {
   double sm_clock_mhz = 0, memory_clock_mhz = 0;
   std::string nvrtc_version, tool_version, git_revision, utc_time;
   std::vector<std::string> argv;
-  double copy_ceiling_tb_s = 0, empty_kernel_us = 0;  ///< the machine's figures (0: not in the file)
+  double copy_ceiling_tb_s = 0,
+         empty_kernel_us = 0;  ///< the machine's figures (0: not in the file)
 };
 
 /// One family x mode x shape x variant.
@@ -31,7 +32,8 @@ struct result_record {
   std::string family, mode, variant;
   long long tokens = 0;
   dims shape;  ///< the family's key dimensions
-  std::vector<std::pair<std::string, long long>> knobs;  ///< empty when the file has none (kind time)
+  std::vector<std::pair<std::string, long long>>
+      knobs;  ///< empty when the file has none (kind time)
   bool reference = false;
   /// time files: ok; sweeps: the record's status (an unlaunchable record has no statistics
   /// unless verification found it so)
@@ -72,10 +74,10 @@ struct result_document {
 };
 
 /// Reads a result file. Throws error(io) if it cannot be read, error(input) naming the file and
-/// the JSON path if it is not valid JSON, has a schema_version this kk3tune does not read (json_parse.hpp), an unknown kind, or
-/// a missing or mistyped field. Also reads the first layout of `time --json` (one measurement at
-/// the top level, its variant in the subject) and an integer field holding a fraction (rounded).
-/// The format: results/schema/kk3tune-result.schema.json.
+/// the JSON path if it is not valid JSON, has a schema_version this kk3tune does not read
+/// (json_parse.hpp), an unknown kind, or a missing or mistyped field. Also reads the first layout
+/// of `time --json` (one measurement at the top level, its variant in the subject) and an integer
+/// field holding a fraction (rounded). The format: results/schema/kk3tune-result.schema.json.
 [[nodiscard]] result_document read_result_document(const std::filesystem::path& file);
 
 }  // namespace kk3::results

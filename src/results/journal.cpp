@@ -28,12 +28,15 @@ std::vector<record> records_from(const json& a) {
 }
 
 /// A verified line's outcome: the result file's verification block and its reason.
-json outcome_json(const verification& v) { return {{"reason", v.reason}, {"verification", verification_json(v)}}; }
+json outcome_json(const verification& v) {
+  return {{"reason", v.reason}, {"verification", verification_json(v)}};
+}
 
 void apply_line(const json& j, journal_state& s) {
   if (j.contains("kk3tune_journal")) {
     if (j.at("kk3tune_journal") != k_journal_version) {
-      throw std::runtime_error("journal version " + j.at("kk3tune_journal").dump() + ", this kk3tune reads " + std::to_string(k_journal_version) +
+      throw std::runtime_error("journal version " + j.at("kk3tune_journal").dump() +
+                               ", this kk3tune reads " + std::to_string(k_journal_version) +
                                ": start the sweep again without --resume");
     }
     s.key = j.at("key");
@@ -49,11 +52,13 @@ void apply_line(const json& j, journal_state& s) {
     s.counts[j.at("count").get<std::string>()] = std::move(c);
   } else if (j.contains("verified")) {
     auto& m = s.verified[j.at("verified").get<std::string>()];
-    for (const auto& [id, v] : j.at("variants").items()) m[id] = verification_from_json(v.at("verification"), v.at("reason"));
+    for (const auto& [id, v] : j.at("variants").items())
+      m[id] = verification_from_json(v.at("verification"), v.at("reason"));
   } else if (j.contains("unit")) {
     const std::string unit = j.at("unit");
     s.units[unit] = records_from(j.at("records"));
-    s.unit_compiles[unit] = {j.at("compiles").get<std::size_t>(), j.at("compile_failures").get<std::size_t>()};
+    s.unit_compiles[unit] = {j.at("compiles").get<std::size_t>(),
+                             j.at("compile_failures").get<std::size_t>()};
   } else if (j.contains("fault")) {
     s.faults.push_back({j.at("fault"), j.at("tokens"), j.at("variant"),
                         status_from_text(j.at("status").get<std::string>()), j.at("reason")});
@@ -65,10 +70,14 @@ void apply_line(const json& j, journal_state& s) {
 }  // namespace
 
 std::string journal_header_line(const std::string& key, unsigned long long seed, bool timed) {
-  return json{{"kk3tune_journal", k_journal_version}, {"key", key}, {"seed", seed}, {"timed", timed}}.dump();
+  return json{
+      {"kk3tune_journal", k_journal_version}, {"key", key}, {"seed", seed}, {"timed", timed}}
+      .dump();
 }
 
-std::string journal_ceiling_line(double tb_s) { return json{{"ceiling_tb_s", tb_s}}.dump(); }
+std::string journal_ceiling_line(double tb_s) {
+  return json{{"ceiling_tb_s", tb_s}}.dump();
+}
 
 std::string journal_count_line(const std::string& key, const journal_count& c) {
   return json{{"count", key},
@@ -78,19 +87,29 @@ std::string journal_count_line(const std::string& key, const journal_count& c) {
       .dump();
 }
 
-std::string journal_verified_line(const std::string& shape, const std::map<std::string, verification>& variants) {
+std::string journal_verified_line(const std::string& shape,
+                                  const std::map<std::string, verification>& variants) {
   json v = json::object();
   for (const auto& [id, outcome] : variants) v[id] = outcome_json(outcome);
   return json{{"verified", shape}, {"variants", v}}.dump();
 }
 
-std::string journal_unit_line(const std::string& unit, const std::vector<record>& records, std::size_t compiles,
-                              std::size_t failures) {
-  return json{{"unit", unit}, {"records", records_json(records)}, {"compiles", compiles}, {"compile_failures", failures}}.dump();
+std::string journal_unit_line(const std::string& unit, const std::vector<record>& records,
+                              std::size_t compiles, std::size_t failures) {
+  return json{{"unit", unit},
+              {"records", records_json(records)},
+              {"compiles", compiles},
+              {"compile_failures", failures}}
+      .dump();
 }
 
 std::string journal_fault_line(const journal_fault& f) {
-  return json{{"fault", f.shape}, {"tokens", f.tokens}, {"variant", f.variant}, {"status", to_text(f.status)}, {"reason", f.reason}}.dump();
+  return json{{"fault", f.shape},
+              {"tokens", f.tokens},
+              {"variant", f.variant},
+              {"status", to_text(f.status)},
+              {"reason", f.reason}}
+      .dump();
 }
 
 journal_state read_journal(const std::filesystem::path& file) {
@@ -116,14 +135,17 @@ journal_state read_journal(const std::filesystem::path& file) {
         ++s.truncated_lines;
         continue;
       }
-      throw error(error_kind::io, file.string() + ":" + std::to_string(number) + ": not JSON (" + e.what() + ")");
+      throw error(error_kind::io,
+                  file.string() + ":" + std::to_string(number) + ": not JSON (" + e.what() + ")");
     }
     try {
       apply_line(j, s);
     } catch (const std::exception& e) {
-      throw error(error_kind::io, file.string() + ":" + std::to_string(number) + ": not a kk3tune journal line (" + e.what() + ")");
+      throw error(error_kind::io, file.string() + ":" + std::to_string(number) +
+                                      ": not a kk3tune journal line (" + e.what() + ")");
     }
-    if (number == 1 && s.key.empty()) throw error(error_kind::io, file.string() + ":1: no journal header");
+    if (number == 1 && s.key.empty())
+      throw error(error_kind::io, file.string() + ":1: no journal header");
   }
   if (s.key.empty()) throw error(error_kind::io, file.string() + ": empty: no journal header");
   return s;

@@ -3,8 +3,8 @@
 // failure names the file and the JSON pointer.
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <filesystem>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -27,7 +27,8 @@ namespace kk3::results {
 class json_fields {
  public:
   using json = nlohmann::ordered_json;
-  explicit json_fields(const std::filesystem::path& file, bool strict = false) : m_file(file), m_strict(strict) {}
+  explicit json_fields(const std::filesystem::path& file, bool strict = false)
+      : m_file(file), m_strict(strict) {}
   bool strict() const { return m_strict; }
 
   [[noreturn]] void fail(const std::string& at, const std::string& what) const {
@@ -41,16 +42,20 @@ class json_fields {
     if (!v->is_number()) fail("/schema_version", "expected an integer");
     const double d = v->get<double>();
     if (d != std::floor(d) || d < k_oldest_schema_version || d > k_schema_version) {
-      const std::string shown = v->is_number_integer() ? std::to_string(v->get<long long>()) : v->dump();
+      const std::string shown =
+          v->is_number_integer() ? std::to_string(v->get<long long>()) : v->dump();
       fail("/schema_version", "schema_version " + shown + " is not supported (this kk3tune reads " +
-                                  std::to_string(k_oldest_schema_version) + " to " + std::to_string(k_schema_version) + ")");
+                                  std::to_string(k_oldest_schema_version) + " to " +
+                                  std::to_string(k_schema_version) + ")");
     }
     return static_cast<int>(d);
   }
 
   /// An objective (results/objective.hpp) as a result file holds it.
   results::objective objective(const json& j, const std::string& at) const {
-    return objective_from_json(j, results::objective{}, at, [this](const std::string& p, const std::string& what) { fail(p, what); });
+    return objective_from_json(
+        j, results::objective{}, at,
+        [this](const std::string& p, const std::string& what) { fail(p, what); });
   }
 
   /// The member, or nullptr when the object has none.
@@ -128,7 +133,8 @@ class json_fields {
     }
     return out;
   }
-  std::vector<std::string> strings(const json& parent, const std::string& at, const std::string& key) const {
+  std::vector<std::string> strings(const json& parent, const std::string& at,
+                                   const std::string& key) const {
     const json& v = array(parent, at, key);
     std::vector<std::string> out;
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -171,8 +177,10 @@ class json_fields {
     }
     // The families of schema 1 and the key dimension each had (an upgrade: frozen with it).
     static const std::pair<const char*, const char*> k_schema1_keys[] = {
-        {"mla_decode_epilogue", "heads"}, {"attn_res", "blocks"},
-        {"copy_example", nullptr},        {"empty_example", nullptr}};
+        {"mla_decode_epilogue", "heads"},
+        {"attn_res", "blocks"},
+        {"copy_example", nullptr},
+        {"empty_example", nullptr}};
     const auto* known = std::find_if(std::begin(k_schema1_keys), std::end(k_schema1_keys),
                                      [&](const auto& k) { return family == k.first; });
     const bool f = known != std::end(k_schema1_keys);

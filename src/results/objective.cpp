@@ -10,33 +10,44 @@ namespace kk3::results {
 
 const char* to_string(timing_mode m) {
   switch (m) {
-    case timing_mode::graph: return "graph";
-    case timing_mode::isolated: return "isolated";
-    case timing_mode::cold: return "cold";
-    case timing_mode::chain: return "chain";
+    case timing_mode::graph:
+      return "graph";
+    case timing_mode::isolated:
+      return "isolated";
+    case timing_mode::cold:
+      return "cold";
+    case timing_mode::chain:
+      return "chain";
   }
   return "unknown";
 }
 
 timing_mode parse_timing_mode(const std::string& name) {
-  for (timing_mode m : {timing_mode::graph, timing_mode::isolated, timing_mode::cold, timing_mode::chain}) {
+  for (timing_mode m :
+       {timing_mode::graph, timing_mode::isolated, timing_mode::cold, timing_mode::chain}) {
     if (name == to_string(m)) return m;
   }
-  throw error(error_kind::usage, "unknown timing mode '" + name + "' (graph, isolated, cold, chain)");
+  throw error(error_kind::usage,
+              "unknown timing mode '" + name + "' (graph, isolated, cold, chain)");
 }
 
 const char* to_string(consumer_reads r) {
   switch (r) {
-    case consumer_reads::outputs: return "outputs";
-    case consumer_reads::written: return "written";
-    case consumer_reads::none: return "none";
+    case consumer_reads::outputs:
+      return "outputs";
+    case consumer_reads::written:
+      return "written";
+    case consumer_reads::none:
+      return "none";
   }
   return "unknown";
 }
 
 namespace {
 
-ordered_json smem_json(long long bytes) { return bytes < 0 ? ordered_json("max") : ordered_json(bytes); }
+ordered_json smem_json(long long bytes) {
+  return bytes < 0 ? ordered_json("max") : ordered_json(bytes);
+}
 
 ordered_json trigger_json(double t) {
   if (t < 0) return "never";
@@ -61,7 +72,8 @@ std::string trigger_text(double t) {
 /// Reads the members of one neighbour's object.
 class neighbour_reader {
  public:
-  neighbour_reader(const ordered_json& j, std::string pointer, const std::function<void(const std::string&, const std::string&)>& fail)
+  neighbour_reader(const ordered_json& j, std::string pointer,
+                   const std::function<void(const std::string&, const std::string&)>& fail)
       : m_j(j), m_at(std::move(pointer)), m_fail(fail) {
     if (!j.is_object()) m_fail(m_at, "expected an object");
   }
@@ -79,7 +91,8 @@ class neighbour_reader {
     if (!m_j.contains(key)) return;
     const ordered_json& v = m_j[key];
     if (!v.is_number() || v.get<double>() < lo || v.get<double>() > hi) {
-      m_fail(m_at + "/" + key, "expected a number from " + format_number(lo) + " to " + format_number(hi));
+      m_fail(m_at + "/" + key,
+             "expected a number from " + format_number(lo) + " to " + format_number(hi));
     }
     out = v.get<double>();
   }
@@ -87,7 +100,8 @@ class neighbour_reader {
     if (!m_j.contains(key)) return;
     const ordered_json& v = m_j[key];
     if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi) {
-      m_fail(m_at + "/" + key, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+      m_fail(m_at + "/" + key,
+             "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
     }
     out = static_cast<unsigned>(v.get<long long>());
   }
@@ -96,7 +110,8 @@ class neighbour_reader {
     const ordered_json& v = m_j["smem_bytes"];
     if (v == "max") {
       out = -1;
-    } else if (v.is_number_integer() && v.get<long long>() >= 0 && v.get<long long>() <= (1 << 20)) {
+    } else if (v.is_number_integer() && v.get<long long>() >= 0 &&
+               v.get<long long>() <= (1 << 20)) {
       out = v.get<long long>();
     } else {
       m_fail(m_at + "/smem_bytes", "expected \"max\" or an integer from 0 to 1048576");
@@ -119,7 +134,8 @@ class neighbour_reader {
   }
   void reads(consumer_reads& out) const {
     if (!m_j.contains("reads")) return;
-    for (consumer_reads r : {consumer_reads::outputs, consumer_reads::written, consumer_reads::none}) {
+    for (consumer_reads r :
+         {consumer_reads::outputs, consumer_reads::written, consumer_reads::none}) {
       if (m_j["reads"] == to_string(r)) {
         out = r;
         return;
@@ -135,7 +151,9 @@ class neighbour_reader {
 };
 
 /// A JSON value in a message: numbers as people write them ("5", not "5.0").
-std::string value_text(const ordered_json& v) { return v.is_number() ? format_number(v.get<double>()) : v.dump(); }
+std::string value_text(const ordered_json& v) {
+  return v.is_number() ? format_number(v.get<double>()) : v.dump();
+}
 
 ordered_json chain_json(const chain_model& c) {
   const producer_model& p = c.producer;
@@ -166,15 +184,17 @@ ordered_json to_json(const objective& o) {
   return j;
 }
 
-objective objective_from_json(const ordered_json& j, const objective& defaults, const std::string& pointer,
-                              const std::function<void(const std::string&, const std::string&)>& fail) {
+objective objective_from_json(
+    const ordered_json& j, const objective& defaults, const std::string& pointer,
+    const std::function<void(const std::string&, const std::string&)>& fail) {
   objective o = defaults;
   auto mode_of = [&](const ordered_json& v, const std::string& at) {
     if (!v.is_string()) fail(at, "expected a timing mode (\"chain\", \"graph\" or \"isolated\")");
     try {
       return parse_timing_mode(v.get<std::string>());
     } catch (const error&) {
-      fail(at, "unknown timing mode \"" + v.get<std::string>() + "\" (chain, graph, isolated or cold)");
+      fail(at,
+           "unknown timing mode \"" + v.get<std::string>() + "\" (chain, graph, isolated or cold)");
     }
     return timing_mode::graph;
   };
@@ -219,10 +239,12 @@ std::string describe(const objective& o) {
   if (o.mode != timing_mode::chain) return s + " (" + pdl + ")";
   const producer_model& p = o.chain.producer;
   const consumer_model& q = o.chain.consumer;
-  return s + ": producer " + format_number(p.duration_us) + " us x " + std::to_string(p.ctas_per_sm) + " CTA/SM (" +
-         std::to_string(p.threads) + " threads, " + smem_text(p.smem_bytes) + ", " + trigger_text(p.trigger) + ") -> variant (" + pdl +
-         ") -> consumer " + std::to_string(q.ctas_per_sm) + " CTA/SM (" + std::to_string(q.threads) + " threads, " + smem_text(q.smem_bytes) +
-         ") reads " + to_string(q.reads);
+  return s + ": producer " + format_number(p.duration_us) + " us x " +
+         std::to_string(p.ctas_per_sm) + " CTA/SM (" + std::to_string(p.threads) + " threads, " +
+         smem_text(p.smem_bytes) + ", " + trigger_text(p.trigger) + ") -> variant (" + pdl +
+         ") -> consumer " + std::to_string(q.ctas_per_sm) + " CTA/SM (" +
+         std::to_string(q.threads) + " threads, " + smem_text(q.smem_bytes) + ") reads " +
+         to_string(q.reads);
 }
 
 std::string identity(const objective& o) {
@@ -235,13 +257,17 @@ std::string identity(const objective& o) {
 
 std::vector<std::string> differences(const objective& a, const objective& b) {
   std::vector<std::string> out;
-  if (a.mode != b.mode) out.push_back(std::string("timing ") + to_string(a.mode) + " vs " + to_string(b.mode));
-  if (a.pdl != b.pdl) out.push_back(std::string("PDL ") + (a.pdl ? "on" : "off") + " vs " + (b.pdl ? "on" : "off"));
+  if (a.mode != b.mode)
+    out.push_back(std::string("timing ") + to_string(a.mode) + " vs " + to_string(b.mode));
+  if (a.pdl != b.pdl)
+    out.push_back(std::string("PDL ") + (a.pdl ? "on" : "off") + " vs " + (b.pdl ? "on" : "off"));
   if (a.mode != timing_mode::chain || b.mode != timing_mode::chain) return out;
   const ordered_json ja = chain_json(a.chain), jb = chain_json(b.chain);
   for (const char* n : {"producer", "consumer"}) {
     for (const auto& [k, v] : ja[n].items()) {
-      if (k != "stands_for" && v != jb[n][k]) out.push_back(std::string(n) + " " + k + " " + value_text(v) + " vs " + value_text(jb[n][k]));
+      if (k != "stands_for" && v != jb[n][k])
+        out.push_back(std::string(n) + " " + k + " " + value_text(v) + " vs " +
+                      value_text(jb[n][k]));
     }
   }
   return out;

@@ -25,21 +25,22 @@ timing_mode parse_timing_mode(const std::string& name);
 
 /// The kernel before the variant in the chain (e.g. a persistent GEMM that produces its input).
 struct producer_model {
-  std::string stands_for;        ///< what it models, in words (documentation, not identity)
-  double duration_us = 5;        ///< how long each CTA runs
-  unsigned ctas_per_sm = 1;      ///< grid = this x the SM count
-  unsigned threads = 384;        ///< per CTA
-  long long smem_bytes = -1;     ///< dynamic shared memory per CTA; -1: the most one CTA may have
-                                 ///< on the device, so nothing else fits on an SM beside it
-  double trigger = 1;            ///< when each CTA triggers its dependents, as a fraction of
-                                 ///< duration_us (0: at its start, 1: at its end); < 0: never
-                                 ///< (the dependent launches when the producer has ended)
+  std::string stands_for;     ///< what it models, in words (documentation, not identity)
+  double duration_us = 5;     ///< how long each CTA runs
+  unsigned ctas_per_sm = 1;   ///< grid = this x the SM count
+  unsigned threads = 384;     ///< per CTA
+  long long smem_bytes = -1;  ///< dynamic shared memory per CTA; -1: the most one CTA may have
+                              ///< on the device, so nothing else fits on an SM beside it
+  double trigger = 1;         ///< when each CTA triggers its dependents, as a fraction of
+                              ///< duration_us (0: at its start, 1: at its end); < 0: never
+                              ///< (the dependent launches when the producer has ended)
 };
 
 /// What the consumer of the variant's results reads after its griddepcontrol.wait.
 enum class consumer_reads {
   outputs,  ///< the variant's output tensors (e.g. a GEMM reading the hidden state)
-  written,  ///< its outputs and the tensors it updates in place (e.g. attention reading q and the KV cache)
+  written,  ///< its outputs and the tensors it updates in place (e.g. attention reading q and the
+            ///< KV cache)
   none,     ///< nothing: only the dependency
 };
 const char* to_string(consumer_reads r);
@@ -49,7 +50,7 @@ struct consumer_model {
   std::string stands_for;
   unsigned ctas_per_sm = 1;
   unsigned threads = 256;
-  long long smem_bytes = 0;      ///< as producer_model::smem_bytes
+  long long smem_bytes = 0;  ///< as producer_model::smem_bytes
   consumer_reads reads = consumer_reads::outputs;
 };
 
@@ -62,8 +63,8 @@ struct chain_model {
 /// What a time measures.
 struct objective {
   timing_mode mode = timing_mode::graph;
-  bool pdl = true;         ///< the variant launched with the PDL attribute, as served
-  chain_model chain;       ///< used in chain mode only
+  bool pdl = true;    ///< the variant launched with the PDL attribute, as served
+  chain_model chain;  ///< used in chain mode only
 };
 
 using ordered_json = nlohmann::ordered_json;
@@ -74,8 +75,9 @@ ordered_json to_json(const objective& o);
 
 /// Reads an objective: a string (a timing mode: `defaults` with that mode) or an object whose keys
 /// override `defaults`. `fail(pointer, what)` reports an error and must not return.
-objective objective_from_json(const ordered_json& j, const objective& defaults, const std::string& pointer,
-                              const std::function<void(const std::string&, const std::string&)>& fail);
+objective objective_from_json(
+    const ordered_json& j, const objective& defaults, const std::string& pointer,
+    const std::function<void(const std::string&, const std::string&)>& fail);
 
 /// One line for summaries, reports and header comments, e.g. "chain: producer 5 us x 1 CTA/SM
 /// (384 threads, max smem, triggers at end) -> variant (PDL) -> consumer reads outputs".

@@ -10,7 +10,6 @@
 namespace kk3::results {
 namespace {
 
-
 using json = nlohmann::ordered_json;
 
 using fields = json_fields;
@@ -61,7 +60,8 @@ sweep_file read_sweep(const fields& f, const json& doc, const std::filesystem::p
       out.shape_keys = f.strings(family, at, "shape_keys");
       out.shape_keys_field = "shape_keys";
     }
-    if (const json* o = f.find(family, "objective")) out.objective = f.objective(*o, at + "/objective");
+    if (const json* o = f.find(family, "objective"))
+      out.objective = f.objective(*o, at + "/objective");
     s.families.push_back(std::move(out));
   }
 

@@ -30,17 +30,18 @@ struct sweep_range {
 struct sweep_dispatch {
   std::string at;  ///< its JSON pointer, e.g. "/dispatch/3"
   std::string family, mode;
-  dims shape;             ///< the model shape: the family's key dimensions
+  dims shape;                       ///< the model shape: the family's key dimensions
   std::vector<sweep_range> ranges;  ///< ascending token counts
 };
 
 /// What a sweep says about one family it covered.
 struct sweep_family {
   std::string name;
-  std::vector<std::string> knobs;  ///< the knob names in the config's order
+  std::vector<std::string> knobs;       ///< the knob names in the config's order
   std::vector<std::string> shape_keys;  ///< the names of its key dimensions (["heads"])
-  std::string shape_keys_field;         ///< where the file gives them: "shape_keys" (schema 2) or "shape_key"
-  results::objective objective;          ///< what its selection minimised (schema 3; before: graph)
+  std::string
+      shape_keys_field;  ///< where the file gives them: "shape_keys" (schema 2) or "shape_key"
+  results::objective objective;  ///< what its selection minimised (schema 3; before: graph)
 };
 
 /// A sweep result file, as read back.
@@ -68,14 +69,15 @@ struct result_file {
 
 /// Reads a result file. Throws error(io) when it cannot be read and error(input) naming the
 /// file and the JSON path when it is not valid JSON, or is a sweep with a missing or mistyped
-/// field or a schema_version this kk3tune does not read. A valid JSON document of another kind (or with no
-/// "kind") comes back with `not_a_sweep` set, and so does an untimed sweep (compiled without a
-/// GPU: it has no tables).
+/// field or a schema_version this kk3tune does not read. A valid JSON document of another kind (or
+/// with no "kind") comes back with `not_a_sweep` set, and so does an untimed sweep (compiled
+/// without a GPU: it has no tables).
 [[nodiscard]] result_file read_result_file(const std::filesystem::path& file);
 
 /// One entry of a sweep's "dispatch" list at `at`. Strict fields (emit) also require each range's
 /// knobs, runner_up and margin and at least one range; lenient ones (compare, report) take what
 /// is there.
-sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d, const std::string& at);
+sweep_dispatch read_sweep_dispatch(const json_fields& f, const nlohmann::ordered_json& d,
+                                   const std::string& at);
 
 }  // namespace kk3::results

@@ -10,13 +10,15 @@ double standard_error(const timed_variant& t, const selection_rule& rule) {
   return std::max(t.rel_stderr, rule.noise_floor) * t.median_us;
 }
 
-bool clearly_faster(const timed_variant& challenger, const timed_variant& incumbent, const selection_rule& rule) {
+bool clearly_faster(const timed_variant& challenger, const timed_variant& incumbent,
+                    const selection_rule& rule) {
   const double gain = incumbent.median_us - challenger.median_us;
   const double se = std::hypot(standard_error(challenger, rule), standard_error(incumbent, rule));
   return gain > rule.min_gain * incumbent.median_us && gain > rule.noise_sigmas * se;
 }
 
-std::optional<choice> choose(long long tokens, const std::vector<timed_variant>& timed, const incumbency& who, const selection_rule& rule) {
+std::optional<choice> choose(long long tokens, const std::vector<timed_variant>& timed,
+                             const incumbency& who, const selection_rule& rule) {
   std::vector<const timed_variant*> ok;
   for (const auto& t : timed) {
     if (t.qualified) ok.push_back(&t);
@@ -24,7 +26,9 @@ std::optional<choice> choose(long long tokens, const std::vector<timed_variant>&
   if (ok.empty()) return std::nullopt;
   // Fastest first; equal medians by knob order, so the choice never depends on the input order.
   std::sort(ok.begin(), ok.end(), [](const timed_variant* a, const timed_variant* b) {
-    return a->median_us != b->median_us ? a->median_us < b->median_us : a->order != b->order ? a->order < b->order : a->variant < b->variant;
+    return a->median_us != b->median_us ? a->median_us < b->median_us
+           : a->order != b->order       ? a->order < b->order
+                                        : a->variant < b->variant;
   });
   auto find = [&](const std::optional<std::string>& id) -> const timed_variant* {
     for (const timed_variant* t : ok) {
@@ -46,19 +50,25 @@ std::optional<choice> choose(long long tokens, const std::vector<timed_variant>&
   c.baseline_qualified = find(who.baseline) != nullptr;
   const timed_variant* winner = incumbent;
   if (!incumbent || clearly_faster(*fastest, *incumbent, defence)) {
-    // The tie band: not clearly slower than the fastest, and (with an incumbent) clearly faster than it.
+    // The tie band: not clearly slower than the fastest, and (with an incumbent) clearly faster
+    // than it.
     std::vector<const timed_variant*> band;
     for (const timed_variant* t : ok) {
-      if (!clearly_faster(*fastest, *t, own) && (!incumbent || clearly_faster(*t, *incumbent, defence))) band.push_back(t);
+      if (!clearly_faster(*fastest, *t, own) &&
+          (!incumbent || clearly_faster(*t, *incumbent, defence)))
+        band.push_back(t);
     }
-    std::stable_sort(band.begin(), band.end(), [](const timed_variant* a, const timed_variant* b) { return a->order < b->order; });
+    std::stable_sort(band.begin(), band.end(), [](const timed_variant* a, const timed_variant* b) {
+      return a->order < b->order;
+    });
     winner = band.front();
     for (const timed_variant* t : band) {
       if (who.previous && t->variant == *who.previous) winner = t;
     }
     if (incumbent) {
       c.gain = incumbent->median_us / winner->median_us - 1;
-      const double se = std::hypot(standard_error(*winner, defence), standard_error(*incumbent, defence));
+      const double se =
+          std::hypot(standard_error(*winner, defence), standard_error(*incumbent, defence));
       c.gain_sigmas = se > 0 ? (incumbent->median_us - winner->median_us) / se : 0;
     }
   } else {

@@ -18,15 +18,15 @@ inline constexpr double k_default_noise_floor = 0.015;
 struct timed_variant {
   std::string variant;
   double median_us = 0;
-  double rel_stderr = 0;  ///< relative standard error of the median (0.004 = 0.4%)
-  bool qualified = false; ///< verified and hazard-free; only these can win
-  std::size_t order = 0;  ///< the variant's place in the family's knob order (the last tie-break)
+  double rel_stderr = 0;   ///< relative standard error of the median (0.004 = 0.4%)
+  bool qualified = false;  ///< verified and hazard-free; only these can win
+  std::size_t order = 0;   ///< the variant's place in the family's knob order (the last tie-break)
 };
 
 /// What selection needs besides the times.
 struct selection_rule {
-  double min_gain = 0.02;  ///< a challenger must be at least this much faster (fraction)
-  double noise_sigmas = 2; ///< ... and faster by more than this many combined standard errors
+  double min_gain = 0.02;   ///< a challenger must be at least this much faster (fraction)
+  double noise_sigmas = 2;  ///< ... and faster by more than this many combined standard errors
   /// The least relative standard error a median is taken to have when a challenger must beat
   /// the baseline's choice (sweep --baseline): the spread of a variant's median from one run
   /// (machine, process) to the next, which one run's samples cannot show
@@ -41,11 +41,13 @@ struct selection_rule {
 double standard_error(const timed_variant& t, const selection_rule& rule);
 
 /// Whether `challenger` is faster than `incumbent` beyond the noise and the minimum gain.
-bool clearly_faster(const timed_variant& challenger, const timed_variant& incumbent, const selection_rule& rule);
+bool clearly_faster(const timed_variant& challenger, const timed_variant& incumbent,
+                    const selection_rule& rule);
 
 /// Who holds a count before it is measured, and who is preferred among equals.
 struct incumbency {
-  std::optional<std::string> baseline;  ///< the baseline sweep's choice at this count (sweep --baseline)
+  std::optional<std::string>
+      baseline;  ///< the baseline sweep's choice at this count (sweep --baseline)
   std::optional<std::string> previous;  ///< the choice at the neighbouring (previous) count
   std::string reference;                ///< the family's reference variant
 };
@@ -58,7 +60,7 @@ struct choice {
   double margin = 0;                     ///< runner-up median / winner median - 1 (0 without one)
   bool incumbent_kept = false;           ///< the incumbent won on the tie band, not on time alone
   std::optional<std::string> baseline;   ///< the baseline's choice here, when there is a baseline
-  bool baseline_qualified = false;       ///< ... and it was measured and qualified here (the incumbent)
+  bool baseline_qualified = false;  ///< ... and it was measured and qualified here (the incumbent)
   /// When the winner replaced a qualified incumbent: incumbent median / winner median - 1, and
   /// that gain in combined standard errors of the two medians.
   double gain = 0, gain_sigmas = 0;
@@ -70,7 +72,8 @@ struct choice {
 /// winner is, among the variants clearly faster than the incumbent and not clearly slower than
 /// the fastest (the tie band, on the samples' own errors), the first of: previous, then knob
 /// order, so that noise among equals never decides. Returns nothing when no variant is qualified.
-std::optional<choice> choose(long long tokens, const std::vector<timed_variant>& timed, const incumbency& who, const selection_rule& rule);
+std::optional<choice> choose(long long tokens, const std::vector<timed_variant>& timed,
+                             const incumbency& who, const selection_rule& rule);
 
 /// A run of adjacent token counts with the same winner.
 struct range {

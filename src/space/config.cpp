@@ -7,8 +7,8 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "core/text.hpp"
 #include "core/json_parse.hpp"
+#include "core/text.hpp"
 
 namespace kk3::space {
 namespace {
@@ -25,7 +25,8 @@ using json = nlohmann::ordered_json;
 const json& require(const std::filesystem::path& file, const json& object, const std::string& key,
                     json::value_t type, const char* type_name) {
   const auto it = object.find(key);
-  if (it == object.end()) fail(file, "/" + key, "missing (expected " + std::string(type_name) + ")");
+  if (it == object.end())
+    fail(file, "/" + key, "missing (expected " + std::string(type_name) + ")");
   if (it->type() != type) fail(file, "/" + key, std::string("expected ") + type_name);
   return *it;
 }
@@ -53,7 +54,8 @@ bool any_combination(const std::vector<knob>& knobs,
   std::vector<std::size_t> index(knobs.size(), 0);
   for (;;) {
     std::map<std::string, long long> values;
-    for (std::size_t k = 0; k < knobs.size(); ++k) values[knobs[k].name] = knobs[k].values[index[k]];
+    for (std::size_t k = 0; k < knobs.size(); ++k)
+      values[knobs[k].name] = knobs[k].values[index[k]];
     if (allowed(values)) return true;
     std::size_t k = knobs.size();
     while (k > 0 && ++index[k - 1] == knobs[k - 1].values.size()) index[--k] = 0;
@@ -65,17 +67,22 @@ bool any_combination(const std::vector<knob>& knobs,
 // alone rules out every combination when there is one (else it is their conjunction).
 void check_some_variant(const std::filesystem::path& file, const family_config& cfg) {
   const bool some = any_combination(cfg.knobs, [&](const std::map<std::string, long long>& v) {
-    return std::all_of(cfg.constraints.begin(), cfg.constraints.end(), [&](const expression& c) { return c.evaluate(v) != 0; });
+    return std::all_of(cfg.constraints.begin(), cfg.constraints.end(),
+                       [&](const expression& c) { return c.evaluate(v) != 0; });
   });
   if (some) return;
   for (std::size_t i = 0; i < cfg.constraints.size(); ++i) {
     const expression& c = cfg.constraints[i];
-    if (!any_combination(cfg.knobs, [&](const std::map<std::string, long long>& v) { return c.evaluate(v) != 0; })) {
+    if (!any_combination(cfg.knobs, [&](const std::map<std::string, long long>& v) {
+          return c.evaluate(v) != 0;
+        })) {
       fail(file, "/constraints/" + std::to_string(i),
-           "the constraints leave no variant: " + c.text() + " holds for no combination of the knob values");
+           "the constraints leave no variant: " + c.text() +
+               " holds for no combination of the knob values");
     }
   }
-  fail(file, "/constraints", "the constraints leave no variant: no combination of the knob values satisfies them all");
+  fail(file, "/constraints",
+       "the constraints leave no variant: no combination of the knob values satisfies them all");
 }
 
 }  // namespace
@@ -90,9 +97,9 @@ family_config load_family_config(const std::filesystem::path& file) {
   }
   if (!doc.is_object()) fail(file, "", "expected an object");
 
-  static const std::set<std::string> known = {"family",  "description", "source",
-                                              "entry",   "options",     "modes",
-                                              "knobs",   "constraints", "reference", "test_knobs"};
+  static const std::set<std::string> known = {"family",    "description", "source", "entry",
+                                              "options",   "modes",       "knobs",  "constraints",
+                                              "reference", "test_knobs"};
   for (const auto& [key, value] : doc.items()) {
     if (!known.count(key)) fail(file, "/" + key, "unknown key");
   }
@@ -132,24 +139,24 @@ family_config load_family_config(const std::filesystem::path& file) {
   }
 
   auto read_knobs = [&](const json& knobs, const std::string& where, std::vector<knob>& into) {
-  for (const auto& [name, values] : knobs.items()) {
-    const std::string at = where + name;
-    if (!is_identifier(name)) fail(file, at, "a knob name must be an identifier");
-    if (!values.is_array() || values.empty()) fail(file, at, "expected a non-empty array");
-    knob k{name, {}};
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      // Values become template arguments and parts of variant ids ("split3-..."), so no sign.
-      if (!values[i].is_number_integer() || values[i].get<long long>() < 0) {
-        fail(file, at + "/" + std::to_string(i), "expected a non-negative integer");
+    for (const auto& [name, values] : knobs.items()) {
+      const std::string at = where + name;
+      if (!is_identifier(name)) fail(file, at, "a knob name must be an identifier");
+      if (!values.is_array() || values.empty()) fail(file, at, "expected a non-empty array");
+      knob k{name, {}};
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        // Values become template arguments and parts of variant ids ("split3-..."), so no sign.
+        if (!values[i].is_number_integer() || values[i].get<long long>() < 0) {
+          fail(file, at + "/" + std::to_string(i), "expected a non-negative integer");
+        }
+        const long long v = values[i].get<long long>();
+        if (std::find(k.values.begin(), k.values.end(), v) != k.values.end()) {
+          fail(file, at + "/" + std::to_string(i), "duplicate value " + std::to_string(v));
+        }
+        k.values.push_back(v);
       }
-      const long long v = values[i].get<long long>();
-      if (std::find(k.values.begin(), k.values.end(), v) != k.values.end()) {
-        fail(file, at + "/" + std::to_string(i), "duplicate value " + std::to_string(v));
-      }
-      k.values.push_back(v);
+      into.push_back(std::move(k));
     }
-    into.push_back(std::move(k));
-  }
   };
   read_knobs(require(file, doc, "knobs", json::value_t::object, "an object"), "/knobs/", cfg.knobs);
   if (doc.contains("test_knobs")) {
@@ -197,8 +204,8 @@ family_config load_family_config(const std::filesystem::path& file) {
   for (std::size_t i = 0; i < cfg.constraints.size(); ++i) {
     if (!cfg.constraints[i].evaluate(cfg.reference)) {
       check_some_variant(file, cfg);  // constraints that leave no variant are the real problem
-      fail(file, "/reference", "violates constraint " + std::to_string(i) + " (" +
-                                   cfg.constraints[i].text() + ")");
+      fail(file, "/reference",
+           "violates constraint " + std::to_string(i) + " (" + cfg.constraints[i].text() + ")");
     }
   }
 
@@ -219,7 +226,8 @@ const mode& find_mode(const family_config& config, const std::string& name) {
     if (m.name == name) return m;
     names += (names.empty() ? "" : ", ") + m.name;
   }
-  throw error(error_kind::usage, "family " + config.family + " has no mode '" + name + "' (its modes: " + names + ")");
+  throw error(error_kind::usage,
+              "family " + config.family + " has no mode '" + name + "' (its modes: " + names + ")");
 }
 
 }  // namespace kk3::space

@@ -31,7 +31,9 @@ struct mode {
     for (const auto& [key, value] : defines) {
       if (key != define) continue;
       const std::optional<long long> v = parse_integer(value);
-      if (!v) throw error(error_kind::config, file + ": /modes/" + name + "/" + define + ": expected an integer, not \"" + value + "\"");
+      if (!v)
+        throw error(error_kind::config, file + ": /modes/" + name + "/" + define +
+                                            ": expected an integer, not \"" + value + "\"");
       return *v;
     }
     return fallback;
@@ -40,16 +42,16 @@ struct mode {
 
 /// Everything a family's config file says.
 struct family_config {
-  std::filesystem::path file;       ///< where it was read from, for messages
-  std::string family;               ///< family name, e.g. mla_decode_epilogue
-  std::string description;          ///< one line for `list`
-  std::string source;               ///< kernel source, relative to kernels/
-  std::string entry;                ///< name expression with {KNOB} placeholders
-  std::vector<std::string> options; ///< extra NVRTC options
-  std::vector<mode> modes;          ///< at least one
-  std::vector<knob> knobs;          ///< the search space
-  std::vector<knob> test_knobs;     ///< test-only knobs (first value = what shipped variants use)
-  std::vector<expression> constraints;          ///< a variant must satisfy all
+  std::filesystem::path file;        ///< where it was read from, for messages
+  std::string family;                ///< family name, e.g. mla_decode_epilogue
+  std::string description;           ///< one line for `list`
+  std::string source;                ///< kernel source, relative to kernels/
+  std::string entry;                 ///< name expression with {KNOB} placeholders
+  std::vector<std::string> options;  ///< extra NVRTC options
+  std::vector<mode> modes;           ///< at least one
+  std::vector<knob> knobs;           ///< the search space
+  std::vector<knob> test_knobs;      ///< test-only knobs (first value = what shipped variants use)
+  std::vector<expression> constraints;         ///< a variant must satisfy all
   std::map<std::string, long long> reference;  ///< the reference variant's knob values
 };
 

@@ -43,12 +43,14 @@ class parser {
   }
 
   void skip_blanks() {
-    while (m_pos < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_pos]))) ++m_pos;
+    while (m_pos < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_pos])))
+      ++m_pos;
   }
 
   std::string peek_operator() {
     skip_blanks();
-    static const char* ops[] = {"||", "&&", "==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%"};
+    static const char* ops[] = {"||", "&&", "==", "!=", "<=", ">=", "<",
+                                ">",  "+",  "-",  "*",  "/",  "%"};
     for (const char* op : ops) {
       if (m_text.compare(m_pos, std::char_traits<char>::length(op), op) == 0) return op;
     }

@@ -62,7 +62,8 @@ std::vector<variant> enumerate_variants(const family_config& config, bool with_t
                 config.file.string() + ": /constraints: the constraints leave no variant");
   }
   if (with_test_knobs) {
-    const variant reference = *std::find_if(out.begin(), out.end(), [](const variant& v) { return v.is_reference; });
+    const variant reference =
+        *std::find_if(out.begin(), out.end(), [](const variant& v) { return v.is_reference; });
     for (const knob& k : config.test_knobs) {
       for (std::size_t i = 1; i < k.values.size(); ++i) {
         variant t = reference;

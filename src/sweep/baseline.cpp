@@ -22,14 +22,19 @@ baseline_tables load_baseline(const std::filesystem::path& file) {
   } catch (const error& e) {
     throw error(e.kind(), std::string("--baseline: ") + e.what());
   }
-  if (!r.sweep) throw error(error_kind::input, "--baseline " + file.string() + ": " + r.not_a_sweep + " (expected a timed sweep result)");
+  if (!r.sweep)
+    throw error(error_kind::input, "--baseline " + file.string() + ": " + r.not_a_sweep +
+                                       " (expected a timed sweep result)");
   baseline_tables b;
   b.file = file;
   b.digest = r.sweep->digest;
   for (const results::sweep_dispatch& d : r.sweep->dispatch) {
     auto& ranges = b.tables[shape_key(d.family, d.mode, d.shape)];
-    if (!ranges.empty()) throw error(error_kind::input, "--baseline " + file.string() + ": " + d.at + ": a second table for " + d.family + "/" + d.mode);
-    for (const results::sweep_range& range : d.ranges) ranges.emplace_back(range.min_tokens, range.max_tokens, range.variant);
+    if (!ranges.empty())
+      throw error(error_kind::input, "--baseline " + file.string() + ": " + d.at +
+                                         ": a second table for " + d.family + "/" + d.mode);
+    for (const results::sweep_range& range : d.ranges)
+      ranges.emplace_back(range.min_tokens, range.max_tokens, range.variant);
   }
   return b;
 }

@@ -13,14 +13,19 @@
 namespace kk3::sweep {
 namespace {
 
-std::filesystem::path claim_file(const std::filesystem::path& dir, std::size_t item) { return dir / ("item-" + std::to_string(item)); }
+std::filesystem::path claim_file(const std::filesystem::path& dir, std::size_t item) {
+  return dir / ("item-" + std::to_string(item));
+}
 
 }  // namespace
 
-item_claims::item_claims(std::filesystem::path dir, int worker) : m_dir(std::move(dir)), m_worker(worker) {
+item_claims::item_claims(std::filesystem::path dir, int worker)
+    : m_dir(std::move(dir)), m_worker(worker) {
   std::error_code ec;
   std::filesystem::create_directories(m_dir, ec);
-  if (ec) throw error(error_kind::io, m_dir.string() + ": cannot create the claims folder (" + ec.message() + ")");
+  if (ec)
+    throw error(error_kind::io,
+                m_dir.string() + ": cannot create the claims folder (" + ec.message() + ")");
 }
 
 std::vector<std::size_t> item_claims::mine(std::size_t items) const {
@@ -39,7 +44,8 @@ std::optional<std::size_t> item_claims::claim_next(std::size_t items) {
     const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd < 0) {
       if (errno == EEXIST) continue;  // another worker has it
-      throw error(error_kind::io, file + ": cannot claim the work item (" + std::strerror(errno) + ")");
+      throw error(error_kind::io,
+                  file + ": cannot claim the work item (" + std::strerror(errno) + ")");
     }
     const std::string text = std::to_string(m_worker) + "\n";
     const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());

@@ -29,7 +29,8 @@ using results::shape_key;
 class journal {
  public:
   /// Starts a new journal at `file` (which must not exist) with this header.
-  static journal create(const std::filesystem::path& file, const std::string& key, unsigned long long seed, bool timed);
+  static journal create(const std::filesystem::path& file, const std::string& key,
+                        unsigned long long seed, bool timed);
   /// Opens an existing journal to continue it; throws error(io) naming the file when it is
   /// missing or unreadable, error(usage) when its key is not `key` (another plan or flags).
   static journal resume(const std::filesystem::path& file, const std::string& key);
@@ -46,7 +47,8 @@ class journal {
   void add_ceiling(double tb_s);
   void add_count(const std::string& key, const journal_count& c);
   void add_verified(const std::string& shape, const std::map<std::string, verification>& variants);
-  void add_unit(const std::string& unit, const std::vector<record>& records, std::size_t compiles, std::size_t failures);
+  void add_unit(const std::string& unit, const std::vector<record>& records, std::size_t compiles,
+                std::size_t failures);
   void add_fault(const journal_fault& f);
 
  private:

@@ -1,8 +1,8 @@
 #include "sweep/plan.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <numeric>
+#include <optional>
 #include <regex>
 
 #include "core/error.hpp"
@@ -15,7 +15,9 @@
 namespace kk3::sweep {
 namespace {
 
-std::string plan_at(const sweep_request& r, const family_plan& p) { return r.config.file.string() + ": /families/" + p.family; }
+std::string plan_at(const sweep_request& r, const family_plan& p) {
+  return r.config.file.string() + ": /families/" + p.family;
+}
 
 families::family_space load_space(const sweep_request& r, const family_plan& p) {
   if (r.family_config_file) return families::load_family_space_from(*r.family_config_file);
@@ -25,7 +27,8 @@ families::family_space load_space(const sweep_request& r, const family_plan& p) 
   } catch (const error& e) {
     throw error(error_kind::config, plan_at(r, p) + ": " + e.what());
   }
-  if (f->is_example()) throw error(error_kind::config, plan_at(r, p) + ": an example family, not swept");
+  if (f->is_example())
+    throw error(error_kind::config, plan_at(r, p) + ": an example family, not swept");
   return families::load_family_space(*f, r.config_dir);
 }
 
@@ -42,10 +45,12 @@ void choose_modes(const sweep_request& r, family_work& w) {
     if (passes(p.modes, m.name) && passes(r.mode_filter, m.name)) w.modes.push_back(&m);
   }
   for (const std::string& name : p.modes) {
-    if (std::none_of(w.space.config.modes.begin(), w.space.config.modes.end(), [&](const space::mode& m) { return m.name == name; })) {
+    if (std::none_of(w.space.config.modes.begin(), w.space.config.modes.end(),
+                     [&](const space::mode& m) { return m.name == name; })) {
       std::vector<std::string> known;
       for (const auto& m : w.space.config.modes) known.push_back(m.name);
-      throw error(error_kind::config, plan_at(r, p) + "/modes: no mode '" + name + "' (modes: " + join(known, ", ") + ")");
+      throw error(error_kind::config, plan_at(r, p) + "/modes: no mode '" + name +
+                                          "' (modes: " + join(known, ", ") + ")");
     }
   }
 }
@@ -57,27 +62,36 @@ void choose_variants(const sweep_request& r, family_work& w) {
   for (const auto& v : w.space.variants) {
     if (v.test_only) continue;
     if (v.is_reference) w.reference = &v;
-    if (v.is_reference || (passes(p.variants, v.id) && passes(r.variant_filter, v.id))) w.variants.push_back(&v);
+    if (v.is_reference || (passes(p.variants, v.id) && passes(r.variant_filter, v.id)))
+      w.variants.push_back(&v);
   }
   // The first id of `ids` that is not among the chosen variants ("reference" always is), or none.
   const auto unknown = [&](const std::vector<std::string>& ids) -> const std::string* {
     for (const std::string& id : ids) {
-      if (id != "reference" && std::none_of(w.variants.begin(), w.variants.end(), [&](const space::variant* v) { return v->id == id; })) return &id;
+      if (id != "reference" && std::none_of(w.variants.begin(), w.variants.end(),
+                                            [&](const space::variant* v) { return v->id == id; }))
+        return &id;
     }
     return nullptr;
   };
   if (const std::string* id = unknown(r.variant_filter)) {
-    throw error(error_kind::usage, "--variant " + *id + ": no such variant of " + p.family + " in the plan (`kk3tune list --family " +
-                                       p.family + " --variants` lists them)");
+    throw error(error_kind::usage, "--variant " + *id + ": no such variant of " + p.family +
+                                       " in the plan (`kk3tune list --family " + p.family +
+                                       " --variants` lists them)");
   }
   if (const std::string* id = unknown(p.variants)) {
-    throw error(error_kind::config, plan_at(r, p) + "/variants: no variant '" + *id + "' in " + w.space.config.file.string());
+    throw error(error_kind::config, plan_at(r, p) + "/variants: no variant '" + *id + "' in " +
+                                        w.space.config.file.string());
   }
-  if (!w.reference) throw error(error_kind::config, w.space.config.file.string() + ": /reference: not among the variants");
+  if (!w.reference)
+    throw error(error_kind::config,
+                w.space.config.file.string() + ": /reference: not among the variants");
 }
 
 /// The token counts swept: --tokens, else the plan's.
-const std::vector<long long>& swept_tokens(const sweep_request& r) { return r.tokens.empty() ? r.config.tokens : r.tokens; }
+const std::vector<long long>& swept_tokens(const sweep_request& r) {
+  return r.tokens.empty() ? r.config.tokens : r.tokens;
+}
 
 /// Every token count the plan (or --tokens) and its verification ask of an item fits the family's
 /// buffers (families/limits.hpp); errors name the plan's file and JSON path, or the flag.
@@ -92,7 +106,8 @@ void check_token_limits(const sweep_request& r, const work_item& item) {
     const auto& [name, values] = p.shapes[d];
     const long long v = item.shape.at(name);
     given.emplace_back(name, v);
-    at = p.shapes_at[d] + "/" + std::to_string(std::find(values.begin(), values.end(), v) - values.begin());
+    at = p.shapes_at[d] + "/" +
+         std::to_string(std::find(values.begin(), values.end(), v) - values.begin());
   }
   auto check = [&](const std::vector<long long>& counts, const std::string& where) {
     if (counts.empty()) return;
@@ -100,14 +115,17 @@ void check_token_limits(const sweep_request& r, const work_item& item) {
     const std::string problem = families::token_limit_problem(f, m, most, given);
     if (!problem.empty()) {
       const auto i = std::max_element(counts.begin(), counts.end()) - counts.begin();
-      throw error(error_kind::config, r.config.file.string() + ": " + where + "/" + std::to_string(i) + ": " + problem);
+      throw error(error_kind::config,
+                  r.config.file.string() + ": " + where + "/" + std::to_string(i) + ": " + problem);
     }
   };
   if (families::max_tokens(f, m, given) < 1) {
-    throw error(error_kind::config, r.config.file.string() + ": " + at + ": " + families::token_limit_problem(f, m, 1, given));
+    throw error(error_kind::config, r.config.file.string() + ": " + at + ": " +
+                                        families::token_limit_problem(f, m, 1, given));
   }
   if (!r.tokens.empty()) {
-    families::check_tokens(f, m, *std::max_element(r.tokens.begin(), r.tokens.end()), given, "--tokens", at);
+    families::check_tokens(f, m, *std::max_element(r.tokens.begin(), r.tokens.end()), given,
+                           "--tokens", at);
   } else {
     check(r.config.tokens, "/tokens");
   }
@@ -122,10 +140,11 @@ family_work load_family(const sweep_request& r, const family_plan& p) {
   choose_variants(r, w);
   w.objective = w.space.impl->default_objective();
   if (p.objective) {
-    w.objective = results::objective_from_json(*p.objective, w.objective, "/families/" + p.family + "/objective",
-                                              [&](const std::string& at, const std::string& what) {
-                                                throw error(error_kind::config, r.config.file.string() + ": " + at + ": " + what);
-                                              });
+    w.objective = results::objective_from_json(
+        *p.objective, w.objective, "/families/" + p.family + "/objective",
+        [&](const std::string& at, const std::string& what) {
+          throw error(error_kind::config, r.config.file.string() + ": " + at + ": " + what);
+        });
   }
   for (std::size_t d = 0; d < p.shapes.size(); ++d) {
     const auto& [name, values] = p.shapes[d];
@@ -133,7 +152,8 @@ family_work load_family(const sweep_request& r, const family_plan& p) {
     for (std::size_t i = 0; i < values.size(); ++i) {
       const std::string problem = families::given_problem(*w.space.impl, name, values[i]);
       if (problem.empty()) continue;
-      // A dimension a plan may not give is the whole list's fault; a value below the least, its own.
+      // A dimension a plan may not give is the whole list's fault; a value below the least, its
+      // own.
       const std::string at = p.shapes_at[d] + (dim && dim->planned ? "/" + std::to_string(i) : "");
       throw error(error_kind::config, r.config.file.string() + ": " + at + ": " + problem);
     }
@@ -161,7 +181,8 @@ void add_items(const sweep_request& r, const family_work& w, std::vector<work_it
       for (long long t : swept_tokens(r)) {
         families::shape at = s;
         at.tokens = t;
-        item.measure_cost += static_cast<double>(w.variants.size()) * (1 + f.bytes_moved(at, *m) / 1e7);
+        item.measure_cost +=
+            static_cast<double>(w.variants.size()) * (1 + f.bytes_moved(at, *m) / 1e7);
       }
       check_token_limits(r, item);
       items.push_back(std::move(item));
@@ -180,23 +201,32 @@ sweep_plan make_plan(const sweep_request& r) {
     family_work w = load_family(r, p);
     if (!w.modes.empty()) plan.families.push_back(std::move(w));  // --mode left it none
   }
-  if (!matched) throw error(error_kind::usage, "--family: the plan " + r.config.file.string() + " has no family '" + r.family_filter + "'");
-  for (const std::string& m : r.mode_filter) {  // each mode named is swept somewhere (none left: the first one named is not)
-    const bool somewhere = std::any_of(plan.families.begin(), plan.families.end(), [&](const family_work& w) {
-      return std::any_of(w.modes.begin(), w.modes.end(), [&](const space::mode* x) { return x->name == m; });
-    });
+  if (!matched)
+    throw error(error_kind::usage, "--family: the plan " + r.config.file.string() +
+                                       " has no family '" + r.family_filter + "'");
+  for (const std::string& m : r.mode_filter) {  // each mode named is swept somewhere (none left:
+                                                // the first one named is not)
+    const bool somewhere =
+        std::any_of(plan.families.begin(), plan.families.end(), [&](const family_work& w) {
+          return std::any_of(w.modes.begin(), w.modes.end(),
+                             [&](const space::mode* x) { return x->name == m; });
+        });
     if (!somewhere) {
-      throw error(error_kind::usage, "--mode " + m + ": no family of the plan " + r.config.file.string() + " has it" +
-                                         (r.family_filter.empty() ? "" : " (with --family " + r.family_filter + ")"));
+      throw error(error_kind::usage,
+                  "--mode " + m + ": no family of the plan " + r.config.file.string() + " has it" +
+                      (r.family_filter.empty() ? "" : " (with --family " + r.family_filter + ")"));
     }
   }
   for (const family_work& w : plan.families) add_items(r, w, plan.items);
   return plan;
 }
 
-std::string plan_digest(const sweep_request& r, bool timed, const std::vector<std::string>& compile_archs) {
+std::string plan_digest(const sweep_request& r, bool timed,
+                        const std::vector<std::string>& compile_archs) {
   hasher h;
-  h.add(read_file(r.config.file)).add(r.family_filter).add(timed ? "timed" : "compile " + join(compile_archs, ","));
+  h.add(read_file(r.config.file))
+      .add(r.family_filter)
+      .add(timed ? "timed" : "compile " + join(compile_archs, ","));
   h.add("modes " + join(r.mode_filter, ",")).add("variants " + join(r.variant_filter, ","));
   for (long long t : r.tokens) h.add(std::to_string(t));
   h.add(std::to_string(r.config.selection.min_gain));
@@ -219,14 +249,18 @@ shard_spec parse_shard(const std::string& text) {
 
 std::vector<std::size_t> shard_items(const sweep_plan& plan, const shard_spec& s, bool timed) {
   const std::size_t n = plan.items.size();
-  auto cost = [&](std::size_t i) { return timed ? plan.items[i].measure_cost : plan.items[i].compile_cost; };
+  auto cost = [&](std::size_t i) {
+    return timed ? plan.items[i].measure_cost : plan.items[i].compile_cost;
+  };
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
   std::vector<double> load(static_cast<std::size_t>(s.count), 0.0);
   std::vector<std::size_t> mine;
   for (std::size_t i : order) {
-    const std::size_t to = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    const std::size_t to =
+        static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
     // An item with no cost (a later shape of a compiled mode) still needs a shard: it adds one
     // unit so such items spread too.
     load[to] += std::max(cost(i), 1e-9);

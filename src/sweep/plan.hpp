@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "families/registry.hpp"
-#include "sweep/sweep.hpp"
 #include "results/objective.hpp"
+#include "sweep/sweep.hpp"
 
 namespace kk3::sweep {
 
@@ -21,21 +21,22 @@ struct family_work {
   std::vector<const space::mode*> modes;
   std::vector<const space::variant*> variants;  ///< shipped only; the reference always included
   const space::variant* reference = nullptr;
-  const family_plan* plan = nullptr;            ///< its entry in the plan
-  results::objective objective;                  ///< what its times stand for: the plan's, else the family's default
+  const family_plan* plan = nullptr;  ///< its entry in the plan
+  results::objective
+      objective;  ///< what its times stand for: the plan's, else the family's default
 };
 
 /// One unit of work: a family x mode x model shape, with the plan's token counts.
 struct work_item {
-  std::size_t index = 0;               ///< in the plan's items
+  std::size_t index = 0;  ///< in the plan's items
   const family_work* family = nullptr;
   const space::mode* mode = nullptr;
-  families::shape shape;               ///< the model shape at T = 1
-  families::dims key_shape;            ///< the family's key dimensions of `shape` (family::key_of)
-  std::string key;                     ///< shape_key(family, mode, key_shape)
-  bool first_of_mode = false;          ///< the mode's compile records and compile counts belong here
-  double compile_cost = 0;             ///< estimated work without a GPU: the mode's variants (first item)
-  double measure_cost = 0;             ///< estimated work on a GPU (relative units)
+  families::shape shape;       ///< the model shape at T = 1
+  families::dims key_shape;    ///< the family's key dimensions of `shape` (family::key_of)
+  std::string key;             ///< shape_key(family, mode, key_shape)
+  bool first_of_mode = false;  ///< the mode's compile records and compile counts belong here
+  double compile_cost = 0;     ///< estimated work without a GPU: the mode's variants (first item)
+  double measure_cost = 0;     ///< estimated work on a GPU (relative units)
 };
 
 /// A plan: its families and items, in plan order (families as the plan lists them, then modes as
@@ -43,7 +44,7 @@ struct work_item {
 struct sweep_plan {
   std::deque<family_work> families;  ///< a deque: items point into it
   std::vector<work_item> items;
-  std::string digest;                ///< what the plan sweeps (plan_digest)
+  std::string digest;  ///< what the plan sweeps (plan_digest)
 };
 
 /// Loads the plan's families and makes its items; checks the modes, variants, shapes and token
@@ -53,7 +54,8 @@ sweep_plan make_plan(const sweep_request& request);
 /// The identity of what a sweep covers: the plan file's bytes and every flag that changes what is
 /// swept (--family, --tokens, --min-gain, the archs of a compile-only run, timed or not). Shards
 /// of one plan share it; `merge` refuses files whose digests differ.
-std::string plan_digest(const sweep_request& request, bool timed, const std::vector<std::string>& compile_archs);
+std::string plan_digest(const sweep_request& request, bool timed,
+                        const std::vector<std::string>& compile_archs);
 
 /// "I/N" (1 <= I <= N): throws error(usage) naming --shard otherwise.
 shard_spec parse_shard(const std::string& text);

@@ -7,8 +7,9 @@
 
 namespace kk3::sweep {
 
-screened screen_and_measure(const timing::timer& timer, const std::vector<timing::candidate>& all, const std::set<std::string>& protect,
-                            const sweep_config& cfg, const results::objective& objective) {
+screened screen_and_measure(const timing::timer& timer, const std::vector<timing::candidate>& all,
+                            const std::set<std::string>& protect, const sweep_config& cfg,
+                            const results::objective& objective) {
   screened out;
   std::vector<timing::candidate> alive = all;
   const timing::timing_options base = timing::options_for(objective);
@@ -32,7 +33,8 @@ screened screen_and_measure(const timing::timer& timer, const std::vector<timing
     std::vector<std::size_t> order(ms.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return ms[a].stats.median != ms[b].stats.median ? ms[a].stats.median < ms[b].stats.median : ms[a].label < ms[b].label;
+      return ms[a].stats.median != ms[b].stats.median ? ms[a].stats.median < ms[b].stats.median
+                                                      : ms[a].label < ms[b].label;
     });
     for (std::size_t i : order) {
       auto& slot = out.last[ms[i].label];
@@ -40,7 +42,9 @@ screened screen_and_measure(const timing::timer& timer, const std::vector<timing
       if (first) out.first_round_order.push_back(ms[i].label);
     }
     first = false;
-    const std::size_t keep = std::max(cfg.screen.keep_min, static_cast<std::size_t>(std::ceil(cfg.screen.keep_fraction * alive.size())));
+    const std::size_t keep =
+        std::max(cfg.screen.keep_min,
+                 static_cast<std::size_t>(std::ceil(cfg.screen.keep_fraction * alive.size())));
     // Noise-aware cut: a candidate beyond the cut stays if it is not clearly slower than the
     // last one kept (it could be as fast, given the noise of a short round).
     const timing::measurement& cut = ms[order[std::min(keep, order.size()) - 1]];
@@ -66,9 +70,10 @@ screened screen_and_measure(const timing::timer& timer, const std::vector<timing
     if (first) out.first_round_order.push_back(m.label);
   }
   if (first) {
-    std::sort(out.first_round_order.begin(), out.first_round_order.end(), [&](const std::string& a, const std::string& b) {
-      return out.last[a].first.stats.median < out.last[b].first.stats.median;
-    });
+    std::sort(out.first_round_order.begin(), out.first_round_order.end(),
+              [&](const std::string& a, const std::string& b) {
+                return out.last[a].first.stats.median < out.last[b].first.stats.median;
+              });
   }
   return out;
 }

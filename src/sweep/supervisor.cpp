@@ -36,9 +36,11 @@ pid_t start_worker(const supervisor_options& o, const watch::region& region) {
   const std::string fd = std::to_string(region.fd());
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) throw error(error_kind::device, std::string("cannot start a sweep worker: fork: ") + std::strerror(errno));
+  if (pid < 0)
+    throw error(error_kind::device,
+                std::string("cannot start a sweep worker: fork: ") + std::strerror(errno));
   if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed supervisor takes its worker along
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);       // a killed supervisor takes its worker along
     if (::getppid() != parent) ::_exit(127);  // it died before the line above
     ::setenv(watch::k_env, fd.c_str(), 1);
     for (const auto& [key, value] : o.env) ::setenv(key.c_str(), value.c_str(), 1);
@@ -51,7 +53,8 @@ pid_t start_worker(const supervisor_options& o, const watch::region& region) {
 
 /// Waits for the worker; kills it when one variant's GPU work outlasts the timeout.
 /// Returns the wait status and whether the watchdog killed it.
-std::pair<int, bool> wait_for(pid_t pid, const supervisor_options& o, const watch::region& region, watch::snapshot& last) {
+std::pair<int, bool> wait_for(pid_t pid, const supervisor_options& o, const watch::region& region,
+                              watch::snapshot& last) {
   bool forwarded = false;
   for (;;) {
     int status = 0;
@@ -60,7 +63,9 @@ std::pair<int, bool> wait_for(pid_t pid, const supervisor_options& o, const watc
       last = region.read();  // what it wrote last, report_fault included
       return {status, false};
     }
-    if (done < 0 && errno != EINTR) throw error(error_kind::device, std::string("waiting for the sweep worker: ") + std::strerror(errno));
+    if (done < 0 && errno != EINTR)
+      throw error(error_kind::device,
+                  std::string("waiting for the sweep worker: ") + std::strerror(errno));
     if (g_forward && !forwarded) {
       ::kill(pid, SIGTERM);  // it stops after the current count and keeps what it measured
       forwarded = true;
@@ -97,37 +102,44 @@ int supervise(const supervisor_options& o, journal& log) {
     if (timed_out) {
       f.variant = last.variant;
       f.status = results::status::timeout;
-      f.reason = "its GPU work ran " + seconds(last.active_s) + " s, beyond --variant-timeout " + seconds(o.variant_timeout_s) +
-                 " s: the worker was killed";
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == k_exit_worker_restart && !last.fault_variant.empty()) {
+      f.reason = "its GPU work ran " + seconds(last.active_s) + " s, beyond --variant-timeout " +
+                 seconds(o.variant_timeout_s) + " s: the worker was killed";
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == k_exit_worker_restart &&
+               !last.fault_variant.empty()) {
       f.variant = last.fault_variant;
       f.status = results::status::launch_failed;
       f.reason = last.fault_reason;
     } else if (WIFSIGNALED(status) && !last.variant.empty()) {
       f.variant = last.variant;
       f.status = results::status::launch_failed;
-      f.reason = std::string("the worker process died of signal ") + std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) +
+      f.reason = std::string("the worker process died of signal ") +
+                 std::to_string(WTERMSIG(status)) + " (" + ::strsignal(WTERMSIG(status)) +
                  ") during this variant's GPU work";
     } else if (WIFEXITED(status)) {
       return WEXITSTATUS(status);  // finished, or an error that is not one variant's
     } else {
-      throw error(error_kind::launch, "the sweep worker died of signal " + std::to_string(WTERMSIG(status)) +
-                                          " outside any variant's GPU work; the journal " + log.file().string() +
-                                          " keeps what was measured (--resume)");
+      throw error(error_kind::launch,
+                  "the sweep worker died of signal " + std::to_string(WTERMSIG(status)) +
+                      " outside any variant's GPU work; the journal " + log.file().string() +
+                      " keeps what was measured (--resume)");
     }
     for (const journal_fault& old : log.state().faults) {
       if (old.shape == f.shape && old.variant == f.variant) {
-        throw error(error_kind::launch, f.shape + ": " + f.variant + " failed again after a restart without it (" + f.reason +
-                                            "); the journal " + log.file().string() + " keeps what was measured");
+        throw error(error_kind::launch, f.shape + ": " + f.variant +
+                                            " failed again after a restart without it (" +
+                                            f.reason + "); the journal " + log.file().string() +
+                                            " keeps what was measured");
       }
     }
     if (restarts >= o.max_restarts) {
-      throw error(error_kind::launch, "the sweep worker was restarted " + std::to_string(restarts) + " times; giving up (the journal " +
-                                          log.file().string() + " keeps what was measured)");
+      throw error(error_kind::launch, "the sweep worker was restarted " + std::to_string(restarts) +
+                                          " times; giving up (the journal " + log.file().string() +
+                                          " keeps what was measured)");
     }
     log.add_fault(f);
-    std::cerr << "kk3tune sweep: " << (o.name.empty() ? "" : o.name + ": ") << f.shape << " T=" << f.tokens << ": " << f.variant << ": " << results::to_text(f.status) << " (" << f.reason
-              << "); recorded, restarting the worker without it\n";
+    std::cerr << "kk3tune sweep: " << (o.name.empty() ? "" : o.name + ": ") << f.shape
+              << " T=" << f.tokens << ": " << f.variant << ": " << results::to_text(f.status)
+              << " (" << f.reason << "); recorded, restarting the worker without it\n";
   }
 }
 

@@ -16,8 +16,9 @@ struct supervisor_options {
   std::vector<std::string> worker_argv;  ///< the worker's command line (this executable, --worker)
   double variant_timeout_s = 60;         ///< GPU work of one variant longer than this is a hang
   int max_restarts = 64;                 ///< then give up (each restart needs a new fault)
-  std::vector<std::pair<std::string, std::string>> env;  ///< set in the worker (e.g. CUDA_VISIBLE_DEVICES)
-  std::string name;                      ///< the worker's name in messages (e.g. "GPU 1"); empty for one worker
+  std::vector<std::pair<std::string, std::string>>
+      env;           ///< set in the worker (e.g. CUDA_VISIBLE_DEVICES)
+  std::string name;  ///< the worker's name in messages (e.g. "GPU 1"); empty for one worker
 };
 
 /// Runs workers until one exits on its own; returns that exit code. Appends each fault to `log`.

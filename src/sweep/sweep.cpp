@@ -38,7 +38,8 @@ family_summary summarize_family(const family_work& w) {
   s.family = w.space.config.family;
   s.entry = w.space.config.entry;
   s.source = w.space.config.source;
-  for (const families::dimension& d : w.space.impl->key_dimensions()) s.shape_keys.push_back(d.name);
+  for (const families::dimension& d : w.space.impl->key_dimensions())
+    s.shape_keys.push_back(d.name);
   for (const auto& k : w.space.config.knobs) s.knobs.push_back(k.name);
   s.reference = w.reference->id;
   s.reference_knobs = w.reference->knobs;
@@ -48,7 +49,8 @@ family_summary summarize_family(const family_work& w) {
 }
 
 /// The plan's part of the result: families, items, digest and which items this run covers.
-void describe_plan(const sweep_plan& plan, const sweep_request& r, bool timed, const std::vector<std::string>& archs, sweep_result& out) {
+void describe_plan(const sweep_plan& plan, const sweep_request& r, bool timed,
+                   const std::vector<std::string>& archs, sweep_result& out) {
   out.config = r.config;
   out.argv = r.argv;
   out.timed = timed;
@@ -63,21 +65,25 @@ void describe_plan(const sweep_plan& plan, const sweep_request& r, bool timed, c
 
 /// A variant's compile requests for one mode, with the test-only fault compiled in where
 /// --inject-fault names the variant.
-std::vector<jit::compile_request> item_requests(const sweep_request& r, const work_item& item, const std::string& arch) {
+std::vector<jit::compile_request> item_requests(const sweep_request& r, const work_item& item,
+                                                const std::string& arch) {
   const family_work& w = *item.family;
-  return jit::mode_requests(w.space.config, *item.mode, w.variants, arch, r.kernel_dir, [&](const space::variant& v, jit::compile_request& q) {
-    if (const auto it = r.inject.find(v.id); it != r.inject.end()) {
-      q.options.push_back("-DKK3_INJECT_FAULT=" + std::to_string(it->second));
-      q.label += " (fault injected)";
-    }
-  });
+  return jit::mode_requests(
+      w.space.config, *item.mode, w.variants, arch, r.kernel_dir,
+      [&](const space::variant& v, jit::compile_request& q) {
+        if (const auto it = r.inject.find(v.id); it != r.inject.end()) {
+          q.options.push_back("-DKK3_INJECT_FAULT=" + std::to_string(it->second));
+          q.label += " (fault injected)";
+        }
+      });
 }
 
 /// The compile records of a mode (tokens 0): one per variant, compile_failed with the first log
 /// line of each failing arch (named when `untimed`), else "unverified" (kept only when `untimed`:
 /// a sweep on a GPU records the failures alone). Counts the compiles into `out`.
-std::vector<record> compile_records(const work_item& item, const std::vector<std::vector<jit::compile_result>>& per_arch, bool untimed,
-                                    sweep_result& out) {
+std::vector<record> compile_records(const work_item& item,
+                                    const std::vector<std::vector<jit::compile_result>>& per_arch,
+                                    bool untimed, sweep_result& out) {
   std::vector<record> records;
   const family_work& w = *item.family;
   for (std::size_t i = 0; i < w.variants.size(); ++i) {
@@ -90,7 +96,8 @@ std::vector<record> compile_records(const work_item& item, const std::vector<std
       if (c.ok) continue;
       ++out.compile_failures;
       r.status = results::status::compile_failed;
-      r.reason += (r.reason.empty() ? "" : "; ") + (untimed ? c.arch + ": " : "") + c.log.substr(0, c.log.find('\n'));
+      r.reason += (r.reason.empty() ? "" : "; ") + (untimed ? c.arch + ": " : "") +
+                  c.log.substr(0, c.log.find('\n'));
     }
     if (untimed || r.status == results::status::compile_failed) records.push_back(std::move(r));
   }
@@ -98,7 +105,8 @@ std::vector<record> compile_records(const work_item& item, const std::vector<std
 }
 
 /// Without a GPU: one item's mode compiled for every arch (or taken from the journal).
-void compile_item(const sweep_request& r, const jit::jit_engine& engine, const work_item& item, const std::vector<std::string>& archs,
+void compile_item(const sweep_request& r, const jit::jit_engine& engine, const work_item& item,
+                  const std::vector<std::string>& archs,
                   const std::function<void(const std::string&)>& on_done, sweep_result& out) {
   const std::string unit = item.family->space.config.family + "/" + item.mode->name;
   if (r.log && r.log->state().units.count(unit)) {  // compiled before the sweep was stopped
@@ -106,26 +114,31 @@ void compile_item(const sweep_request& r, const jit::jit_engine& engine, const w
     out.records.insert(out.records.end(), records.begin(), records.end());
     out.compiles += r.log->state().unit_compiles.at(unit).first;
     out.compile_failures += r.log->state().unit_compiles.at(unit).second;
-    for (std::size_t i = 0; i < item.family->variants.size() * archs.size(); ++i) on_done(unit + ": from the journal");
+    for (std::size_t i = 0; i < item.family->variants.size() * archs.size(); ++i)
+      on_done(unit + ": from the journal");
     return;
   }
   std::vector<jit::compile_request> requests;
   for (const std::string& arch : archs) {
     for (auto& q : item_requests(r, item, arch)) requests.push_back(std::move(q));
   }
-  const auto results = engine.compile_all(requests, [&](const jit::compile_result& c) { on_done(c.label); });
+  const auto results =
+      engine.compile_all(requests, [&](const jit::compile_result& c) { on_done(c.label); });
   std::vector<std::vector<jit::compile_result>> per_arch(archs.size());
   const std::size_t n = item.family->variants.size();
-  for (std::size_t a = 0; a < archs.size(); ++a) per_arch[a].assign(results.begin() + a * n, results.begin() + (a + 1) * n);
+  for (std::size_t a = 0; a < archs.size(); ++a)
+    per_arch[a].assign(results.begin() + a * n, results.begin() + (a + 1) * n);
   const std::size_t compiles = out.compiles, failures = out.compile_failures;
   std::vector<record> records = compile_records(item, per_arch, true, out);
-  if (r.log) r.log->add_unit(unit, records, out.compiles - compiles, out.compile_failures - failures);
+  if (r.log)
+    r.log->add_unit(unit, records, out.compiles - compiles, out.compile_failures - failures);
   out.records.insert(out.records.end(), records.begin(), records.end());
 }
 
 /// The shard's items grouped by mode (items of a mode are adjacent in plan order): each group is
 /// compiled once, ahead of its measurement.
-std::vector<std::vector<const work_item*>> mode_groups(const sweep_plan& plan, const std::vector<std::size_t>& items) {
+std::vector<std::vector<const work_item*>> mode_groups(const sweep_plan& plan,
+                                                       const std::vector<std::size_t>& items) {
   std::vector<std::vector<const work_item*>> groups;
   for (std::size_t i : items) {
     const work_item& item = plan.items[i];
@@ -156,7 +169,9 @@ class compile_ahead {
     m_abandon = true;
     m_thread.join();
   }
-  std::vector<jit::compile_result> get(std::size_t group) { return m_promises[group].get_future().get(); }
+  std::vector<jit::compile_result> get(std::size_t group) {
+    return m_promises[group].get_future().get();
+  }
 
  private:
   std::vector<std::promise<std::vector<jit::compile_result>>> m_promises;
@@ -166,25 +181,33 @@ class compile_ahead {
 
 /// Loads a mode's compiled kernels for `first`, the first of its items this run measures (the
 /// mode's first item of the plan records the variants that failed).
-std::vector<jit::loaded_kernel> load_mode(const work_item& first, std::vector<jit::compile_result> compiled, sweep_result& out) {
+std::vector<jit::loaded_kernel> load_mode(const work_item& first,
+                                          std::vector<jit::compile_result> compiled,
+                                          sweep_result& out) {
   if (first.first_of_mode) {
-    for (record& r : compile_records(first, {compiled}, false, out)) out.records.push_back(std::move(r));
+    for (record& r : compile_records(first, {compiled}, false, out))
+      out.records.push_back(std::move(r));
   }
-  std::vector<jit::loaded_kernel> kernels = jit::load_compiled(first.family->variants, std::move(compiled));
-  if (std::none_of(kernels.begin(), kernels.end(), [](const jit::loaded_kernel& k) { return k.ok() && k.variant->is_reference; })) {
-    throw error(error_kind::compile, first.family->space.config.family + "/" + first.mode->name + ": the reference variant does not compile");
+  std::vector<jit::loaded_kernel> kernels =
+      jit::load_compiled(first.family->variants, std::move(compiled));
+  if (std::none_of(kernels.begin(), kernels.end(),
+                   [](const jit::loaded_kernel& k) { return k.ok() && k.variant->is_reference; })) {
+    throw error(error_kind::compile, first.family->space.config.family + "/" + first.mode->name +
+                                         ": the reference variant does not compile");
   }
   return kernels;
 }
 
-/// The items of a fixed shard, their modes compiled ahead on a thread while earlier modes are measured.
-void run_shard(const gpu_session& g, const sweep_plan& plan, const jit::jit_engine& engine, sweep_result& out,
-               const std::function<void(const std::string&)>& on_count) {
+/// The items of a fixed shard, their modes compiled ahead on a thread while earlier modes are
+/// measured.
+void run_shard(const gpu_session& g, const sweep_plan& plan, const jit::jit_engine& engine,
+               sweep_result& out, const std::function<void(const std::string&)>& on_count) {
   const auto groups = mode_groups(plan, out.shard_items);
   compile_ahead compiler(g.request, engine, g.info.arch, groups);
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     nvtx::range family_range(groups[gi].front()->family->space.config.family);
-    const std::vector<jit::loaded_kernel> kernels = load_mode(*groups[gi].front(), compiler.get(gi), out);
+    const std::vector<jit::loaded_kernel> kernels =
+        load_mode(*groups[gi].front(), compiler.get(gi), out);
     for (const work_item* item : groups[gi]) run_item(g, *item, kernels, out, on_count);
   }
 }
@@ -200,8 +223,8 @@ const work_item* next_mode(const sweep_plan& plan, std::size_t i) {
 /// --gpus: items pulled from the claims folder in plan order, the ones this worker claimed before a
 /// restart first (the journal replays what they measured). While an item is measured, the next
 /// mode is compiled into the cache on a thread (for whichever worker claims it).
-void run_claimed(const gpu_session& g, const sweep_plan& plan, const jit::jit_engine& engine, sweep_result& out,
-                 const std::function<void(const std::string&)>& on_count) {
+void run_claimed(const gpu_session& g, const sweep_plan& plan, const jit::jit_engine& engine,
+                 sweep_result& out, const std::function<void(const std::string&)>& on_count) {
   item_claims claims(g.request.claims_dir, g.request.worker);
   std::vector<std::size_t> again = claims.mine(plan.items.size());
   std::reverse(again.begin(), again.end());
@@ -209,7 +232,8 @@ void run_claimed(const gpu_session& g, const sweep_plan& plan, const jit::jit_en
   std::vector<jit::loaded_kernel> kernels;
   const space::mode* loaded_mode = nullptr;
   std::future<void> warm;
-  const space::mode* warmed = nullptr;  // the mode warm compiles (or compiled): once per mode, not per item
+  const space::mode* warmed =
+      nullptr;  // the mode warm compiles (or compiled): once per mode, not per item
   for (;;) {
     std::optional<std::size_t> i;
     if (!again.empty()) {
@@ -222,14 +246,17 @@ void run_claimed(const gpu_session& g, const sweep_plan& plan, const jit::jit_en
     const work_item& item = plan.items[*i];
     out.shard_items.push_back(*i);
     if (loaded_mode != item.mode) {
-      kernels = load_mode(item, engine.compile_all(item_requests(g.request, item, g.info.arch)), out);
+      kernels =
+          load_mode(item, engine.compile_all(item_requests(g.request, item, g.info.arch)), out);
       loaded_mode = item.mode;
     }
     const work_item* next = next_mode(plan, *i);
     if (next && next->mode != warmed) {
       if (warm.valid()) warm.get();
       warmed = next->mode;
-      warm = std::async(std::launch::async, [&g, &engine, next] { (void)engine.compile_all(item_requests(g.request, *next, g.info.arch)); });
+      warm = std::async(std::launch::async, [&g, &engine, next] {
+        (void)engine.compile_all(item_requests(g.request, *next, g.info.arch));
+      });
     }
     run_item(g, item, kernels, out, on_count);
   }
@@ -244,11 +271,14 @@ void check_plan(const sweep_request& request) {
     for (const space::variant* v : w.variants) ids.insert(v->id);
   }
   for (const auto& [id, kind] : request.inject) {
-    if (!ids.count(id)) throw error(error_kind::usage, "--inject-fault " + id + ": no such variant in the plan's families");
+    if (!ids.count(id))
+      throw error(error_kind::usage,
+                  "--inject-fault " + id + ": no such variant in the plan's families");
   }
 }
 
-void compile_plan(const sweep_request& request, const std::vector<std::string>& archs, const progress_fn& progress, sweep_result& out) {
+void compile_plan(const sweep_request& request, const std::vector<std::string>& archs,
+                  const progress_fn& progress, sweep_result& out) {
   const auto start = clock_type::now();
   const sweep_plan plan = make_plan(request);
   describe_plan(plan, request, false, archs, out);
@@ -256,12 +286,16 @@ void compile_plan(const sweep_request& request, const std::vector<std::string>& 
   const auto engine = jit::make_jit_engine(request.kernel_dir, request.cache_dir, request.no_cache);
   // A mode's variants are compiled once, with its first item; its later shapes need nothing more.
   std::size_t total = 0, done = 0;
-  for (std::size_t i : out.shard_items) total += plan.items[i].first_of_mode ? plan.items[i].family->variants.size() * archs.size() : 0;
+  for (std::size_t i : out.shard_items)
+    total += plan.items[i].first_of_mode ? plan.items[i].family->variants.size() * archs.size() : 0;
   for (std::size_t i : out.shard_items) {
     if (!plan.items[i].first_of_mode) continue;
-    compile_item(request, *engine, plan.items[i], archs, [&](const std::string& what) {
-      if (progress) progress({++done, total, what});
-    }, out);
+    compile_item(
+        request, *engine, plan.items[i], archs,
+        [&](const std::string& what) {
+          if (progress) progress({++done, total, what});
+        },
+        out);
   }
   out.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
 }
@@ -277,19 +311,24 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
   const timing::helper_kernels helpers(*engine, info.arch, request.kernel_dir);
   const timing::timer timer(info, helpers);
   const verify::verifier verifier(info, *engine, request.kernel_dir, helpers);
-  const gpu_session g{request, info, timer, verifier, request.seed ? request.seed : (std::random_device{}() | 1ull)};
+  const gpu_session g{request, info, timer, verifier,
+                      request.seed ? request.seed : (std::random_device{}() | 1ull)};
 
   nvtx::range sweep_range("sweep");
   if (request.log && request.log->state().ceiling_tb_s) {
-    out.ceiling_tb_s = *request.log->state().ceiling_tb_s;  // the first run's, for every record alike
+    out.ceiling_tb_s =
+        *request.log->state().ceiling_tb_s;  // the first run's, for every record alike
   } else {
-    out.ceiling_tb_s = timing::measure_copy_ceiling(*engine, info, timer, request.kernel_dir, request.config_dir);
+    out.ceiling_tb_s =
+        timing::measure_copy_ceiling(*engine, info, timer, request.kernel_dir, request.config_dir);
     if (request.log) request.log->add_ceiling(out.ceiling_tb_s);
   }
   out.context->copy_ceiling_tb_s = out.ceiling_tb_s;
   out.context->empty_kernel_us = timing::measure_empty_kernel(timer, helpers);
-  const std::size_t counts = request.tokens.empty() ? request.config.tokens.size() : request.tokens.size();
-  const std::size_t total = (request.claims_dir.empty() ? out.shard_items.size() : plan.items.size()) * counts;
+  const std::size_t counts =
+      request.tokens.empty() ? request.config.tokens.size() : request.tokens.size();
+  const std::size_t total =
+      (request.claims_dir.empty() ? out.shard_items.size() : plan.items.size()) * counts;
   std::size_t done = 0;
   const auto on_count = [&](const std::string& line) {
     if (progress) progress({++done, total, line});

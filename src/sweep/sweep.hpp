@@ -6,18 +6,18 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <tuple>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "families/shape.hpp"
 #include "results/context.hpp"
 #include "results/model.hpp"
+#include "results/objective.hpp"
 #include "select/selection.hpp"
 #include "sweep/sweep_config.hpp"
-#include "results/objective.hpp"
 #include "timing/statistics.hpp"
 
 namespace kk3::sweep {
@@ -52,19 +52,19 @@ struct sweep_result {
   bool timed = false;
   std::optional<results::run_context> context;  ///< with a GPU
   std::vector<std::string> argv;
-  std::vector<std::string> archs;               ///< what was compiled for
+  std::vector<std::string> archs;  ///< what was compiled for
   std::filesystem::path config_file;
   sweep_config config;
-  double ceiling_tb_s = 0;                      ///< copy ceiling measured in this run
+  double ceiling_tb_s = 0;  ///< copy ceiling measured in this run
   std::vector<family_summary> families;
   std::vector<record> records;
   std::vector<dispatch_entry> dispatch;
   std::size_t compiles = 0, compile_failures = 0;
   double wall_s = 0;
-  std::string plan_digest;                      ///< sweep/plan.hpp plan_digest
-  std::vector<std::string> items;               ///< every work item of the plan, in order
-  shard_spec shard;                             ///< which part of the plan this is
-  std::vector<std::size_t> shard_items;         ///< the items done (all when the shard is whole)
+  std::string plan_digest;               ///< sweep/plan.hpp plan_digest
+  std::vector<std::string> items;        ///< every work item of the plan, in order
+  shard_spec shard;                      ///< which part of the plan this is
+  std::vector<std::size_t> shard_items;  ///< the items done (all when the shard is whole)
   std::optional<std::pair<std::string, std::string>> baseline;  ///< --baseline: its file and digest
 };
 
@@ -78,10 +78,10 @@ using progress_fn = std::function<void(const progress_event&)>;
 /// What to run and where things are.
 struct sweep_request {
   sweep_config config;
-  std::string family_filter;                    ///< --family
-  std::vector<std::string> mode_filter;         ///< --mode: only these of the plan's modes
-  std::vector<std::string> variant_filter;      ///< --variant: only these ids (and the reference)
-  std::vector<long long> tokens;                ///< --tokens (overrides the plan's)
+  std::string family_filter;                ///< --family
+  std::vector<std::string> mode_filter;     ///< --mode: only these of the plan's modes
+  std::vector<std::string> variant_filter;  ///< --variant: only these ids (and the reference)
+  std::vector<long long> tokens;            ///< --tokens (overrides the plan's)
   std::filesystem::path kernel_dir, config_dir;
   std::filesystem::path cache_dir;
   bool no_cache = false;
@@ -111,8 +111,8 @@ void check_plan(const sweep_request& request);
 
 /// Without a GPU: compiles every variant of the plan for `archs`; nothing is timed (the plan's
 /// shapes are checked by check_plan, which the CLI calls first).
-void compile_plan(const sweep_request& request, const std::vector<std::string>& archs, const progress_fn& progress,
-                  sweep_result& out);
+void compile_plan(const sweep_request& request, const std::vector<std::string>& archs,
+                  const progress_fn& progress, sweep_result& out);
 
 /// Asks a running sweep to stop after the shape it is measuring (safe from a signal handler);
 /// run_sweep then throws error(usage, "interrupted") with everything measured so far in `out`.

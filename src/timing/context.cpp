@@ -16,7 +16,8 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-results::run_context capture_context(const device::device_info& gpu, const std::vector<std::string>& argv) {
+results::run_context capture_context(const device::device_info& gpu,
+                                     const std::vector<std::string>& argv) {
   results::run_context c;
   c.gpu = gpu;
   c.gpu.clocks = device::read_clocks(gpu.pci_bus_id);

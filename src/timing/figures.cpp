@@ -16,8 +16,9 @@ class no_arguments final : public families::workspace {
 
 }  // namespace
 
-double measure_copy_ceiling(const jit::jit_engine& engine, const device::device_info& info, const timer& t,
-                            const std::filesystem::path& kernel_dir, const std::filesystem::path& config_dir) {
+double measure_copy_ceiling(const jit::jit_engine& engine, const device::device_info& info,
+                            const timer& t, const std::filesystem::path& kernel_dir,
+                            const std::filesystem::path& config_dir) {
   const families::family& copy = families::find_family("copy_example");
   const families::family_space space = families::load_family_space(copy, config_dir);
   const space::mode& m = space.config.modes.front();
@@ -25,16 +26,19 @@ double measure_copy_ceiling(const jit::jit_engine& engine, const device::device_
   const auto ws = copy.random_workspace(s, m, 1);
   std::vector<const space::variant*> variants;
   for (const auto& v : space.variants) variants.push_back(&v);
-  const std::vector<jit::loaded_kernel> kernels = jit::compile_and_load(engine, space.config, m, variants, info.arch, kernel_dir);
+  const std::vector<jit::loaded_kernel> kernels =
+      jit::compile_and_load(engine, space.config, m, variants, info.arch, kernel_dir);
   std::vector<candidate> candidates;
   for (const jit::loaded_kernel& k : kernels) {
-    if (k.ok()) candidates.push_back(make_candidate(copy, *k.variant, m, s, k.function, {ws.get()}));
+    if (k.ok())
+      candidates.push_back(make_candidate(copy, *k.variant, m, s, k.function, {ws.get()}));
   }
   if (candidates.empty()) return 0;
   timing_options o;
   o.stop.max_time_s = 0.05;
   double best = 0;
-  for (const auto& r : t.measure(candidates, o)) best = std::max(best, r.bytes_moved / (r.stats.median * 1e-6) / 1e12);
+  for (const auto& r : t.measure(candidates, o))
+    best = std::max(best, r.bytes_moved / (r.stats.median * 1e-6) / 1e12);
   return best;
 }
 

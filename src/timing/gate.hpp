@@ -12,7 +12,8 @@ namespace kk3::timing {
 /// A stream with an event pair and a gate kernel spinning on a flag in mapped host memory.
 class gated_stream {
  public:
-  explicit gated_stream(const helper_kernels& helpers) : m_helpers(helpers), m_flag(sizeof(unsigned)) {}
+  explicit gated_stream(const helper_kernels& helpers)
+      : m_helpers(helpers), m_flag(sizeof(unsigned)) {}
 
   CUstream get() const { return m_stream.get(); }
 

@@ -40,21 +40,27 @@ sample_stats summarize(const std::vector<double>& samples) {
 
 const char* to_string(stop_reason r) {
   switch (r) {
-    case stop_reason::running: return "running";
-    case stop_reason::converged: return "converged";
-    case stop_reason::max_samples: return "max_samples";
-    case stop_reason::max_time: return "max_time";
+    case stop_reason::running:
+      return "running";
+    case stop_reason::converged:
+      return "converged";
+    case stop_reason::max_samples:
+      return "max_samples";
+    case stop_reason::max_time:
+      return "max_time";
   }
   return "unknown";
 }
 
-stop_reason check_stop(const stopping_rule& rule, const std::vector<double>& kept, double elapsed_s) {
+stop_reason check_stop(const stopping_rule& rule, const std::vector<double>& kept,
+                       double elapsed_s) {
   if (kept.size() >= rule.max_samples) return stop_reason::max_samples;
   if (elapsed_s >= rule.max_time_s) return stop_reason::max_time;
   if (kept.size() < std::max<std::size_t>(rule.min_samples, 2) || elapsed_s < rule.min_time_s) {
     return stop_reason::running;
   }
-  return summarize(kept).rel_stderr_median < rule.noise_target ? stop_reason::converged : stop_reason::running;
+  return summarize(kept).rel_stderr_median < rule.noise_target ? stop_reason::converged
+                                                               : stop_reason::running;
 }
 
 std::vector<bool> flag_throttled(const std::vector<double>& clock_mhz, double ratio) {
@@ -66,7 +72,8 @@ std::vector<bool> flag_throttled(const std::vector<double>& clock_mhz, double ra
   if (known.empty()) return flags;
   std::sort(known.begin(), known.end());
   const double threshold = ratio * quantile_sorted(known, 0.5);
-  for (std::size_t i = 0; i < clock_mhz.size(); ++i) flags[i] = clock_mhz[i] > 0 && clock_mhz[i] < threshold;
+  for (std::size_t i = 0; i < clock_mhz.size(); ++i)
+    flags[i] = clock_mhz[i] > 0 && clock_mhz[i] < threshold;
   return flags;
 }
 

@@ -29,7 +29,8 @@ enum class stop_reason { running, converged, max_samples, max_time };
 const char* to_string(stop_reason r);
 
 /// Whether to stop, given the kept samples and the sampling time spent so far.
-stop_reason check_stop(const stopping_rule& rule, const std::vector<double>& kept, double elapsed_s);
+stop_reason check_stop(const stopping_rule& rule, const std::vector<double>& kept,
+                       double elapsed_s);
 
 /// Marks samples whose SM clock is below `ratio` times the median clock of all samples
 /// (a throttled or not yet boosted GPU); a clock <= 0 means unknown and is never flagged.

@@ -19,7 +19,11 @@ namespace kk3::timing {
 class l2_flusher {
  public:
   l2_flusher(const helper_kernels& h, const device::device_info& info)
-      : m_h(h), m_info(info), m_words(static_cast<unsigned long long>(2 * info.l2_bytes / 16)), m_buffer(m_words * 16), m_sink(16) {
+      : m_h(h),
+        m_info(info),
+        m_words(static_cast<unsigned long long>(2 * info.l2_bytes / 16)),
+        m_buffer(m_words * 16),
+        m_sink(16) {
     device::stream s;
     m_buffer.fill(0x3c, s.get());  // defined contents; done before any sampler's stream reads it
     s.synchronize();
@@ -44,13 +48,15 @@ class l2_flusher {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
 
 /// Takes samples of one candidate in one mode. Each sample is synchronous.
 class sampler {
  public:
-  sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info,
-          const l2_flusher* flusher)
+  sampler(const candidate& c, const timing_options& o, const helper_kernels& h,
+          const device::device_info& info, const l2_flusher* flusher)
       : m_c(c), m_o(o), m_h(h), m_info(info), m_flusher(flusher), m_probe(16), m_gated(h) {}
   virtual ~sampler() = default;
 
@@ -81,7 +87,7 @@ class sampler {
   }
 
   double chain_total_us = 0, chain_base_us = 0;  // last chain sample's parts
-  double event_overhead_us = 0;                   // gated modes: subtracted from each sample
+  double event_overhead_us = 0;                  // gated modes: subtracted from each sample
 
  protected:
   void launch_variant(unsigned workspace_index, bool pdl, CUstream s = nullptr) {
@@ -125,7 +131,8 @@ class graph_sampler final : public sampler {
   void prepare() override {
     const double estimate_us = std::max(warm_up_and_estimate(), 0.5);
     const double least = std::max(1u, m_o.graph_min_launches);
-    m_launches = static_cast<unsigned>(std::clamp(std::ceil(m_o.graph_target_us / estimate_us), least, std::max(least, 1000.0)));
+    m_launches = static_cast<unsigned>(
+        std::clamp(std::ceil(m_o.graph_target_us / estimate_us), least, std::max(least, 1000.0)));
     device::begin_capture(m_stream.get());
     for (unsigned i = 0; i < m_launches; ++i) launch_variant(0, m_o.pdl);
     m_graph = device::graph_exec::end_capture(m_stream.get());
@@ -141,10 +148,12 @@ class graph_sampler final : public sampler {
 /// has enqueued everything; cold mode also flushes L2 and rotates the inputs first.
 class gated_sampler final : public sampler {
  public:
-  gated_sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info,
-                const l2_flusher* flusher, bool cold)
+  gated_sampler(const candidate& c, const timing_options& o, const helper_kernels& h,
+                const device::device_info& info, const l2_flusher* flusher, bool cold)
       : sampler(c, o, h, info, flusher), m_cold(cold) {}
-  unsigned rotated_workspaces() const override { return m_cold ? static_cast<unsigned>(m_c.workspaces.size()) : 1; }
+  unsigned rotated_workspaces() const override {
+    return m_cold ? static_cast<unsigned>(m_c.workspaces.size()) : 1;
+  }
   void prepare() override {
     warm_up_and_estimate();
     // What the event pair itself costs: the interval of a gated pair with nothing between
@@ -158,7 +167,9 @@ class gated_sampler final : public sampler {
 
   double sample(unsigned index) override {
     if (m_cold) m_flusher->launch(m_gated.get());
-    return m_gated.interval_us([&] { launch_variant(m_cold ? index : 0, m_o.pdl, m_gated.get()); }) - event_overhead_us;
+    return m_gated.interval_us([&] {
+      launch_variant(m_cold ? index : 0, m_o.pdl, m_gated.get());
+    }) - event_overhead_us;
   }
 
  private:
@@ -174,8 +185,8 @@ class gated_sampler final : public sampler {
 /// the variant's outputs after its wait.
 class chain_sampler final : public sampler {
  public:
-  chain_sampler(const candidate& c, const timing_options& o, const helper_kernels& h, const device::device_info& info,
-                const l2_flusher* flusher)
+  chain_sampler(const candidate& c, const timing_options& o, const helper_kernels& h,
+                const device::device_info& info, const l2_flusher* flusher)
       : sampler(c, o, h, info, flusher), m_sink(16) {
     const producer_model& p = o.chain.producer;
     const consumer_model& q = o.chain.consumer;
@@ -196,14 +207,16 @@ class chain_sampler final : public sampler {
     for (std::size_t w = 0; w < c.workspaces.size(); ++w) {
       job_list& list = m_job_lists.emplace_back(job_list{jobs.size(), 0});
       if (q.reads != consumer_reads::none) {
-        for (const auto& [ptr, bytes] : c.workspaces[w]->written(q.reads == consumer_reads::written)) {
+        for (const auto& [ptr, bytes] :
+             c.workspaces[w]->written(q.reads == consumer_reads::written)) {
           jobs.push_back(ptr);
           jobs.push_back(bytes);
           ++list.count;
         }
       }
     }
-    m_jobs = device::device_buffer(std::max<std::size_t>(16, jobs.size() * sizeof(unsigned long long)));
+    m_jobs =
+        device::device_buffer(std::max<std::size_t>(16, jobs.size() * sizeof(unsigned long long)));
     if (!jobs.empty()) m_jobs.upload(jobs.data(), jobs.size() * sizeof(unsigned long long));
   }
 
@@ -225,7 +238,8 @@ class chain_sampler final : public sampler {
     const double estimate_us = std::max(warm_up_and_estimate(), 0.5);
     const double least = std::max(1u, m_o.graph_min_launches);
     const double per_chain = estimate_us + m_o.chain.producer.duration_us;
-    m_launches = static_cast<unsigned>(std::clamp(std::ceil(m_o.graph_target_us / per_chain), least, std::max(least, double(m_o.chain_max))));
+    m_launches = static_cast<unsigned>(std::clamp(std::ceil(m_o.graph_target_us / per_chain), least,
+                                                  std::max(least, double(m_o.chain_max))));
     // After the flush a workspace's first chain in a replay reads cold data: at most a quarter of
     // the chains do, so a short screening graph and a full one weigh cold reads alike.
     m_rotation = std::clamp(m_launches / 4, 1u, static_cast<unsigned>(m_c.workspaces.size()));
@@ -255,7 +269,8 @@ class chain_sampler final : public sampler {
   /// closer to this than to a warm L2, too: the weights streamed between two decode steps evict
   /// what a step left there.
   double time_flushed_us(const device::graph_exec& g) {
-    return m_gated.interval_us([&] { m_flusher->launch(m_gated.get()); }, [&] { g.launch(m_gated.get()); });
+    return m_gated.interval_us([&] { m_flusher->launch(m_gated.get()); },
+                               [&] { g.launch(m_gated.get()); });
   }
 
   unsigned shared_bytes(long long model) const {
@@ -264,15 +279,19 @@ class chain_sampler final : public sampler {
 
   /// The model's CTAs per SM must fit on an SM at once, or it would run in waves and stand for
   /// another kernel than the one described.
-  void check_fits(CUfunction fn, const device::launch_config& c, unsigned per_sm, const char* which) const {
+  void check_fits(CUfunction fn, const device::launch_config& c, unsigned per_sm,
+                  const char* which) const {
     device::opt_in(fn, c);
     int fitting = 0;
-    KK3_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &fitting, fn, static_cast<int>(c.block.volume()), c.shared_bytes);
+    KK3_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &fitting, fn,
+           static_cast<int>(c.block.volume()), c.shared_bytes);
     if (fitting < static_cast<int>(per_sm)) {
-      throw error(error_kind::usage, std::string("chain model: the ") + which + "'s " + std::to_string(per_sm) + " CTA(s) per SM of " +
-                                         std::to_string(c.block.volume()) + " threads and " + std::to_string(c.shared_bytes) +
-                                         " bytes of shared memory do not fit on one SM of " + m_info.name + " (" +
-                                         std::to_string(fitting) + " fit)");
+      throw error(error_kind::usage, std::string("chain model: the ") + which + "'s " +
+                                         std::to_string(per_sm) + " CTA(s) per SM of " +
+                                         std::to_string(c.block.volume()) + " threads and " +
+                                         std::to_string(c.shared_bytes) +
+                                         " bytes of shared memory do not fit on one SM of " +
+                                         m_info.name + " (" + std::to_string(fitting) + " fit)");
     }
   }
 
@@ -280,8 +299,11 @@ class chain_sampler final : public sampler {
     const producer_model& p = m_o.chain.producer;
     // The producer counts SM cycles: microseconds at the GPU's maximum SM clock.
     const double cycles_per_us = std::max(1, m_info.max_sm_clock_mhz);
-    unsigned long long producer_cycles = static_cast<unsigned long long>(p.duration_us * cycles_per_us);
-    unsigned long long trigger_cycles = p.trigger < 0 ? ~0ull : static_cast<unsigned long long>(p.trigger * p.duration_us * cycles_per_us);
+    unsigned long long producer_cycles =
+        static_cast<unsigned long long>(p.duration_us * cycles_per_us);
+    unsigned long long trigger_cycles =
+        p.trigger < 0 ? ~0ull
+                      : static_cast<unsigned long long>(p.trigger * p.duration_us * cycles_per_us);
     CUdeviceptr jobs = 0, sink = m_sink.ptr();
     int count = 0;
     void* producer_args[] = {&producer_cycles, &trigger_cycles};
@@ -311,13 +333,18 @@ class chain_sampler final : public sampler {
   device::graph_exec m_base, m_chain;
 };
 
-std::unique_ptr<sampler> make_sampler(const candidate& c, const timing_options& o, const helper_kernels& h,
-                                      const device::device_info& info, const l2_flusher* flusher) {
+std::unique_ptr<sampler> make_sampler(const candidate& c, const timing_options& o,
+                                      const helper_kernels& h, const device::device_info& info,
+                                      const l2_flusher* flusher) {
   switch (o.mode) {
-    case timing_mode::graph: return std::make_unique<graph_sampler>(c, o, h, info, flusher);
-    case timing_mode::isolated: return std::make_unique<gated_sampler>(c, o, h, info, flusher, false);
-    case timing_mode::cold: return std::make_unique<gated_sampler>(c, o, h, info, flusher, true);
-    case timing_mode::chain: return std::make_unique<chain_sampler>(c, o, h, info, flusher);
+    case timing_mode::graph:
+      return std::make_unique<graph_sampler>(c, o, h, info, flusher);
+    case timing_mode::isolated:
+      return std::make_unique<gated_sampler>(c, o, h, info, flusher, false);
+    case timing_mode::cold:
+      return std::make_unique<gated_sampler>(c, o, h, info, flusher, true);
+    case timing_mode::chain:
+      return std::make_unique<chain_sampler>(c, o, h, info, flusher);
   }
   throw error(error_kind::usage, "unknown timing mode");
 }
@@ -345,8 +372,9 @@ timing_options options_for(const objective& o) {
   return out;
 }
 
-candidate make_candidate(const families::family& f, const space::variant& v, const space::mode& m, const families::shape& s,
-                         CUfunction function, std::vector<families::workspace*> workspaces) {
+candidate make_candidate(const families::family& f, const space::variant& v, const space::mode& m,
+                         const families::shape& s, CUfunction function,
+                         std::vector<families::workspace*> workspaces) {
   candidate c;
   c.label = v.id;
   c.tokens = s.tokens;
@@ -357,7 +385,8 @@ candidate make_candidate(const families::family& f, const space::variant& v, con
   return c;
 }
 
-timer::timer(const device::device_info& info, const helper_kernels& helpers) : m_info(info), m_helpers(helpers) {}
+timer::timer(const device::device_info& info, const helper_kernels& helpers)
+    : m_info(info), m_helpers(helpers) {}
 timer::~timer() = default;
 
 const l2_flusher& timer::flusher() const {
@@ -367,15 +396,18 @@ const l2_flusher& timer::flusher() const {
 
 unsigned timer::cold_rotation(double working_set_bytes) const {
   if (working_set_bytes <= 0) return 1;
-  return static_cast<unsigned>(std::clamp(std::ceil(1.5 * static_cast<double>(m_info.l2_bytes) / working_set_bytes), 1.0, 8.0));
+  return static_cast<unsigned>(std::clamp(
+      std::ceil(1.5 * static_cast<double>(m_info.l2_bytes) / working_set_bytes), 1.0, 8.0));
 }
 
 unsigned timer::chain_rotation(double working_set_bytes) const {
   if (working_set_bytes <= 0) return 1;
-  return static_cast<unsigned>(std::clamp(std::floor(0.5 * static_cast<double>(m_info.l2_bytes) / working_set_bytes), 1.0, 8.0));
+  return static_cast<unsigned>(std::clamp(
+      std::floor(0.5 * static_cast<double>(m_info.l2_bytes) / working_set_bytes), 1.0, 8.0));
 }
 
-std::vector<measurement> timer::measure(const std::vector<candidate>& candidates, const timing_options& options) const {
+std::vector<measurement> timer::measure(const std::vector<candidate>& candidates,
+                                        const timing_options& options) const {
   const std::size_t n = candidates.size();
   // samplers[i][p]: candidate i's p-th placement, made when its first sample is due.
   std::vector<std::vector<std::unique_ptr<sampler>>> samplers(n);
@@ -385,7 +417,9 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
   std::vector<std::vector<double>> base_us(n), total_us(n);
   std::vector<clock_type::time_point> started(n);
   std::vector<double> clock_threshold(n, 0);
-  const l2_flusher* flusher = options.mode == timing_mode::cold || options.mode == timing_mode::chain ? &this->flusher() : nullptr;
+  const l2_flusher* flusher =
+      options.mode == timing_mode::cold || options.mode == timing_mode::chain ? &this->flusher()
+                                                                              : nullptr;
 
   // Candidate i's sampler for sample `index`: the placements take the samples in turn, each
   // warmed up and captured (outside the numbers) when its first sample is due.
@@ -402,9 +436,11 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
 
   for (std::size_t i = 0; i < n; ++i) {
     const candidate& c = candidates[i];
-    if (c.workspaces.empty()) throw error(error_kind::usage, c.label + ": no workspace to launch on");
+    if (c.workspaces.empty())
+      throw error(error_kind::usage, c.label + ": no workspace to launch on");
     started[i] = clock_type::now();
-    nvtx::range variant_range(c.label, c.tokens);  // later placements are made inside a round's ranges
+    nvtx::range variant_range(c.label,
+                              c.tokens);  // later placements are made inside a round's ranges
     nvtx::range measure_range("measure", c.tokens);
     const sampler& first = placed(i, 0);
     placements[i] = options.placements ? options.placements : first.placements_wanted();

@@ -37,10 +37,10 @@ struct timing_options {
   unsigned chain_max = 50;          ///< chain mode: at most this many chains per graph (as many as
                                     ///< fill graph_target_us, at least graph_min_launches)
   unsigned long long probe_cycles = 40000;  ///< SM cycles the clock probe counts
-  unsigned placements = 0;          ///< samplers per candidate, each with its own graphs, streams and
-                                    ///< buffers, taking the samples in turn (the k-th made when sample
-                                    ///< k is due), so a figure averages over where they lie in memory;
-                                    ///< 0: the sampler's choice (chain: 1-8 by duration; else 1)
+  unsigned placements = 0;  ///< samplers per candidate, each with its own graphs, streams and
+                            ///< buffers, taking the samples in turn (the k-th made when sample
+                            ///< k is due), so a figure averages over where they lie in memory;
+                            ///< 0: the sampler's choice (chain: 1-8 by duration; else 1)
 };
 
 /// Options that time under objective `o` (its mode, PDL and chain model), the rest default.
@@ -48,41 +48,43 @@ timing_options options_for(const objective& o);
 
 /// One kernel to measure.
 struct candidate {
-  std::string label;                  ///< names it in messages and NVTX ranges (no '/')
-  long long tokens = 0;               ///< T, carried by NVTX ranges
+  std::string label;     ///< names it in messages and NVTX ranges (no '/')
+  long long tokens = 0;  ///< T, carried by NVTX ranges
   CUfunction function = nullptr;
-  device::launch_config config;       ///< geometry; `pdl` is set from timing_options
+  device::launch_config config;                  ///< geometry; `pdl` is set from timing_options
   std::vector<families::workspace*> workspaces;  ///< one, or several to rotate in cold mode
-  double bytes_moved = 0;             ///< per launch, for bandwidth
+  double bytes_moved = 0;                        ///< per launch, for bandwidth
 };
 
 /// The candidate for variant `v` of family `f` in mode `m` at shape `s`: its geometry and
 /// bytes moved from the family, launched on `workspaces`.
-candidate make_candidate(const families::family& f, const space::variant& v, const space::mode& m, const families::shape& s,
-                         CUfunction function, std::vector<families::workspace*> workspaces);
+candidate make_candidate(const families::family& f, const space::variant& v, const space::mode& m,
+                         const families::shape& s, CUfunction function,
+                         std::vector<families::workspace*> workspaces);
 
 /// The outcome of measuring one candidate.
 struct measurement {
   std::string label;
   timing_mode mode = timing_mode::graph;
   bool pdl = true;
-  std::vector<double> samples_us;    ///< every sample: per-launch time (chain: added latency);
-                                     ///< isolated and cold: event interval minus event_overhead_us
-  double event_overhead_us = 0;      ///< isolated and cold: the interval of an event pair with
-                                     ///< nothing between, measured this run; subtracted from
-                                     ///< each sample so the time matches the kernel's own duration
-  std::vector<double> clock_mhz;     ///< SM clock probed before each sample (0 = unknown)
-  std::vector<bool> throttled;       ///< samples dropped for a low clock
-  sample_stats stats;                ///< over the kept samples, microseconds
+  std::vector<double> samples_us;  ///< every sample: per-launch time (chain: added latency);
+                                   ///< isolated and cold: event interval minus event_overhead_us
+  double event_overhead_us = 0;    ///< isolated and cold: the interval of an event pair with
+                                   ///< nothing between, measured this run; subtracted from
+                                   ///< each sample so the time matches the kernel's own duration
+  std::vector<double> clock_mhz;   ///< SM clock probed before each sample (0 = unknown)
+  std::vector<bool> throttled;     ///< samples dropped for a low clock
+  sample_stats stats;              ///< over the kept samples, microseconds
   stop_reason stopped = stop_reason::running;
   unsigned launches_per_sample = 1;  ///< graph: launches per replay; chain: chains per replay
-  unsigned rotated_workspaces = 1;   ///< cold: input sets cycled through; chain: workspaces the chains use in turn
-  unsigned placements = 1;           ///< samplers the samples came from in turn (timing_options::placements)
-  double bytes_moved = 0;            ///< per launch
-  bool fits_in_l2 = false;           ///< whether bytes_moved fits in L2 (hot numbers may beat HBM)
-  double wall_s = 0;                 ///< wall time of warm-up and sampling
-  double chain_total_us = 0;         ///< chain: median time per chain with the variant
-  double chain_base_us = 0;          ///< chain: median time per chain without it
+  unsigned rotated_workspaces =
+      1;  ///< cold: input sets cycled through; chain: workspaces the chains use in turn
+  unsigned placements = 1;  ///< samplers the samples came from in turn (timing_options::placements)
+  double bytes_moved = 0;   ///< per launch
+  bool fits_in_l2 = false;  ///< whether bytes_moved fits in L2 (hot numbers may beat HBM)
+  double wall_s = 0;        ///< wall time of warm-up and sampling
+  double chain_total_us = 0;  ///< chain: median time per chain with the variant
+  double chain_base_us = 0;   ///< chain: median time per chain without it
 };
 
 class l2_flusher;
@@ -95,7 +97,8 @@ class timer {
 
   /// Measures all candidates, interleaved (A, B, C, A, B, C, ...) until each one's stopping
   /// rule holds, so drift hits them alike. Throws error(launch) if a kernel faults.
-  std::vector<measurement> measure(const std::vector<candidate>& candidates, const timing_options& options) const;
+  std::vector<measurement> measure(const std::vector<candidate>& candidates,
+                                   const timing_options& options) const;
 
   /// How many input sets cold mode rotates through for a working set of this size.
   unsigned cold_rotation(double working_set_bytes) const;

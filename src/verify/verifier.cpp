@@ -8,12 +8,12 @@
 
 #include "core/error.hpp"
 #include "core/nvtx.hpp"
-#include "jit/loaded_kernels.hpp"
+#include "core/watch.hpp"
 #include "device/check.hpp"
 #include "device/launch.hpp"
-#include "core/watch.hpp"
 #include "families/registry.hpp"
 #include "families/tensor_workspace.hpp"
+#include "jit/loaded_kernels.hpp"
 #include "jit/plan.hpp"
 #include "verify/npy.hpp"
 #include "verify/tolerance.hpp"
@@ -29,13 +29,20 @@ void accuracy::merge(const accuracy& a) {
 
 const char* to_string(status s) {
   switch (s) {
-    case status::ok: return "ok";
-    case status::compile_failed: return "compile_failed";
-    case status::launch_failed: return "launch_failed";
-    case status::mismatch: return "mismatch";
-    case status::pdl_hazard: return "pdl_hazard";
-    case status::unsupported: return "unsupported";
-    case status::unlaunchable: return "unlaunchable";
+    case status::ok:
+      return "ok";
+    case status::compile_failed:
+      return "compile_failed";
+    case status::launch_failed:
+      return "launch_failed";
+    case status::mismatch:
+      return "mismatch";
+    case status::pdl_hazard:
+      return "pdl_hazard";
+    case status::unsupported:
+      return "unsupported";
+    case status::unlaunchable:
+      return "unlaunchable";
   }
   return "unknown";
 }
@@ -69,8 +76,8 @@ std::string hex_element(const families::tensor& t, std::size_t index) {
 
 /// The first element of `got` that differs from `want` in the tensors `which` selects.
 template <class Select>
-std::optional<mismatch> compare(const families::problem& want, const families::problem& got, Select which,
-                                const char* against) {
+std::optional<mismatch> compare(const families::problem& want, const families::problem& got,
+                                Select which, const char* against) {
   for (const families::tensor& w : want.tensors) {
     if (!which(w)) continue;
     const families::tensor& g = got.at(w.name);
@@ -78,44 +85,61 @@ std::optional<mismatch> compare(const families::problem& want, const families::p
     const std::size_t width = families::dtype_bytes(w.type);
     for (std::size_t i = 0; i < w.elements(); ++i) {
       if (std::memcmp(w.bytes.data() + i * width, g.bytes.data() + i * width, width) != 0) {
-        return mismatch{against, w.name, static_cast<long long>(i), hex_element(w, i), hex_element(g, i), {}};
+        return mismatch{against,           w.name, static_cast<long long>(i), hex_element(w, i),
+                        hex_element(g, i), {}};
       }
     }
   }
   return std::nullopt;
 }
 
-bool is_written(const families::tensor& t) { return t.use != families::role::input; }
-bool is_written_exact(const families::tensor& t) { return is_written(t) && !t.bounded(); }
+bool is_written(const families::tensor& t) {
+  return t.use != families::role::input;
+}
+bool is_written_exact(const families::tensor& t) {
+  return is_written(t) && !t.bounded();
+}
 
 /// The bound check (SPEC 1.3, verify/tolerance.hpp) of the written tensors the CPU reference
 /// gave x and m for: updates the record's figures and returns the first element beyond the
 /// bound, or the first inexact one when fewer than 99.9% are exact.
-std::optional<mismatch> compare_within_bound(const families::problem& want, const families::problem& got, accuracy& r) {
+std::optional<mismatch> compare_within_bound(const families::problem& want,
+                                             const families::problem& got, accuracy& r) {
   for (const families::tensor& w : want.tensors) {
     if (!is_written(w) || !w.bounded()) continue;
     const families::tensor& g = got.at(w.name);
-    if (w.type != families::dtype::bf16 || w.exact_value.size() != w.elements() || w.term_magnitude.size() != w.elements()) {
-      throw error(error_kind::verify, w.name + ": the CPU reference's bound needs a bf16 tensor and one x and m per element");
+    if (w.type != families::dtype::bf16 || w.exact_value.size() != w.elements() ||
+        w.term_magnitude.size() != w.elements()) {
+      throw error(
+          error_kind::verify,
+          w.name + ": the CPU reference's bound needs a bf16 tensor and one x and m per element");
     }
-    const bound_figures f = bound_check(g.data<std::uint16_t>(), w.exact_value.data(), w.term_magnitude.data(), w.elements());
+    const bound_figures f = bound_check(g.data<std::uint16_t>(), w.exact_value.data(),
+                                        w.term_magnitude.data(), w.elements());
     r.merge({f.exact_share(), f.max_ulps, f.worst_ratio});
     auto at = [&](std::size_t i, const std::string& why) {
-      return mismatch{"cpu reference: " + why, w.name, static_cast<long long>(i), hex_element(w, i), hex_element(g, i), {}};
+      return mismatch{"cpu reference: " + why, w.name, static_cast<long long>(i), hex_element(w, i),
+                      hex_element(g, i),       {}};
     };
     if (f.over) {
       const std::size_t i = f.first_over;
-      return at(i, "|out - x| is " + cell("%.3g", f.first_over_ratio) + " times the bound ulp_bf16(x) + 2^-12 m, x = " +
-                       cell("%.9g", w.exact_value[i]) + ", m = " + cell("%.6g", w.term_magnitude[i]));
+      return at(
+          i, "|out - x| is " + cell("%.3g", f.first_over_ratio) +
+                 " times the bound ulp_bf16(x) + 2^-12 m, x = " + cell("%.9g", w.exact_value[i]) +
+                 ", m = " + cell("%.6g", w.term_magnitude[i]));
     }
     if (!f.passes()) {
-      return at(f.first_inexact, "only " + cell("%.3f", 100 * f.exact_share()) + "% of the elements equal bf16(x), below " +
-                                     cell("%.1f", 100 * k_min_exact_share) + "%; the first that does not");
+      return at(f.first_inexact, "only " + cell("%.3f", 100 * f.exact_share()) +
+                                     "% of the elements equal bf16(x), below " +
+                                     cell("%.1f", 100 * k_min_exact_share) +
+                                     "%; the first that does not");
     }
   }
   return std::nullopt;
 }
-bool is_input(const families::tensor& t) { return t.use == families::role::input; }
+bool is_input(const families::tensor& t) {
+  return t.use == families::role::input;
+}
 
 /// A problem's tensors on the device, not launched with.
 struct device_copy final : families::tensor_workspace {
@@ -132,8 +156,8 @@ families::problem poisoned(families::problem p) {
   return p;
 }
 
-void save(const std::filesystem::path& dir, const families::problem& start, const families::problem& expected,
-          const families::problem& got) {
+void save(const std::filesystem::path& dir, const families::problem& start,
+          const families::problem& expected, const families::problem& got) {
   std::filesystem::create_directories(dir);
   for (const families::tensor& t : start.tensors) {
     write_npy(dir / (t.name + ".npy"), t);
@@ -147,7 +171,8 @@ void save(const std::filesystem::path& dir, const families::problem& start, cons
 /// Records variant `v` as unlaunchable when the GPU cannot launch it at `shape`; true if so.
 /// Throws error(verify) for the reference variant: nothing can be verified without it.
 bool mark_unlaunchable(const families::family& f, const space::mode& m, const space::variant& v,
-                       const families::shape& shape, CUfunction fn, const device::device_info& info, verify_record& r) {
+                       const families::shape& shape, CUfunction fn, const device::device_info& info,
+                       verify_record& r) {
   std::string why = unlaunchable_unless_reference(f, v, m, shape, fn, info);
   if (why.empty()) return false;
   r.outcome = status::unlaunchable;
@@ -157,11 +182,12 @@ bool mark_unlaunchable(const families::family& f, const space::mode& m, const sp
 
 }  // namespace
 
-verifier::verifier(const device::device_info& info, const jit::jit_engine& engine, std::filesystem::path kernel_dir,
-                   const timing::helper_kernels& helpers)
+verifier::verifier(const device::device_info& info, const jit::jit_engine& engine,
+                   std::filesystem::path kernel_dir, const timing::helper_kernels& helpers)
     : m_info(info), m_engine(engine), m_kernel_dir(std::move(kernel_dir)), m_helpers(helpers) {}
 
-std::vector<verify_record> verifier::verify_mode(const families::family_space& space, const space::mode& m,
+std::vector<verify_record> verifier::verify_mode(const families::family_space& space,
+                                                 const space::mode& m,
                                                  const std::vector<space::variant>& variants,
                                                  const verify_options& o) const {
   const families::family& fam = *space.impl;
@@ -170,7 +196,8 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
   // Compile everything first, in parallel, and load what compiled.
   std::vector<const space::variant*> chosen;
   for (const auto& v : variants) chosen.push_back(&v);
-  const std::vector<jit::loaded_kernel> kernels = jit::compile_and_load(m_engine, space.config, m, chosen, m_info.arch, m_kernel_dir);
+  const std::vector<jit::loaded_kernel> kernels =
+      jit::compile_and_load(m_engine, space.config, m, chosen, m_info.arch, m_kernel_dir);
 
   std::vector<verify_record> records(variants.size());
   std::vector<CUfunction> functions(variants.size(), nullptr);
@@ -190,7 +217,8 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
     functions[i] = kernels[i].function;
   }
   if (reference == variants.size() || !functions[reference]) {
-    throw error(error_kind::verify, space.config.family + "/" + m.name + ": the reference variant is missing or did not compile");
+    throw error(error_kind::verify, space.config.family + "/" + m.name +
+                                        ": the reference variant is missing or did not compile");
   }
 
   // The shapes: edge shapes, then every requested combination.
@@ -220,7 +248,9 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
     const device_copy pristine(start);
     const auto ws = fam.make_workspace(shape, m, start);
     const auto* tensors = dynamic_cast<const families::tensor_workspace*>(ws.get());
-    if (!tensors) throw error(error_kind::verify, space.config.family + ": its workspace does not keep one buffer per tensor");
+    if (!tensors)
+      throw error(error_kind::verify,
+                  space.config.family + ": its workspace does not keep one buffer per tensor");
     families::problem written;
     for (const families::tensor& t : start.tensors) {
       if (is_written(t)) written.tensors.push_back(t);
@@ -264,7 +294,8 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
       for (std::size_t j = 0; j < start.tensors.size(); ++j) {
         const families::tensor& t = start.tensors[j];
         if (!is_input(t)) continue;
-        CUdeviceptr a = tensors->ptr(t.name), b = pristine.ptr(t.name), at = first_difference.ptr() + j * sizeof(unsigned long long);
+        CUdeviceptr a = tensors->ptr(t.name), b = pristine.ptr(t.name),
+                    at = first_difference.ptr() + j * sizeof(unsigned long long);
         unsigned long long bytes = t.bytes.size();
         void* args[] = {&a, &b, &bytes, &at};
         device::launch_config c;
@@ -282,7 +313,12 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
         now.tensors.push_back(t);
         tensors->download(now);
         const std::size_t index = first[j] / families::dtype_bytes(t.type);
-        return mismatch{"input changed", t.name, static_cast<long long>(index), hex_element(t, index), hex_element(now.tensors[0], index), {}};
+        return mismatch{"input changed",
+                        t.name,
+                        static_cast<long long>(index),
+                        hex_element(t, index),
+                        hex_element(now.tensors[0], index),
+                        {}};
       }
       return std::nullopt;
     };
@@ -302,7 +338,8 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
       nvtx::range verify_range("verify", shape.tokens);
       r.shapes.push_back(sname);
       try {
-        watch::scope gpu_work(variants[i].id);  // a supervisor names this variant if it hangs or faults here
+        watch::scope gpu_work(
+            variants[i].id);  // a supervisor names this variant if it hangs or faults here
         const families::problem got = run(i, false);
         ++r.checks;
         // Bit for bit equal to the reference variant's output: the CPU checks the reference passed
@@ -316,7 +353,8 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
           bad = compare(expected, got, is_written_exact, "cpu reference");
           if (!bad) bad = compare_within_bound(expected, got, b);
           r.merge(b);
-          if (!bad && reference_got) bad = compare(*reference_got, got, is_written, "reference variant");
+          if (!bad && reference_got)
+            bad = compare(*reference_got, got, is_written, "reference variant");
           if (i == reference) {
             reference_bound = b;
             reference_passed = !bad;
@@ -327,26 +365,31 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
         if (bad) {
           bad->shape = sname;
           r.outcome = status::mismatch;
-          r.reason = bad->tensor + "[" + std::to_string(bad->index) + "]: expected " + bad->expected + ", got " + bad->got +
-                     " (" + bad->against + ", " + sname + ")";
+          r.reason = bad->tensor + "[" + std::to_string(bad->index) + "]: expected " +
+                     bad->expected + ", got " + bad->got + " (" + bad->against + ", " + sname + ")";
           r.first_mismatch = bad;
         }
         if (!o.save_dir.empty() && (bad || o.save_all)) {
-          save(o.save_dir / (r.family + "-" + r.mode + "-" + r.variant + "-" + sname), start, expected, got);
+          save(o.save_dir / (r.family + "-" + r.mode + "-" + r.variant + "-" + sname), start,
+               expected, got);
         }
         for (unsigned h = 0; !bad && h < o.hazard_runs; ++h) {
           const families::problem hazard_got = run(i, true);
           ++r.checks;
           // Under the hazard run the result must be what the plain run gave, bit for bit.
-          std::optional<mismatch> hz = compare(got, hazard_got, is_written, "the same variant without the producer");
+          std::optional<mismatch> hz =
+              compare(got, hazard_got, is_written, "the same variant without the producer");
           if (hz) {
             hz->shape = sname;
             r.outcome = status::pdl_hazard;
-            r.reason = "under PDL behind a delayed producer, " + hz->tensor + "[" + std::to_string(hz->index) +
-                       "]: expected " + hz->expected + ", got " + hz->got + " (" + sname + ", hazard run " +
-                       std::to_string(h + 1) + ")";
+            r.reason = "under PDL behind a delayed producer, " + hz->tensor + "[" +
+                       std::to_string(hz->index) + "]: expected " + hz->expected + ", got " +
+                       hz->got + " (" + sname + ", hazard run " + std::to_string(h + 1) + ")";
             r.first_mismatch = hz;
-            if (!o.save_dir.empty()) save(o.save_dir / (r.family + "-" + r.mode + "-" + r.variant + "-" + sname + "-hazard"), start, expected, hazard_got);
+            if (!o.save_dir.empty())
+              save(o.save_dir /
+                       (r.family + "-" + r.mode + "-" + r.variant + "-" + sname + "-hazard"),
+                   start, expected, hazard_got);
             break;
           }
         }
@@ -358,7 +401,8 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
         for (verify_record& other : records) {
           if (other.outcome == status::ok && &other != &r) {
             other.outcome = status::unsupported;
-            other.reason = "not verified: an earlier variant's fault ended the process's GPU context";
+            other.reason =
+                "not verified: an earlier variant's fault ended the process's GPU context";
           }
         }
         return records;

@@ -19,29 +19,37 @@ namespace kk3::verify {
 /// A variant's outcome (STYLE: the statuses every stage shares). `unlaunchable`: the GPU cannot
 /// launch it at some shape (too many threads, too much shared memory, a cluster that does not
 /// fit): not run there or after, and not a failure.
-enum class status { ok, compile_failed, launch_failed, mismatch, pdl_hazard, unsupported, unlaunchable };
+enum class status {
+  ok,
+  compile_failed,
+  launch_failed,
+  mismatch,
+  pdl_hazard,
+  unsupported,
+  unlaunchable
+};
 const char* to_string(status s);
 
 /// The first element that differed.
 struct mismatch {
-  std::string against;  ///< "cpu reference", "reference variant" or "input changed"
-  std::string tensor;   ///< the tensor's name
-  long long index = 0;  ///< element index in the tensor's allocation
+  std::string against;        ///< "cpu reference", "reference variant" or "input changed"
+  std::string tensor;         ///< the tensor's name
+  long long index = 0;        ///< element index in the tensor's allocation
   std::string expected, got;  ///< the element's bits, hex
-  std::string shape;    ///< the shape it happened at
+  std::string shape;          ///< the shape it happened at
 };
 
 /// How to verify.
 struct verify_options {
-  unsigned long long seed = 1;         ///< shape k uses seed + k
-  std::vector<long long> tokens;       ///< T values besides the edge shapes
-  families::planned_dims shapes;       ///< values of dimensions the family lets a flag choose
-                                       ///< (mla's heads); every combination; absent = the model's
-  bool edge_shapes = true;             ///< include the family's edge shapes
-  unsigned hazard_runs = 1;            ///< PDL hazard checks per variant and shape
-  double hazard_delay_us = 50;         ///< how long the delayed producer holds the inputs back
-  std::filesystem::path save_dir;      ///< --save-workspace: .npy files of failing variants
-  bool save_all = false;               ///< save every variant's tensors, not only failures
+  unsigned long long seed = 1;     ///< shape k uses seed + k
+  std::vector<long long> tokens;   ///< T values besides the edge shapes
+  families::planned_dims shapes;   ///< values of dimensions the family lets a flag choose
+                                   ///< (mla's heads); every combination; absent = the model's
+  bool edge_shapes = true;         ///< include the family's edge shapes
+  unsigned hazard_runs = 1;        ///< PDL hazard checks per variant and shape
+  double hazard_delay_us = 50;     ///< how long the delayed producer holds the inputs back
+  std::filesystem::path save_dir;  ///< --save-workspace: .npy files of failing variants
+  bool save_all = false;           ///< save every variant's tensors, not only failures
 };
 
 /// Accuracy against the CPU reference for tensors held to SPEC 1.3's bound
@@ -62,10 +70,10 @@ struct verify_record : accuracy {
   std::string family, mode, variant;
   bool test_only = false;
   status outcome = status::ok;
-  std::string reason;                    ///< a sentence for non-ok outcomes
+  std::string reason;  ///< a sentence for non-ok outcomes
   std::optional<mismatch> first_mismatch;
-  std::vector<std::string> shapes;       ///< every shape checked, e.g. "T65-H16"
-  long long checks = 0;                  ///< launches compared (plain and hazard runs)
+  std::vector<std::string> shapes;  ///< every shape checked, e.g. "T65-H16"
+  long long checks = 0;             ///< launches compared (plain and hazard runs)
 };
 
 /// "T65-H16-strided" and the like.
@@ -74,15 +82,16 @@ std::string shape_name(const families::shape& s);
 /// Verifies variants of one family on GPU 0 (its context must be current).
 class verifier {
  public:
-  verifier(const device::device_info& info, const jit::jit_engine& engine, std::filesystem::path kernel_dir,
-           const timing::helper_kernels& helpers);
+  verifier(const device::device_info& info, const jit::jit_engine& engine,
+           std::filesystem::path kernel_dir, const timing::helper_kernels& helpers);
 
   /// Every given variant of `space` in mode `m`. The reference variant is run first at each
   /// shape; it must be among `variants`. Before a variant's first launch at a shape, whether
   /// the GPU can launch it there: if not, it is recorded as unlaunchable and not run again;
   /// throws error(verify) when the reference is (nothing can be verified without it).
   std::vector<verify_record> verify_mode(const families::family_space& space, const space::mode& m,
-                                         const std::vector<space::variant>& variants, const verify_options& o) const;
+                                         const std::vector<space::variant>& variants,
+                                         const verify_options& o) const;
 
  private:
   const device::device_info& m_info;

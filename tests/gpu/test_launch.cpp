@@ -48,7 +48,8 @@ TEST_F(gpu, every_copy_variant_copies_with_and_without_pdl) {
   std::vector<unsigned char> out(bytes);
 
   for (const space::variant& v : space.variants) {
-    const auto r = engine.compile(jit::make_request(space.config, space.config.modes[0], v, info.arch, KK3_KERNEL_DIR));
+    const auto r = engine.compile(
+        jit::make_request(space.config, space.config.modes[0], v, info.arch, KK3_KERNEL_DIR));
     ASSERT_TRUE(r.ok) << r.log;
     const device::module m(r.cubin, r.label);
     const CUfunction fn = m.function(r.lowered_name);
@@ -83,7 +84,8 @@ TEST_F(gpu, every_copy_variant_copies_with_and_without_pdl) {
 TEST_F(gpu, captured_graph_replays_a_pdl_chain) {
   const auto engine = test::make_engine({});
   const space::variant& v = space::find_variant(space.variants, space.config, "reference");
-  const auto r = engine.compile(jit::make_request(space.config, space.config.modes[0], v, info.arch, KK3_KERNEL_DIR));
+  const auto r = engine.compile(
+      jit::make_request(space.config, space.config.modes[0], v, info.arch, KK3_KERNEL_DIR));
   ASSERT_TRUE(r.ok) << r.log;
   const device::module m(r.cubin, r.label);
   const CUfunction fn = m.function(r.lowered_name);
@@ -124,9 +126,11 @@ TEST_F(gpu, doctor_reports_the_gpu_and_exits_0) {
 
 TEST_F(gpu, compile_without_arch_uses_the_gpu_arch) {
   test::temp_dir cache;
-  const auto r = test::run_kk3tune({"compile", "--family", "copy_example", "--cache-dir", cache.path().string()});
+  const auto r = test::run_kk3tune(
+      {"compile", "--family", "copy_example", "--cache-dir", cache.path().string()});
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("27 variant compiles for 1 arch(s): 27 ok"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("27 variant compiles for 1 arch(s): 27 ok"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find(info.arch), std::string::npos) << r.output;
 }
 

@@ -25,7 +25,8 @@ class mla_gpu : public test::hopper_jit_test {
     hopper_jit_test::SetUp();
     if (IsSkipped()) return;
     check.emplace(info, *engine, KK3_KERNEL_DIR, *helpers);
-    space = families::load_family_space(families::find_family("mla_decode_epilogue"), KK3_CONFIG_DIR, true);
+    space = families::load_family_space(families::find_family("mla_decode_epilogue"),
+                                        KK3_CONFIG_DIR, true);
   }
 
   std::vector<space::variant> shipped() const {
@@ -87,7 +88,8 @@ TEST_F(mla_gpu, nan_and_saturation_match_the_documented_cpu_conversions) {
     families::problem p = mla.make_problem(s, *m, 99);
     auto* ql = reinterpret_cast<std::uint16_t*>(p.at("ql_nope").bytes.data());
     auto* qpe = reinterpret_cast<std::uint16_t*>(p.at("q_pe").bytes.data());
-    const std::uint16_t specials[] = {0x7fc1, 0xffc1, 0x7f80, 0xff80, 0x8000, 0x0001, 0x4780, 0xc780};  // NaNs, infs, -0, tiny, +-65536
+    const std::uint16_t specials[] = {0x7fc1, 0xffc1, 0x7f80, 0xff80, 0x8000,
+                                      0x0001, 0x4780, 0xc780};  // NaNs, infs, -0, tiny, +-65536
     for (int i = 0; i < 8; ++i) {
       ql[i] = specials[i];
       qpe[i] = specials[i];
@@ -95,7 +97,8 @@ TEST_F(mla_gpu, nan_and_saturation_match_the_documented_cpu_conversions) {
     families::problem expected = p;
     mla.reference(s, *m, expected);
     const space::variant& v = space::find_variant(space.variants, space.config, "reference");
-    const auto r = engine->compile(jit::make_request(space.config, *m, v, info.arch, KK3_KERNEL_DIR));
+    const auto r =
+        engine->compile(jit::make_request(space.config, *m, v, info.arch, KK3_KERNEL_DIR));
     ASSERT_TRUE(r.ok) << r.log;
     const device::module mod(r.cubin, r.label);
     auto ws = mla.make_workspace(s, *m, p);
@@ -111,10 +114,13 @@ TEST_F(mla_gpu, nan_and_saturation_match_the_documented_cpu_conversions) {
 
 TEST_F(mla_gpu, verify_command_passes_and_writes_npy_for_a_flagged_variant) {
   test::temp_dir dir;
-  const auto r = test::run_kk3tune({"verify", "--family", "mla_decode_epilogue", "--mode", "fp8_rope", "--tokens", "65",
-                                    "--seed", "5", "--include-test-knobs", "--save-workspace", dir.path().string()});
+  const auto r = test::run_kk3tune(
+      {"verify", "--family", "mla_decode_epilogue", "--mode", "fp8_rope", "--tokens", "65",
+       "--seed", "5", "--include-test-knobs", "--save-workspace", dir.path().string()});
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("288 variant-modes ok, 0 failed, 1 test-only variant-modes flagged"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("288 variant-modes ok, 0 failed, 1 test-only variant-modes flagged"),
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("pdl_hazard"), std::string::npos) << r.output;
   bool saved = false;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir.path())) {
@@ -125,9 +131,10 @@ TEST_F(mla_gpu, verify_command_passes_and_writes_npy_for_a_flagged_variant) {
 
 TEST_F(mla_gpu, verify_command_writes_json_with_format_json) {
   // Issue 17: list, compile and verify take --format json.
-  const auto r = test::run_kk3tune({"verify", "--family", "mla_decode_epilogue", "--mode", "bf16", "--variant",
-                                    "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128", "--seed", "7",
-                                    "--format", "json"});
+  const auto r = test::run_kk3tune(
+      {"verify", "--family", "mla_decode_epilogue", "--mode", "bf16", "--variant",
+       "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128", "--seed",
+       "7", "--format", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   const auto at = r.output.find("{\n");
   ASSERT_NE(at, std::string::npos) << r.output;

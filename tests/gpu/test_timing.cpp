@@ -23,7 +23,8 @@ class timing_gpu : public test::hopper_jit_test {
     if (IsSkipped()) return;
     space = families::load_family_space(families::find_family("copy_example"), KK3_CONFIG_DIR);
     const auto& v = space::find_variant(space.variants, space.config, "reference");
-    compiled = engine->compile(jit::make_request(space.config, space.config.modes[0], v, info.arch, KK3_KERNEL_DIR));
+    compiled = engine->compile(
+        jit::make_request(space.config, space.config.modes[0], v, info.arch, KK3_KERNEL_DIR));
     ASSERT_TRUE(compiled.ok) << compiled.log;
     module.emplace(compiled.cubin, compiled.label);
   }
@@ -124,15 +125,18 @@ TEST_F(timing_gpu, isolated_mode_returns_a_self_timed_kernels_duration) {
     const auto m = t.measure({c}, o).front();
     EXPECT_GT(m.event_overhead_us, 0.0);
     EXPECT_LT(m.event_overhead_us, 5.0);
-    EXPECT_GT(m.stats.median, static_cast<double>(us) - 0.3) << "event pair " << m.event_overhead_us << " us";
-    EXPECT_LT(m.stats.median, static_cast<double>(us) + 2.5) << "event pair " << m.event_overhead_us << " us";
+    EXPECT_GT(m.stats.median, static_cast<double>(us) - 0.3)
+        << "event pair " << m.event_overhead_us << " us";
+    EXPECT_LT(m.stats.median, static_cast<double>(us) + 2.5)
+        << "event pair " << m.event_overhead_us << " us";
   }
 }
 
 TEST_F(timing_gpu, cold_mode_rotates_inputs_and_is_not_faster_than_hot) {
   timer t(info, *helpers);
   const long long tokens = 256;  // 7.3 MB: fits in L2 when hot
-  const unsigned rotation = t.cold_rotation(space.impl->bytes_moved(families::shape{tokens}, space.config.modes[0]));
+  const unsigned rotation =
+      t.cold_rotation(space.impl->bytes_moved(families::shape{tokens}, space.config.modes[0]));
   EXPECT_GT(rotation, 1u);
   const candidate c = make_candidate(tokens, rotation);
   timing_options o;
@@ -210,7 +214,9 @@ TEST_F(timing_gpu, a_producer_that_holds_every_sm_hides_nothing_of_the_variant) 
     t.measure({c}, o);
     FAIL() << "two CTAs of all shared memory per SM were accepted";
   } catch (const error& e) {
-    EXPECT_NE(std::string(e.what()).find("chain model: the producer's 2 CTA(s) per SM"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("chain model: the producer's 2 CTA(s) per SM"),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -226,11 +232,13 @@ TEST_F(timing_gpu, candidates_are_interleaved_and_each_converges) {
 TEST_F(timing_gpu, time_command_writes_json_and_exits_0) {
   test::temp_dir dir;
   const auto json = (dir.path() / "t.json").string();
-  const auto r = test::run_kk3tune({"time", "--family", "copy_example", "--tokens", "64", "--mode", "isolated", "--json", json});
+  const auto r = test::run_kk3tune(
+      {"time", "--family", "copy_example", "--tokens", "64", "--mode", "isolated", "--json", json});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("objective  isolated (PDL)"), std::string::npos) << r.output;
   EXPECT_TRUE(std::filesystem::exists(json));
-  const auto p = test::run_kk3tune({"profile", "--family", "copy_example", "--tokens", "64", "-n", "5"});
+  const auto p =
+      test::run_kk3tune({"profile", "--family", "copy_example", "--tokens", "64", "-n", "5"});
   EXPECT_EQ(p.exit_code, 0) << p.output;
   EXPECT_NE(p.output.find("profiled 5 launches"), std::string::npos) << p.output;
 }
@@ -238,16 +246,20 @@ TEST_F(timing_gpu, time_command_writes_json_and_exits_0) {
 TEST_F(timing_gpu, device_flag_selects_the_gpu_and_names_one_that_is_not_there) {
   // Issue 17: --device N for time, profile, verify and sweep (GPU 0 was hard-coded).
   const int count = device::device_count();
-  auto r = test::run_kk3tune({"time", "--family", "copy_example", "--tokens", "64", "--device", std::to_string(count - 1), "--max-time", "0.05"});
+  auto r = test::run_kk3tune({"time", "--family", "copy_example", "--tokens", "64", "--device",
+                              std::to_string(count - 1), "--max-time", "0.05"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  for (const auto& args : {std::vector<std::string>{"time", "--family", "copy_example", "--tokens", "64"},
-                           std::vector<std::string>{"profile", "--family", "copy_example", "--tokens", "64", "-n", "2"},
-                           std::vector<std::string>{"verify", "--family", "copy_example", "--variant", "reference"}}) {
+  for (const auto& args :
+       {std::vector<std::string>{"time", "--family", "copy_example", "--tokens", "64"},
+        std::vector<std::string>{"profile", "--family", "copy_example", "--tokens", "64", "-n",
+                                 "2"},
+        std::vector<std::string>{"verify", "--family", "copy_example", "--variant", "reference"}}) {
     std::vector<std::string> a = args;
     a.insert(a.end(), {"--device", std::to_string(count)});
     r = test::run_kk3tune(a);
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("kk3tune: usage error: --device " + std::to_string(count) + ": the driver sees " + std::to_string(count) + " GPU(s)"),
+    EXPECT_NE(r.output.find("kk3tune: usage error: --device " + std::to_string(count) +
+                            ": the driver sees " + std::to_string(count) + " GPU(s)"),
               std::string::npos)
         << r.output;
   }

@@ -58,10 +58,12 @@ class unlaunchable_example final : public families::family {
   double bytes_moved(const families::shape& s, const space::mode& m) const override {
     return m_copy.bytes_moved(s, m);
   }
-  families::shape model_shape(long long t, const space::mode& m, const families::dims& given) const override {
+  families::shape model_shape(long long t, const space::mode& m,
+                              const families::dims& given) const override {
     return m_copy.model_shape(t, m, given);
   }
-  std::vector<families::shape> edge_shapes(const families::shape& s, const space::mode& m) const override {
+  std::vector<families::shape> edge_shapes(const families::shape& s,
+                                           const space::mode& m) const override {
     return m_copy.edge_shapes(s, m);
   }
   families::problem make_problem(const families::shape& s, const space::mode& m,
@@ -105,7 +107,8 @@ class unlaunchable_gpu : public test::hopper_jit_test {
     EXPECT_TRUE(r.ok) << r.log;
     modules.push_back(std::make_unique<device::module>(r.cubin, r.label));
     const CUfunction fn = modules.back()->function(r.lowered_name);
-    return device::launch_problem(fn, fam.geometry(v, mode(), fam.model_shape(64, mode(), {})), info);
+    return device::launch_problem(fn, fam.geometry(v, mode(), fam.model_shape(64, mode(), {})),
+                                  info);
   }
 
   unlaunchable_example fam;

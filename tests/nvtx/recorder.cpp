@@ -83,13 +83,20 @@ std::string payload_text(const nvtxEventAttributes_t* attributes) {
   };
   const auto& p = attributes->payload;
   switch (attributes->payloadType) {
-    case NVTX_PAYLOAD_TYPE_INT64: return std::to_string(p.llValue);
-    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64: return std::to_string(p.ullValue);
-    case NVTX_PAYLOAD_TYPE_INT32: return std::to_string(p.iValue);
-    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32: return std::to_string(p.uiValue);
-    case NVTX_PAYLOAD_TYPE_DOUBLE: return real(p.dValue);
-    case NVTX_PAYLOAD_TYPE_FLOAT: return real(p.fValue);
-    default: return "none";
+    case NVTX_PAYLOAD_TYPE_INT64:
+      return std::to_string(p.llValue);
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64:
+      return std::to_string(p.ullValue);
+    case NVTX_PAYLOAD_TYPE_INT32:
+      return std::to_string(p.iValue);
+    case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32:
+      return std::to_string(p.uiValue);
+    case NVTX_PAYLOAD_TYPE_DOUBLE:
+      return real(p.dValue);
+    case NVTX_PAYLOAD_TYPE_FLOAT:
+      return real(p.fValue);
+    default:
+      return "none";
   }
 }
 

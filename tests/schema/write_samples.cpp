@@ -8,8 +8,8 @@
 #include <random>
 
 #include "core/text.hpp"
-#include "results/codec.hpp"
 #include "report/measurement_json.hpp"
+#include "results/codec.hpp"
 #include "sweep/result_file.hpp"
 #include "sweep/sweep.hpp"
 #include "timing/statistics.hpp"
@@ -53,7 +53,8 @@ timing::measurement measurement(std::mt19937& rng, const std::string& label,
   m.label = label;
   m.mode = mode;
   m.samples_us = draw(rng, median_us, 24);
-  if (mode == results::timing_mode::chain) m.samples_us[3] = -0.05;  // chain differences dip below 0
+  if (mode == results::timing_mode::chain)
+    m.samples_us[3] = -0.05;  // chain differences dip below 0
   m.clock_mhz.assign(m.samples_us.size(), 1980.0);
   m.throttled.assign(m.samples_us.size(), false);
   m.clock_mhz[5] = 1200;
@@ -118,8 +119,8 @@ std::string sweep_json() {
   r.families.push_back(f);
 
   const std::vector<std::string> statuses = {
-      "ok",       "dropped",    "compile_failed", "launch_failed", "mismatch",
-      "pdl_hazard", "unsupported", "unlaunchable", "unverified"};
+      "ok",         "dropped",     "compile_failed", "launch_failed", "mismatch",
+      "pdl_hazard", "unsupported", "unlaunchable",   "unverified"};
   long long split = 1;
   for (const std::string& status : statuses) {
     sweep::record rec;
@@ -132,7 +133,8 @@ std::string sweep_json() {
     ++split;
     rec.reference = status == "ok";
     rec.status = results::status_from_text(status);
-    const bool timed = status != "compile_failed" && status != "unlaunchable" && status != "unverified";
+    const bool timed =
+        status != "compile_failed" && status != "unlaunchable" && status != "unverified";
     if (timed) {
       rec.rounds = status == "dropped" ? 1 : 3;
       rec.samples_us = draw(rng, 1.9, status == "dropped" ? 2 : 20);
@@ -140,10 +142,11 @@ std::string sweep_json() {
       rec.bytes_moved = 2523136;
     } else {
       rec.reason = status == "compile_failed" ? "sm_90a: error: too many resources"
-                   : status == "unlaunchable"   ? "unlaunchable at T64-H16: a cluster of 16 CTAs with 128 threads, 40 "
-                                                  "registers per thread and 200 KiB of shared memory each does not fit "
-                                                  "on the device"
-                                                : "";
+                   : status == "unlaunchable"
+                       ? "unlaunchable at T64-H16: a cluster of 16 CTAs with 128 threads, 40 "
+                         "registers per thread and 200 KiB of shared memory each does not fit "
+                         "on the device"
+                       : "";
     }
     if (timed && status != "dropped") {
       sweep::verification v;

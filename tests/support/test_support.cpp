@@ -29,7 +29,8 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-command_result run_kk3tune(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+command_result run_kk3tune(const std::vector<std::string>& args,
+                           const std::vector<std::string>& env) {
   std::string cmd = "env";
   for (const auto& e : env) cmd += " " + shell_quote(e);
   cmd += " " + shell_quote(KK3_BINARY);
@@ -83,13 +84,17 @@ command_result run_command(const std::string& command_line) {
 }
 
 int cubin_sm(const std::string& cubin) {
-  if (cubin.size() < 64 || cubin.compare(0, 4, "\x7f" "ELF") != 0) return -1;
+  if (cubin.size() < 64 || cubin.compare(0, 4,
+                                         "\x7f"
+                                         "ELF") != 0)
+    return -1;
   unsigned flags = 0;
   std::memcpy(&flags, cubin.data() + 48, sizeof flags);  // e_flags of a 64-bit ELF header
   return static_cast<int>((flags >> 8) & 0xff);
 }
 
-jit::jit_engine make_engine(const std::filesystem::path& cache_dir, const std::filesystem::path& kernel_dir) {
+jit::jit_engine make_engine(const std::filesystem::path& cache_dir,
+                            const std::filesystem::path& kernel_dir) {
   jit::jit_options o;
   o.use_cache = !cache_dir.empty();
   o.cache_dir = cache_dir;

@@ -20,7 +20,9 @@ namespace kk3::test {
 inline const std::string k_no_driver = "KK3TUNE_LIBCUDA=/nonexistent/libcuda.so.1";
 
 /// Whether `text` holds `part`.
-inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 /// A fresh temporary folder, removed with everything in it at the end of the scope.
 class temp_dir {
@@ -71,7 +73,8 @@ class hopper_jit_test : public hopper_test {
 };
 
 /// Runs the kk3tune binary with `args` (shell-quoted here) and extra VAR=value settings.
-command_result run_kk3tune(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+command_result run_kk3tune(const std::vector<std::string>& args,
+                           const std::vector<std::string>& env = {});
 
 /// The SM number an ELF cubin was compiled for (90 for sm_90a, 100 for sm_100a).
 int cubin_sm(const std::string& cubin);

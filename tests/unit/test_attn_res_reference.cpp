@@ -13,8 +13,9 @@ namespace {
 
 TEST(numerics, f64_to_bf16_rounds_once) {
   EXPECT_EQ(f64_to_bf16_rn(1.0), 0x3f80);
-  EXPECT_EQ(f64_to_bf16_rn(1.0 + std::ldexp(1.0, -8)), 0x3f80);                        // tie: even
-  EXPECT_EQ(f64_to_bf16_rn(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)), 0x3f81);  // just above: up
+  EXPECT_EQ(f64_to_bf16_rn(1.0 + std::ldexp(1.0, -8)), 0x3f80);  // tie: even
+  EXPECT_EQ(f64_to_bf16_rn(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)),
+            0x3f81);  // just above: up
   // Rounding to float first would land on the tie and then go to even (0x3f80): a double rounding.
   EXPECT_EQ(f64_to_bf16_rn(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30)), 0x3f81);
   EXPECT_EQ(f64_to_bf16_rn(-1.0 - 3 * std::ldexp(1.0, -8)), 0xbf82);  // tie: even
@@ -39,7 +40,8 @@ TEST_F(attn_res_reference, the_prefix_update_is_written_back_and_into_the_block_
   const long long H = 7168;
   const tensor& blocks = p.at("blocks");
   ASSERT_EQ(blocks.use, role::inout);
-  const long long token_stride = static_cast<long long>(blocks.elements()) / 2, block_stride = H + 64;  // strided layout
+  const long long token_stride = static_cast<long long>(blocks.elements()) / 2,
+                  block_stride = H + 64;  // strided layout
   const auto* pre0 = reinterpret_cast<const std::uint16_t*>(before.at("prefix").bytes.data());
   const auto* delta = reinterpret_cast<const std::uint16_t*>(before.at("delta").bytes.data());
   const auto* pre = reinterpret_cast<const std::uint16_t*>(p.at("prefix").bytes.data());
@@ -48,7 +50,8 @@ TEST_F(attn_res_reference, the_prefix_update_is_written_back_and_into_the_block_
   for (long long t = 0; t < 2; ++t) {
     for (long long i = 0; i < H; ++i) {
       // The prefix update is the fp32 sum rounded to bf16; block 1 of the token receives it.
-      ASSERT_EQ(pre[t * H + i], f32_to_bf16_rn(bf16_to_f32(pre0[t * H + i]) + bf16_to_f32(delta[t * H + i])));
+      ASSERT_EQ(pre[t * H + i],
+                f32_to_bf16_rn(bf16_to_f32(pre0[t * H + i]) + bf16_to_f32(delta[t * H + i])));
       ASSERT_EQ(b1[t * token_stride + block_stride + i], pre[t * H + i]) << t << " " << i;
     }
   }
@@ -68,7 +71,8 @@ TEST_F(attn_res_reference, one_source_is_the_rms_normed_prefix) {
   const auto* ow = reinterpret_cast<const std::uint16_t*>(p.at("out_w").bytes.data());
   const auto* out = reinterpret_cast<const std::uint16_t*>(p.at("out").bytes.data());
   const auto* blocks = reinterpret_cast<const std::uint16_t*>(p.at("blocks").bytes.data());
-  EXPECT_TRUE(std::none_of(p.tensors.begin(), p.tensors.end(), [](const tensor& t) { return t.name == "delta"; }));
+  EXPECT_TRUE(std::none_of(p.tensors.begin(), p.tensors.end(),
+                           [](const tensor& t) { return t.name == "delta"; }));
   for (long long t = 0; t < 2; ++t) {
     double ss = 0;
     for (long long i = 0; i < H; ++i) {
@@ -78,7 +82,9 @@ TEST_F(attn_res_reference, one_source_is_the_rms_normed_prefix) {
     // One source: weight 1, so out = p * rsqrt(mean(p^2) + out_eps) * out_w.
     const double r = 1 / std::sqrt(ss / H + 1e-5f);
     for (long long i : {0LL, 1LL, 4095LL, H - 1}) {
-      EXPECT_EQ(out[t * H + i], f64_to_bf16_rn(bf16_to_f32(pre[t * H + i]) * r * bf16_to_f32(ow[i]))) << t << " " << i;
+      EXPECT_EQ(out[t * H + i],
+                f64_to_bf16_rn(bf16_to_f32(pre[t * H + i]) * r * bf16_to_f32(ow[i])))
+          << t << " " << i;
     }
   }
 }
@@ -109,9 +115,12 @@ TEST_F(attn_res_reference, the_mix_is_a_convex_combination_of_the_sources) {
 // when they are fewer; the rest of the kernel's shared memory is static).
 TEST_F(attn_res_reference, geometry_matches_the_kernels_layout) {
   const shape s = shape{4097};
-  auto knobs = [&](const std::string& id) { return space::find_variant(space.variants, space.config, id); };
+  auto knobs = [&](const std::string& id) {
+    return space::find_variant(space.variants, space.config, id);
+  };
   // The reference: one CTA per token, ceil(28 / 4) = 7 warps; rows in registers, no ring.
-  device::launch_config c = ar.geometry(knobs("b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0"), mode("common_nb8"), s);
+  device::launch_config c =
+      ar.geometry(knobs("b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0"), mode("common_nb8"), s);
   EXPECT_EQ(c.grid.x, 4097u);
   EXPECT_EQ(c.cluster.x, 1u);
   EXPECT_EQ(c.block.x, 224u);
@@ -160,12 +169,14 @@ TEST_F(attn_res_reference, the_modes_cover_every_case_the_model_calls) {
     for (const auto& m : space.config.modes) {
       if (m.name != name) continue;
       return m.define_or("NB", -1) == nb && (m.define_or("HAS_DELTA", 0) != 0) == delta &&
-             (m.define_or("HAS_OUT_NORM", 0) != 0) == norm && (m.define_or("BLOCK_WRITE", 0) != 0) == write;
+             (m.define_or("HAS_OUT_NORM", 0) != 0) == norm &&
+             (m.define_or("BLOCK_WRITE", 0) != 0) == write;
     }
     return false;
   };
   EXPECT_TRUE(has("write_nb0", 0, false, true, true));
-  for (int nb = 1; nb <= 7; ++nb) EXPECT_TRUE(has("write_nb" + std::to_string(nb), nb, true, true, true)) << nb;
+  for (int nb = 1; nb <= 7; ++nb)
+    EXPECT_TRUE(has("write_nb" + std::to_string(nb), nb, true, true, true)) << nb;
   for (int nb = 1; nb <= 8; ++nb) {
     EXPECT_TRUE(has("post_nb" + std::to_string(nb), nb, false, true, false)) << nb;
     EXPECT_TRUE(has("common_nb" + std::to_string(nb), nb, true, true, false)) << nb;
@@ -186,10 +197,12 @@ TEST(problems, are_decided_by_the_seed_alone) {
   shape s = shape{300};  // 300 x 4 x 7168 blocks: several parallel chunks
   s.strided = true;
   const auto& m = space::find_mode(space.config, "write_nb4");
-  const problem a = ar.make_problem(s, m, 42), b = ar.make_problem(s, m, 42), c = ar.make_problem(s, m, 43);
+  const problem a = ar.make_problem(s, m, 42), b = ar.make_problem(s, m, 42),
+                c = ar.make_problem(s, m, 43);
   for (std::size_t i = 0; i < a.tensors.size(); ++i) {
     EXPECT_EQ(a.tensors[i].bytes, b.tensors[i].bytes) << a.tensors[i].name;
-    if (a.tensors[i].use == role::input) EXPECT_NE(a.tensors[i].bytes, c.tensors[i].bytes) << a.tensors[i].name;
+    if (a.tensors[i].use == role::input)
+      EXPECT_NE(a.tensors[i].bytes, c.tensors[i].bytes) << a.tensors[i].name;
   }
 }
 

@@ -14,7 +14,8 @@ namespace {
 class cache_key_test : public ::testing::Test {
  protected:
   void SetUp() override {
-    test::write_text(dir.path() / "k" / "main.cuh", "#include \"sub/inc.cuh\"\n__global__ void k(int* p) { p[0] = V; }\n");
+    test::write_text(dir.path() / "k" / "main.cuh",
+                     "#include \"sub/inc.cuh\"\n__global__ void k(int* p) { p[0] = V; }\n");
     test::write_text(dir.path() / "k" / "sub" / "inc.cuh", "#define V 1\n");
     test::write_text(dir.path() / "k" / "unrelated.cuh", "#define W 2\n");
     request.label = "test";
@@ -24,8 +25,10 @@ class cache_key_test : public ::testing::Test {
     request.arch = "sm_90a";
   }
 
-  std::string key(const std::string& version = "13.0", const std::filesystem::path& kernel_dir = {}) const {
-    const nvrtc_compiler c(kernel_dir.empty() ? dir.path() / "k" : kernel_dir, require_cuda_include_dir().dir);
+  std::string key(const std::string& version = "13.0",
+                  const std::filesystem::path& kernel_dir = {}) const {
+    const nvrtc_compiler c(kernel_dir.empty() ? dir.path() / "k" : kernel_dir,
+                           require_cuda_include_dir().dir);
     return cache_key(request, c.full_options(request), c.sources(request), version);
   }
 
@@ -45,14 +48,16 @@ TEST_F(cache_key_test, stable_when_nothing_changes) {
 
 TEST_F(cache_key_test, survives_a_copy_of_the_tree_to_another_folder) {
   const std::string k = key();
-  std::filesystem::copy(dir.path() / "k", dir.path() / "copy", std::filesystem::copy_options::recursive);
+  std::filesystem::copy(dir.path() / "k", dir.path() / "copy",
+                        std::filesystem::copy_options::recursive);
   request.source = dir.path() / "copy" / "main.cuh";
   EXPECT_EQ(key("13.0", dir.path() / "copy"), k);
 }
 
 TEST_F(cache_key_test, changes_with_the_source) {
   const std::string k = key();
-  test::write_text(request.source, "#include \"sub/inc.cuh\"\n__global__ void k(int* p) { p[0] = V + 1; }\n");
+  test::write_text(request.source,
+                   "#include \"sub/inc.cuh\"\n__global__ void k(int* p) { p[0] = V + 1; }\n");
   EXPECT_NE(key(), k);
 }
 
@@ -109,7 +114,9 @@ TEST(toolkit, include_folder_search_order_and_message) {
     FAIL() << "no error";
   } catch (const error& e) {
     EXPECT_EQ(e.kind(), error_kind::compile);
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/include (from $CUDA_HOME)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/include (from $CUDA_HOME)"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_FALSE(require_cuda_include_dir().dir.empty());  // this machine has a toolkit
 }

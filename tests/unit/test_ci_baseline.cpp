@@ -13,10 +13,10 @@
 
 #include "core/json_parse.hpp"
 #include "results/document.hpp"
-#include "sweep/plan.hpp"
-#include "sweep/sweep_config.hpp"
 #include "results/objective.hpp"
 #include "results/schema.hpp"
+#include "sweep/plan.hpp"
+#include "sweep/sweep_config.hpp"
 
 namespace kk3 {
 namespace {
@@ -31,10 +31,12 @@ TEST(ci_baseline, matches_what_the_short_plan_would_produce) {
   request.config_dir = KK3_CONFIG_DIR;
   request.kernel_dir = KK3_KERNEL_DIR;
   const sweep::sweep_plan plan = sweep::make_plan(request);
-  const results::result_document baseline = results::read_result_document(k_root / "ci" / "baseline" / "h200.json");
+  const results::result_document baseline =
+      results::read_result_document(k_root / "ci" / "baseline" / "h200.json");
 
   EXPECT_EQ(baseline.kind, "sweep");
-  EXPECT_EQ(baseline.schema_version, results::k_schema_version) << "the baseline is of an older schema: make it again";
+  EXPECT_EQ(baseline.schema_version, results::k_schema_version)
+      << "the baseline is of an older schema: make it again";
   EXPECT_TRUE(baseline.timed);
   EXPECT_EQ(baseline.context.gpu_name, "NVIDIA H200");
   ASSERT_TRUE(baseline.plan);
@@ -44,21 +46,26 @@ TEST(ci_baseline, matches_what_the_short_plan_would_produce) {
   std::set<std::tuple<std::string, std::string, std::string>> planned, swept;
   for (const sweep::family_work& f : plan.families) {
     for (const space::mode* m : f.modes) {
-      for (const space::variant* v : f.variants) planned.insert({f.space.config.family, m->name, v->id});
+      for (const space::variant* v : f.variants)
+        planned.insert({f.space.config.family, m->name, v->id});
     }
     std::size_t records = 0;
     for (const results::result_record& r : baseline.records) {
       if (r.family != f.space.config.family) continue;
       ++records;
       const auto why = results::differences(r.objective, f.objective);
-      EXPECT_TRUE(why.empty()) << r.key() << ": the baseline was timed under another objective than the plan's (BASE vs plan: "
-                               << (why.empty() ? "" : why.front()) << "): make it again";
+      EXPECT_TRUE(why.empty())
+          << r.key()
+          << ": the baseline was timed under another objective than the plan's (BASE vs plan: "
+          << (why.empty() ? "" : why.front()) << "): make it again";
       if (!why.empty()) break;
     }
     EXPECT_GT(records, 0u) << f.space.config.family << ": not in the baseline";
   }
-  for (const results::result_record& r : baseline.records) swept.insert({r.family, r.mode, r.variant});
-  EXPECT_EQ(swept, planned) << "the baseline sweeps other modes or variants than ci/short-plan.json";
+  for (const results::result_record& r : baseline.records)
+    swept.insert({r.family, r.mode, r.variant});
+  EXPECT_EQ(swept, planned)
+      << "the baseline sweeps other modes or variants than ci/short-plan.json";
   // Every count has a winner in the baseline's tables, so the job judges every count.
   std::size_t tables = 0;
   for (const auto& d : baseline.dispatch) tables += !d.ranges.empty();

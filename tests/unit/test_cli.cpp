@@ -58,11 +58,14 @@ TEST(cli, list_hides_examples_unless_asked) {
 
 TEST(cli, compile_for_two_archs_then_from_the_cache) {
   test::temp_dir cache;
-  const std::vector<std::string> args = {"compile", "--family", "copy_example", "--arch", "sm_90a,sm_100a",
-                                         "--cache-dir", cache.path().string()};
+  const std::vector<std::string> args = {
+      "compile",        "--family",    "copy_example",       "--arch",
+      "sm_90a,sm_100a", "--cache-dir", cache.path().string()};
   auto r = run_kk3tune(args, {k_no_driver});
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(contains(r.output, "54 variant compiles for 2 arch(s): 54 ok, 0 failed, 0 from the cache")) << r.output;
+  EXPECT_TRUE(
+      contains(r.output, "54 variant compiles for 2 arch(s): 54 ok, 0 failed, 0 from the cache"))
+      << r.output;
   EXPECT_TRUE(contains(r.output, "sm_100a")) << r.output;
   r = run_kk3tune(args, {k_no_driver});
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -82,18 +85,25 @@ TEST(cli, compile_with_an_unknown_arch_exits_2) {
 }
 
 TEST(cli, compile_with_a_bad_config_exits_2_naming_file_and_field) {
-  const auto r = run_kk3tune({"--config-dir", std::string(KK3_FIXTURE_DIR) + "/bad_configs", "compile", "--family",
-                              "copy_example", "--arch", "sm_90a", "--no-cache"});
+  const auto r =
+      run_kk3tune({"--config-dir", std::string(KK3_FIXTURE_DIR) + "/bad_configs", "compile",
+                   "--family", "copy_example", "--arch", "sm_90a", "--no-cache"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "bad_configs/copy_example.json: /knobs/VEC_BYTES/2: expected a non-negative integer")) << r.output;
+  EXPECT_TRUE(contains(
+      r.output,
+      "bad_configs/copy_example.json: /knobs/VEC_BYTES/2: expected a non-negative integer"))
+      << r.output;
 }
 
 TEST(cli, compile_with_broken_variants_exits_1_and_prints_their_logs) {
-  const auto r = run_kk3tune({"--kernel-dir", std::string(KK3_FIXTURE_DIR) + "/broken_kernels", "compile", "--family",
-                              "copy_example", "--arch", "sm_90a", "--no-cache"});
+  const auto r =
+      run_kk3tune({"--kernel-dir", std::string(KK3_FIXTURE_DIR) + "/broken_kernels", "compile",
+                   "--family", "copy_example", "--arch", "sm_90a", "--no-cache"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "18 ok, 9 failed")) << r.output;
-  EXPECT_TRUE(contains(r.output, "copy_example/default/vec_bytes4-unroll1-threads128 @ sm_90a: compile_failed")) << r.output;
+  EXPECT_TRUE(contains(
+      r.output, "copy_example/default/vec_bytes4-unroll1-threads128 @ sm_90a: compile_failed"))
+      << r.output;
   EXPECT_TRUE(contains(r.output, "VEC_BYTES=4 is broken on purpose")) << r.output;
   EXPECT_TRUE(contains(r.output, "options: -arch=sm_90a")) << r.output;
 }
@@ -101,17 +111,20 @@ TEST(cli, compile_with_broken_variants_exits_1_and_prints_their_logs) {
 // verify --variant takes a comma list, as time does; every id is checked before the GPU is
 // looked for, so these run the same with or without one.
 TEST(cli, verify_takes_a_variant_list_and_names_an_unknown_id) {
-  auto r = run_kk3tune({"verify", "--family", "copy_example", "--variant", "vec_bytes16-unroll1-threads256,nope", "--no-cache"},
+  auto r = run_kk3tune({"verify", "--family", "copy_example", "--variant",
+                        "vec_bytes16-unroll1-threads256,nope", "--no-cache"},
                        {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "family copy_example has no variant 'nope'")) << r.output;
-  r = run_kk3tune({"verify", "--family", "copy_example", "--variant", " , ", "--no-cache"}, {k_no_driver});
+  r = run_kk3tune({"verify", "--family", "copy_example", "--variant", " , ", "--no-cache"},
+                  {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "--variant: expected an id, a comma list or 'all'")) << r.output;
   // A list of known ids (the reference among them or not) gets as far as looking for the GPU.
-  for (const char* list : {"vec_bytes4-unroll1-threads128,vec_bytes16-unroll4-threads512", "reference,vec_bytes8-unroll2-threads256",
-                           "all"}) {
-    r = run_kk3tune({"verify", "--family", "copy_example", "--variant", list, "--no-cache"}, {k_no_driver});
+  for (const char* list : {"vec_bytes4-unroll1-threads128,vec_bytes16-unroll4-threads512",
+                           "reference,vec_bytes8-unroll2-threads256", "all"}) {
+    r = run_kk3tune({"verify", "--family", "copy_example", "--variant", list, "--no-cache"},
+                    {k_no_driver});
     EXPECT_EQ(r.exit_code, 3) << list << "\n" << r.output;
   }
 }
@@ -119,12 +132,15 @@ TEST(cli, verify_takes_a_variant_list_and_names_an_unknown_id) {
 // Issue 25, item 5: a sweep's result records the command the user typed: a supervised worker's
 // (single GPU, a restart after a fault, --gpus) is the user's plus internal flags, which go.
 TEST(cli, a_sweep_records_the_command_typed_not_its_workers) {
-  const std::vector<std::string> typed = {"/opt/kk3tune", "--config-dir", "c", "sweep", "--config", "p.json", "--resume", "--out", "o.json"};
+  const std::vector<std::string> typed = {"/opt/kk3tune", "--config-dir", "c",
+                                          "sweep",        "--config",     "p.json",
+                                          "--resume",     "--out",        "o.json"};
   std::vector<std::string> worker = typed;
   worker.push_back("--worker");
   EXPECT_EQ(cli::typed_command(worker), typed);
   std::vector<std::string> gpu_worker = typed;
-  gpu_worker.insert(gpu_worker.end(), {"--worker", "--gpu-worker", "2/4", "--claims", "o.json.claims"});
+  gpu_worker.insert(gpu_worker.end(),
+                    {"--worker", "--gpu-worker", "2/4", "--claims", "o.json.claims"});
   EXPECT_EQ(cli::typed_command(gpu_worker), typed);
   std::vector<std::string> with_equals = typed;
   with_equals.insert(with_equals.begin() + 4, {"--gpu-worker=1/2", "--claims=x"});

@@ -152,8 +152,8 @@ TEST(compare, a_variant_that_now_hangs_or_faults_is_a_regression) {
   // in NEW (issue 8: no statistics, the reason from the watchdog or the driver).
   for (const results::status status : {results::status::timeout, results::status::launch_failed}) {
     const result_document base = fixture("sweep-base.json");
-    const result_document next =
-        with_unmeasured(base, k_s3, 1, status, "its GPU work ran 61.0 s, beyond --variant-timeout 60.0 s");
+    const result_document next = with_unmeasured(
+        base, k_s3, 1, status, "its GPU work ran 61.0 s, beyond --variant-timeout 60.0 s");
     const comparison c = compare_documents(base, next, {});
     EXPECT_EQ(c.exit_code(), 1) << results::to_text(status);
     ASSERT_EQ(c.verification.size(), 1u) << results::to_text(status);
@@ -163,21 +163,25 @@ TEST(compare, a_variant_that_now_hangs_or_faults_is_a_regression) {
 }
 
 TEST(compare, an_unlaunchable_variant_regresses_only_where_it_ran_before) {
-  const std::string why = "unlaunchable at T1-H16: needs 240 KiB of shared memory per CTA (0 KiB static, "
-                          "240 KiB dynamic), the device allows 227 KiB";
+  const std::string why =
+      "unlaunchable at T1-H16: needs 240 KiB of shared memory per CTA (0 KiB static, "
+      "240 KiB dynamic), the device allows 227 KiB";
   const result_document base = fixture("sweep-base.json");
   // ok in BASE (a verified finalist), unlaunchable now: a regression, like launch_failed.
-  const comparison ok_before = compare_documents(base, with_unmeasured(base, k_s3, 1, results::status::unlaunchable, why), {});
+  const comparison ok_before = compare_documents(
+      base, with_unmeasured(base, k_s3, 1, results::status::unlaunchable, why), {});
   EXPECT_EQ(ok_before.exit_code(), 1);
   ASSERT_EQ(ok_before.verification.size(), 1u);
   EXPECT_EQ(ok_before.verification[0].base_status, results::status::ok);
   EXPECT_EQ(ok_before.verification[0].new_status, results::status::unlaunchable);
   EXPECT_EQ(ok_before.verification[0].detail, why);
   // Screened out in BASE (so it launched there), unlaunchable now: a regression too.
-  const comparison ran_before = compare_documents(base, with_unmeasured(base, k_s2, 64, results::status::unlaunchable, why), {});
+  const comparison ran_before = compare_documents(
+      base, with_unmeasured(base, k_s2, 64, results::status::unlaunchable, why), {});
   ASSERT_EQ(ran_before.verification.size(), 1u);
   EXPECT_EQ(ran_before.verification[0].base_status, results::status::dropped);
-  // Unlaunchable in both: matched, not timed in both, no regression; unlaunchable in BASE only: a fix.
+  // Unlaunchable in both: matched, not timed in both, no regression; unlaunchable in BASE only: a
+  // fix.
   const result_document both = with_unmeasured(base, k_s3, 1, results::status::unlaunchable, why);
   const comparison same = compare_documents(both, both, {});
   EXPECT_EQ(same.exit_code(), 0);
@@ -226,8 +230,7 @@ TEST(compare, two_kinds_are_refused) {
 result_document with_scaled_statistics(result_document d, double factor) {
   for (auto& r : d.records) {
     auto& s = *r.stats;
-    for (double* v : {&s.min, &s.median, &s.mean, &s.p10, &s.p90, &s.max,
-                      &s.stdev, &s.iqr}) {
+    for (double* v : {&s.min, &s.median, &s.mean, &s.p10, &s.p90, &s.max, &s.stdev, &s.iqr}) {
       *v *= factor;
     }
   }
@@ -317,14 +320,17 @@ TEST(compare, times_under_another_objective_are_not_comparable) {
       }
       return compare_documents(base, next, {});
     };
-    for (const auto& [change, why] : std::vector<std::pair<std::function<void(results::objective&)>, std::string>>{
-             {[](results::objective& o) { o.mode = results::timing_mode::isolated; }, "timing graph vs isolated"},
+    for (const auto& [change, why] :
+         std::vector<std::pair<std::function<void(results::objective&)>, std::string>>{
+             {[](results::objective& o) { o.mode = results::timing_mode::isolated; },
+              "timing graph vs isolated"},
              {[](results::objective& o) { o.pdl = false; }, "PDL on vs off"}}) {
       const comparison c = with(change);
       EXPECT_FALSE(c.regression()) << name << ": " << why;
       EXPECT_EQ(c.counts.slower, 0u) << name;
       EXPECT_EQ(c.counts.not_comparable, c.base.timed_records) << name << ": " << why;
-      const auto it = std::find_if(c.records.begin(), c.records.end(), [](const auto& r) { return !r.not_comparable.empty(); });
+      const auto it = std::find_if(c.records.begin(), c.records.end(),
+                                   [](const auto& r) { return !r.not_comparable.empty(); });
       ASSERT_NE(it, c.records.end());
       EXPECT_EQ(it->not_comparable, why);
       listing_options all;
@@ -337,7 +343,8 @@ TEST(compare, times_under_another_objective_are_not_comparable) {
         EXPECT_EQ(c.shipped_totals.untimed, c.shipped_totals.compared) << why;
         EXPECT_EQ(c.exit_code(), 2) << why;
         EXPECT_TRUE(contains(c.summary_line(), "NO VERDICT")) << c.summary_line();
-        EXPECT_TRUE(contains(format_table(c, {}), "timed under different objectives")) << format_table(c, {});
+        EXPECT_TRUE(contains(format_table(c, {}), "timed under different objectives"))
+            << format_table(c, {});
       } else {
         EXPECT_EQ(c.exit_code(), 0) << why;
       }
@@ -419,10 +426,13 @@ TEST(compare, formats_show_the_regression_first) {
   const std::string table = format_table(c, {});
   EXPECT_TRUE(contains(table, "Verification regressions (1)")) << table;
   EXPECT_TRUE(contains(table,
-                       "compare: 3 token counts in both tables (0 slower, 0 lost, 0 faster, 3 same, 0 gained, 0 untimed; 0 winners "
+                       "compare: 3 token counts in both tables (0 slower, 0 lost, 0 faster, 3 "
+                       "same, 0 gained, 0 untimed; 0 winners "
                        "changed); 1 verification regression: REGRESSION"))
       << table;
-  EXPECT_TRUE(contains(table, "3 token counts with the same winner and time; the records (8 in BASE, 8 in NEW")) << table;
+  EXPECT_TRUE(contains(
+      table, "3 token counts with the same winner and time; the records (8 in BASE, 8 in NEW"))
+      << table;
   EXPECT_FALSE(contains(table, "Records: Same (8)"));
   EXPECT_TRUE(contains(format_table(c, {true}), "Records: Same (8)"));
   EXPECT_TRUE(contains(format_table(c, {true}), "Same winner, same time (3)"));
@@ -479,7 +489,8 @@ std::string winner_at(const result_document& d, const std::string& family, long 
   return {};
 }
 
-TEST(compare_shipped, the_winner_slower_beyond_threshold_and_noise_is_a_regression_naming_the_count) {
+TEST(compare_shipped,
+     the_winner_slower_beyond_threshold_and_noise_is_a_regression_naming_the_count) {
   const result_document base = fixture("sweep-base.json");
   const std::string winner = winner_at(base, "mla_decode_epilogue", 64);
   ASSERT_FALSE(winner.empty());
@@ -500,7 +511,9 @@ TEST(compare_shipped, the_winner_slower_beyond_threshold_and_noise_is_a_regressi
       EXPECT_EQ(it->result, count_verdict::slower);
       EXPECT_EQ(c.exit_code(), 1);
       const std::string table = format_table(c, {});
-      EXPECT_TRUE(contains(table, "Slower at a token count: what ships is slower (regressions) (1)")) << table;
+      EXPECT_TRUE(
+          contains(table, "Slower at a token count: what ships is slower (regressions) (1)"))
+          << table;
       EXPECT_TRUE(contains(table, "mla_decode_epilogue/bf16/H=16")) << table;
       EXPECT_TRUE(contains(table, "T64")) << table;
       EXPECT_TRUE(contains(table, "+10.0%")) << table;
@@ -514,7 +527,8 @@ TEST(compare_shipped, the_winner_slower_beyond_threshold_and_noise_is_a_regressi
 
 TEST(compare_shipped, the_noise_floor_of_the_plans_holds_back_a_change_its_samples_would_call) {
   // 6% slower with a 0.1% standard error: beyond the threshold, and far beyond the samples' own
-  // noise, but within 2 sigma of a 3% floor (4.2% combined x 2): the same, as the sweep would see it.
+  // noise, but within 2 sigma of a 3% floor (4.2% combined x 2): the same, as the sweep would see
+  // it.
   result_document base = fixture("sweep-base.json");
   const std::string winner = winner_at(base, "mla_decode_epilogue", 64);
   result_document next = base;
@@ -539,7 +553,9 @@ TEST(compare_shipped, a_variant_that_wins_nothing_is_listed_only_with_all_and_de
   result_document next = base;
   result_record* loser = nullptr;
   for (auto& r : next.records) {
-    if (r.family == "mla_decode_epilogue" && r.tokens == 64 && r.variant != winner && r.status == results::status::ok) loser = &r;
+    if (r.family == "mla_decode_epilogue" && r.tokens == 64 && r.variant != winner &&
+        r.status == results::status::ok)
+      loser = &r;
   }
   ASSERT_NE(loser, nullptr);
   loser->stats->median *= 1.5;
@@ -559,13 +575,16 @@ TEST(compare_shipped, a_count_with_no_winner_any_more_is_lost_and_one_not_swept_
   // NEW swept mla at T64 but none qualified: the range goes.
   for (auto& t : next.dispatch) {
     if (t.family != "mla_decode_epilogue") continue;
-    t.ranges.erase(std::remove_if(t.ranges.begin(), t.ranges.end(), [](const auto& r) { return r.min_tokens <= 64 && r.max_tokens >= 64; }),
-                   t.ranges.end());
+    t.ranges.erase(
+        std::remove_if(t.ranges.begin(), t.ranges.end(),
+                       [](const auto& r) { return r.min_tokens <= 64 && r.max_tokens >= 64; }),
+        t.ranges.end());
   }
   comparison c = compare_documents(base, next, {});
   EXPECT_EQ(c.shipped_totals.lost, 1u);
   EXPECT_EQ(c.exit_code(), 1);
-  EXPECT_TRUE(contains(format_table(c, {}), "Lost: no qualified winner any more (regressions) (1)"));
+  EXPECT_TRUE(
+      contains(format_table(c, {}), "Lost: no qualified winner any more (regressions) (1)"));
   // NEW's plan did not sweep T64 at all: not a verdict.
   next.plan = results::result_plan{};
   for (long long t : {1LL, 1024LL}) next.plan->tokens.push_back(t);
@@ -579,7 +598,8 @@ TEST(compare_shipped, a_count_with_no_winner_any_more_is_lost_and_one_not_swept_
 // --baseline sweep1), 551 token counts: no regression, and a short default listing.
 TEST(compare_shipped, two_default_sweeps_of_one_build_are_no_regression) {
   const fs::path dir = fs::path(KK3_RESULTS_DIR) / "h200" / "chain-2026-12-01";
-  const comparison c = compare_documents(read_result_document(dir / "sweep1.json.gz"), read_result_document(dir / "sweep2.json.gz"), {});
+  const comparison c = compare_documents(read_result_document(dir / "sweep1.json.gz"),
+                                         read_result_document(dir / "sweep2.json.gz"), {});
   EXPECT_EQ(c.shipped_totals.compared, 551u);
   EXPECT_EQ(c.shipped_totals.slower + c.shipped_totals.lost, 0u);
   EXPECT_EQ(c.exit_code(), 0) << c.summary_line();
@@ -619,17 +639,29 @@ TEST(compare_cli, exit_codes_and_key_lines) {
   };
   const std::vector<expectation> cases = {
       {"time-base.json", "time-base.json", {}, 0, ": no regression"},
-      {"sweep-base.json", "sweep-base.json", {}, 0, "3 token counts in both tables (0 slower, 0 lost, 0 faster, 3 same"},
+      {"sweep-base.json",
+       "sweep-base.json",
+       {},
+       0,
+       "3 token counts in both tables (0 slower, 0 lost, 0 faster, 3 same"},
       {"sweep-base.json", "sweep-base.json", {"--all"}, 0, "Records: Same (8)"},
       {"time-base.json", "time-slow.json", {}, 1, "Slower (1)"},
-      {"sweep-base.json", "sweep-slow.json", {}, 1, "Slower at a token count: what ships is slower (regressions) (1)"},
+      {"sweep-base.json",
+       "sweep-slow.json",
+       {},
+       1,
+       "Slower at a token count: what ships is slower (regressions) (1)"},
       {"sweep-base.json", "sweep-slow.json", {"--all"}, 1, "Dispatch changes (1 table)"},
       {"time-base.json",
        "time-noise.json",
        {},
        0,
        "Noisy (changed beyond the threshold, not significant) (1)"},
-      {"sweep-base.json", "sweep-noise.json", {}, 0, "3 token counts with the same winner and time"},
+      {"sweep-base.json",
+       "sweep-noise.json",
+       {},
+       0,
+       "3 token counts with the same winner and time"},
       {"sweep-base.json", "sweep-noise.json", {"--all"}, 0, "Only in NEW (3, not a regression)"},
       {"sweep-base.json", "sweep-verify.json", {}, 1, "Verification regressions (1)"},
       {"time-base.json", "time-truncated.json", {}, 2, "time-truncated.json: /results/0/"},

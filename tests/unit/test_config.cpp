@@ -49,7 +49,9 @@ TEST(config, enumerates_variants_in_order_with_constraints) {
   for (const auto& v : variants) ids.push_back(v.id);
   EXPECT_EQ(ids, (std::vector<std::string>{"a1-b10", "a1-b20", "a2-b10", "a2-b20", "a3-b10"}));
   EXPECT_TRUE(variants[0].is_reference);
-  EXPECT_EQ(std::count_if(variants.begin(), variants.end(), [](const variant& v) { return v.is_reference; }), 1);
+  EXPECT_EQ(std::count_if(variants.begin(), variants.end(),
+                          [](const variant& v) { return v.is_reference; }),
+            1);
   EXPECT_EQ(entry_expression(cfg, variants[2]), "demo<2>");
   EXPECT_EQ(variant_defines(cfg, cfg.modes[1], variants[2]),
             (std::vector<std::string>{"-DKK3_DEMO_FP8=1", "-DKK3_DEMO_B=10"}));
@@ -61,21 +63,34 @@ TEST(config, enumerates_variants_in_order_with_constraints) {
 TEST(config, errors_name_the_file_and_json_path) {
   EXPECT_NE(error_of("{").find("not valid JSON"), std::string::npos);
   // A number beyond a double is nlohmann's out_of_range, not a parse_error (found by fuzz/).
-  EXPECT_NE(error_of(replace(k_valid, "[1, 2, 3]", "[1, 2e308, 3]")).find("not valid JSON"), std::string::npos);
-  EXPECT_NE(error_of(replace(k_valid, "[1, 2, 3]", "[1, \"two\", 3]")).find("demo.json: /knobs/A/1: expected a non-negative integer"),
+  EXPECT_NE(error_of(replace(k_valid, "[1, 2, 3]", "[1, 2e308, 3]")).find("not valid JSON"),
             std::string::npos);
-  EXPECT_NE(error_of(replace(k_valid, "[1, 2, 3]", "[1, 2, -7]")).find("demo.json: /knobs/A/2: expected a non-negative integer"),
+  EXPECT_NE(error_of(replace(k_valid, "[1, 2, 3]", "[1, \"two\", 3]"))
+                .find("demo.json: /knobs/A/1: expected a non-negative integer"),
             std::string::npos);
-  EXPECT_NE(error_of(replace(k_valid, "\"family\"", "\"famly\"")).find("/famly: unknown key"), std::string::npos);
-  EXPECT_NE(error_of(replace(k_valid, "[1, 2, 3]", "[]")).find("/knobs/A: expected a non-empty array"), std::string::npos);
-  EXPECT_NE(error_of(replace(k_valid, "A * B != 60", "A * C")).find("/constraints/0: unknown knob 'C'"), std::string::npos);
-  EXPECT_NE(error_of(replace(k_valid, "A * B != 60", "A *")).find("/constraints/0:"), std::string::npos);
-  EXPECT_NE(error_of(replace(k_valid, "\"A\": 1, \"B\": 10}", "\"A\": 7, \"B\": 10}")).find("/reference/A: not one of"),
+  EXPECT_NE(error_of(replace(k_valid, "[1, 2, 3]", "[1, 2, -7]"))
+                .find("demo.json: /knobs/A/2: expected a non-negative integer"),
             std::string::npos);
-  EXPECT_NE(error_of(replace(k_valid, "demo<{A}>", "demo<{Z}>")).find("/entry: unknown knob"), std::string::npos);
-  EXPECT_NE(error_of(replace(k_valid, "\"A * B != 60\"", "\"A > 1\"")).find("/reference: violates"), std::string::npos);
+  EXPECT_NE(error_of(replace(k_valid, "\"family\"", "\"famly\"")).find("/famly: unknown key"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(replace(k_valid, "[1, 2, 3]", "[]")).find("/knobs/A: expected a non-empty array"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(replace(k_valid, "A * B != 60", "A * C")).find("/constraints/0: unknown knob 'C'"),
+      std::string::npos);
+  EXPECT_NE(error_of(replace(k_valid, "A * B != 60", "A *")).find("/constraints/0:"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(k_valid, "\"A\": 1, \"B\": 10}", "\"A\": 7, \"B\": 10}"))
+                .find("/reference/A: not one of"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(k_valid, "demo<{A}>", "demo<{Z}>")).find("/entry: unknown knob"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(k_valid, "\"A * B != 60\"", "\"A > 1\"")).find("/reference: violates"),
+            std::string::npos);
   // Constraints no variant satisfies are reported as such, not as a bad reference.
-  EXPECT_NE(error_of(replace(k_valid, "\"A * B != 60\"", "\"A > 5\"")).find("demo.json: /constraints/0: the constraints leave no variant"),
+  EXPECT_NE(error_of(replace(k_valid, "\"A * B != 60\"", "\"A > 5\""))
+                .find("demo.json: /constraints/0: the constraints leave no variant"),
             std::string::npos);
 }
 

@@ -82,8 +82,8 @@ json sharded_fixture(const std::vector<std::size_t>& covered, int index, int cou
   for (const json& d : whole["dispatch"]) {
     // The fixture is schema 1: a table's shape is its family's key of "heads" and "blocks".
     const std::string key = d["family"] == "mla_decode_epilogue" ? "heads" : "blocks";
-    items.push_back(d["family"].get<std::string>() + "/" + d["mode"].get<std::string>() + "/" + key + "=" +
-                    std::to_string(d[key].get<int>()));
+    items.push_back(d["family"].get<std::string>() + "/" + d["mode"].get<std::string>() + "/" +
+                    key + "=" + std::to_string(d[key].get<int>()));
   }
   doc["context"]["utc_time"] = utc_time;
   doc["plan"].update(
@@ -227,9 +227,9 @@ TEST(emit, headers_compile_warning_free_and_select_at_compile_time) {
   const std::string exe = (out.path() / "select_gxx").string();
   auto c = test::run_command(
       std::string(KK3_CXX_COMPILER) + " -std=c++17 -Wall -Wextra -Werror -pedantic -I" +
-      test::shell_quote(out.path().string()) + " -I" + test::shell_quote(KK3_BUILD_INCLUDE_DIR) + " " +
-      test::shell_quote(source) + " -o " +
-      test::shell_quote(exe) + " && " + test::shell_quote(exe));
+      test::shell_quote(out.path().string()) + " -I" + test::shell_quote(KK3_BUILD_INCLUDE_DIR) +
+      " " + test::shell_quote(source) + " -o " + test::shell_quote(exe) + " && " +
+      test::shell_quote(exe));
   EXPECT_EQ(c.exit_code, 0) << c.output;
   EXPECT_TRUE(contains(c.output, "select ok")) << c.output;
 
@@ -239,9 +239,9 @@ TEST(emit, headers_compile_warning_free_and_select_at_compile_time) {
   c = test::run_command(
       test::shell_quote(nvcc) +
       " -std=c++17 -x cu -Xcompiler=-Wall,-Wextra,-Werror -Werror all-warnings -I" +
-      test::shell_quote(out.path().string()) + " -I" + test::shell_quote(KK3_BUILD_INCLUDE_DIR) + " " +
-      test::shell_quote(source) + " -o " +
-      test::shell_quote(cu_exe) + " && " + test::shell_quote(cu_exe));
+      test::shell_quote(out.path().string()) + " -I" + test::shell_quote(KK3_BUILD_INCLUDE_DIR) +
+      " " + test::shell_quote(source) + " -o " + test::shell_quote(cu_exe) + " && " +
+      test::shell_quote(cu_exe));
   EXPECT_EQ(c.exit_code, 0) << c.output;
   EXPECT_TRUE(contains(c.output, "select ok")) << c.output;
 }
@@ -255,15 +255,23 @@ TEST(emit, inputs_none_of_which_is_a_sweep_exit_2_naming_each) {
   test::write_text(list, "[1, 2]");
   // An untimed sweep (compiled without a GPU) has no tables: not a sweep to emit either.
   const fs::path untimed = in.path() / "untimed.json";
-  test::write_text(untimed, R"({"schema_version": 1, "kind": "sweep", "context": {"gpu": null}, "plan": {"timed": false},
+  test::write_text(
+      untimed,
+      R"({"schema_version": 1, "kind": "sweep", "context": {"gpu": null}, "plan": {"timed": false},
                               "families": {}, "records": [], "dispatch": []})");
-  const std::vector<std::string> inputs = {time_result.string(), peers.string(), list.string(), untimed.string()};
+  const std::vector<std::string> inputs = {time_result.string(), peers.string(), list.string(),
+                                           untimed.string()};
   auto r = emit(inputs, out.path());
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "kk3tune: input error: emit: no input is a timed sweep, so there is no table to emit (")) << r.output;
-  for (const std::string& why : {time_result.string() + ": kind \"time\", not a sweep", peers.string() + ": no \"kind\", not a sweep",
-                                 list.string() + ": not a JSON object, not a sweep",
-                                 untimed.string() + ": an untimed sweep (compiled without a GPU): no tables"}) {
+  EXPECT_TRUE(contains(
+      r.output,
+      "kk3tune: input error: emit: no input is a timed sweep, so there is no table to emit ("))
+      << r.output;
+  for (const std::string& why :
+       {time_result.string() + ": kind \"time\", not a sweep",
+        peers.string() + ": no \"kind\", not a sweep",
+        list.string() + ": not a JSON object, not a sweep",
+        untimed.string() + ": an untimed sweep (compiled without a GPU): no tables"}) {
     EXPECT_TRUE(contains(r.output, why)) << r.output;
   }
   EXPECT_FALSE(fs::exists(out.path() / "kk3tune")) << "nothing is written";
@@ -273,44 +281,58 @@ TEST(emit, inputs_none_of_which_is_a_sweep_exit_2_naming_each) {
   with_sweep.push_back(k_fixture.string());
   r = emit(with_sweep, out.path());
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(contains(r.output, "emit: skipped " + time_result.string() + ": kind \"time\", not a sweep")) << r.output;
-  EXPECT_TRUE(contains(r.output, "emit: skipped " + untimed.string() + ": an untimed sweep")) << r.output;
+  EXPECT_TRUE(
+      contains(r.output, "emit: skipped " + time_result.string() + ": kind \"time\", not a sweep"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "emit: skipped " + untimed.string() + ": an untimed sweep"))
+      << r.output;
   for (const std::string& name : k_headers) {
-    EXPECT_EQ(header(out.path(), name), read_file(k_sweep_dir / "expected" / "kk3tune" / "dispatch" / name)) << name;
+    EXPECT_EQ(header(out.path(), name),
+              read_file(k_sweep_dir / "expected" / "kk3tune" / "dispatch" / name))
+        << name;
   }
 }
 
 TEST(emit, a_header_without_tables_never_replaces_an_existing_file_unless_asked) {
   test::temp_dir in, out;
   ASSERT_EQ(emit({k_fixture.string()}, out.path()).exit_code, 0);
-  const std::vector<std::string> tuned = {header(out.path(), k_headers[0]), header(out.path(), k_headers[1])};
+  const std::vector<std::string> tuned = {header(out.path(), k_headers[0]),
+                                          header(out.path(), k_headers[1])};
   const auto unchanged = [&] {
-    for (std::size_t i = 0; i < k_headers.size(); ++i) EXPECT_EQ(header(out.path(), k_headers[i]), tuned[i]) << k_headers[i];
+    for (std::size_t i = 0; i < k_headers.size(); ++i)
+      EXPECT_EQ(header(out.path(), k_headers[i]), tuned[i]) << k_headers[i];
   };
   // Inputs with tables of mla_decode_epilogue alone: attn_res.h would lose its tables.
-  const std::string mla_only = write_json(in, "mla.json", sharded_fixture({0, 1, 2}, 0, 0, "2026-11-30T00:00:00Z"));
+  const std::string mla_only =
+      write_json(in, "mla.json", sharded_fixture({0, 1, 2}, 0, 0, "2026-11-30T00:00:00Z"));
   const fs::path attn_res = out.path() / "kk3tune" / "dispatch" / "attn_res.h";
   auto r = emit({mla_only}, out.path());
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "kk3tune: usage error: emit would replace " + attn_res.string() +
-                                     " (no input has a table of attn_res) with a header without tables"))
+  EXPECT_TRUE(
+      contains(r.output, "kk3tune: usage error: emit would replace " + attn_res.string() +
+                             " (no input has a table of attn_res) with a header without tables"))
       << r.output;
-  EXPECT_TRUE(contains(r.output, "--allow-reference-only to write it anyway; nothing was written")) << r.output;
+  EXPECT_TRUE(contains(r.output, "--allow-reference-only to write it anyway; nothing was written"))
+      << r.output;
   EXPECT_FALSE(contains(r.output, "mla_decode_epilogue.h")) << r.output;
   unchanged();
   // The bootstrap (no inputs) over headers with tables: refused, both named.
   r = emit({}, out.path());
   EXPECT_EQ(r.exit_code, 2) << r.output;
   for (const std::string& name : k_headers) {
-    EXPECT_TRUE(contains(r.output, (out.path() / "kk3tune" / "dispatch" / name).string() + " (it has tables from a sweep; no input was given)"))
+    EXPECT_TRUE(contains(r.output, (out.path() / "kk3tune" / "dispatch" / name).string() +
+                                       " (it has tables from a sweep; no input was given)"))
         << r.output;
   }
   unchanged();
   // Asked: written.
   r = emit({mla_only, "--allow-reference-only"}, out.path());
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(contains(read_file(attn_res), "//   sm_90   no sweep result: every select() returns the reference variant"));
-  EXPECT_TRUE(contains(header(out.path(), k_headers[0]), "sm_90_bf16_heads16[] = {"));  // mla's tables from the sweep
+  EXPECT_TRUE(
+      contains(read_file(attn_res),
+               "//   sm_90   no sweep result: every select() returns the reference variant"));
+  EXPECT_TRUE(contains(header(out.path(), k_headers[0]),
+                       "sm_90_bf16_heads16[] = {"));  // mla's tables from the sweep
   r = emit({"--allow-reference-only"}, out.path());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(header(out.path(), k_headers[0]), "//   sm_90   no sweep result"));
@@ -328,7 +350,8 @@ TEST(emit, without_inputs_writes_all_fallback_headers) {
   test::temp_dir out;
   const auto r = emit({}, out.path());
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(contains(r.output, "emit: no input: every table falls back to the reference variant")) << r.output;
+  EXPECT_TRUE(contains(r.output, "emit: no input: every table falls back to the reference variant"))
+      << r.output;
   const std::string text = header(out.path(), "attn_res.h");
   EXPECT_TRUE(contains(text, "namespace attn_res {")) << text;
   EXPECT_TRUE(

@@ -51,7 +51,8 @@ TEST(expression, a_number_beyond_64_bits_is_a_parse_error) {
     expression::parse("B <= 1 || GPW == 666666666666666666666666666666 % 2");
     ADD_FAILURE() << "parsed";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("beyond 64 bits at column 18"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("beyond 64 bits at column 18"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -13,8 +13,9 @@
 namespace kk3::jit {
 namespace {
 
-std::vector<compile_request> copy_requests(const std::vector<std::string>& archs,
-                                           const std::filesystem::path& kernel_dir = KK3_KERNEL_DIR) {
+std::vector<compile_request> copy_requests(
+    const std::vector<std::string>& archs,
+    const std::filesystem::path& kernel_dir = KK3_KERNEL_DIR) {
   const auto s = families::load_family_space(families::find_family("copy_example"), KK3_CONFIG_DIR);
   return make_requests(s.config, s.variants, archs, kernel_dir);
 }
@@ -69,7 +70,8 @@ TEST(jit, damaged_cache_entry_is_recompiled) {
 
 TEST(jit, broken_variants_report_their_log_and_the_others_compile) {
   const auto engine = test::make_engine({});
-  const auto requests = copy_requests({"sm_90a"}, std::filesystem::path(KK3_FIXTURE_DIR) / "broken_kernels");
+  const auto requests =
+      copy_requests({"sm_90a"}, std::filesystem::path(KK3_FIXTURE_DIR) / "broken_kernels");
   const auto results = engine.compile_all(requests);
   ASSERT_EQ(results.size(), 27u);
   std::size_t broken = 0;
@@ -78,7 +80,8 @@ TEST(jit, broken_variants_report_their_log_and_the_others_compile) {
     EXPECT_EQ(results[i].ok, !should_break) << results[i].label << "\n" << results[i].log;
     if (should_break) {
       ++broken;
-      EXPECT_NE(results[i].log.find("VEC_BYTES=4 is broken on purpose"), std::string::npos) << results[i].log;
+      EXPECT_NE(results[i].log.find("VEC_BYTES=4 is broken on purpose"), std::string::npos)
+          << results[i].log;
       EXPECT_NE(join(results[i].options, " ").find("-arch=sm_90a"), std::string::npos);
       EXPECT_TRUE(results[i].cubin.empty());
     }
@@ -90,29 +93,30 @@ TEST(jit, cubin_resources_match_ptxas) {
   // A kernel with static shared memory and a local array: the cubin's figures must agree with
   // what ptxas printed (when the log has them, as on the build machine).
   test::temp_dir dir;
-  test::write_text(dir.path() / "res.cuh",
-                   "template <int N> __global__ void res(float* p) {\n"
-                   "  __shared__ float s[N];\n  float local[512];\n"
-                   "  for (int i = 0; i < 512; ++i) local[i] = p[i * threadIdx.x];\n"
-                   "  s[threadIdx.x] = local[p[0] > 0 ? threadIdx.x & 511 : 7];\n  __syncthreads();\n"
-                   "  p[threadIdx.x] = s[(threadIdx.x + 1) % N];\n}\n");
+  test::write_text(
+      dir.path() / "res.cuh",
+      "template <int N> __global__ void res(float* p) {\n"
+      "  __shared__ float s[N];\n  float local[512];\n"
+      "  for (int i = 0; i < 512; ++i) local[i] = p[i * threadIdx.x];\n"
+      "  s[threadIdx.x] = local[p[0] > 0 ? threadIdx.x & 511 : 7];\n  __syncthreads();\n"
+      "  p[threadIdx.x] = s[(threadIdx.x + 1) % N];\n}\n");
   const auto engine = test::make_engine({}, dir.path());
   for (const std::string arch : {"sm_90a", "sm_100a", "sm_80"}) {
-  compile_request req{"res", dir.path() / "res.cuh", "res<256>", {}, arch};
-  const compile_result r = engine.compile(req);
-  ASSERT_TRUE(r.ok) << r.log;
-  const resource_usage elf = read_cubin_resources(r.cubin, r.lowered_name);
-  EXPECT_EQ(elf.shared_bytes, 1024);
-  EXPECT_GE(elf.stack_bytes, 2048);
-  EXPECT_GT(elf.registers, 0);
-  const resource_usage logged = parse_ptxas_log(r.log, r.lowered_name);
-  if (logged.registers >= 0) {
-    EXPECT_EQ(elf.registers, logged.registers);
-    EXPECT_EQ(elf.shared_bytes, logged.shared_bytes);
-    EXPECT_EQ(elf.stack_bytes, logged.stack_bytes);
-  }
-  EXPECT_EQ(read_cubin_resources("not an elf", r.lowered_name).registers, -1);
-  EXPECT_EQ(read_cubin_resources(r.cubin, "_Z7missingv").registers, -1);
+    compile_request req{"res", dir.path() / "res.cuh", "res<256>", {}, arch};
+    const compile_result r = engine.compile(req);
+    ASSERT_TRUE(r.ok) << r.log;
+    const resource_usage elf = read_cubin_resources(r.cubin, r.lowered_name);
+    EXPECT_EQ(elf.shared_bytes, 1024);
+    EXPECT_GE(elf.stack_bytes, 2048);
+    EXPECT_GT(elf.registers, 0);
+    const resource_usage logged = parse_ptxas_log(r.log, r.lowered_name);
+    if (logged.registers >= 0) {
+      EXPECT_EQ(elf.registers, logged.registers);
+      EXPECT_EQ(elf.shared_bytes, logged.shared_bytes);
+      EXPECT_EQ(elf.stack_bytes, logged.stack_bytes);
+    }
+    EXPECT_EQ(read_cubin_resources("not an elf", r.lowered_name).registers, -1);
+    EXPECT_EQ(read_cubin_resources(r.cubin, "_Z7missingv").registers, -1);
   }
 }
 
@@ -137,7 +141,8 @@ TEST(jit, ptxas_log_parsing) {
 }
 
 TEST(jit, arch_lists) {
-  EXPECT_EQ(parse_arch_list("sm_100a, sm_90a,sm_90a"), (std::vector<std::string>{"sm_100a", "sm_90a"}));
+  EXPECT_EQ(parse_arch_list("sm_100a, sm_90a,sm_90a"),
+            (std::vector<std::string>{"sm_100a", "sm_90a"}));
   EXPECT_EQ(arch_for_compute_capability(9, 0), "sm_90a");
   EXPECT_EQ(arch_for_compute_capability(10, 0), "sm_100a");
   EXPECT_EQ(arch_for_compute_capability(8, 6), "sm_86");

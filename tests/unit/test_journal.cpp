@@ -61,7 +61,8 @@ TEST_F(journal_test, lines_come_back_exactly) {
     v.checks = 5;
     v.shapes = {"T1"};
     j.add_verified("mla_decode_epilogue/bf16/heads=16", {{"split3-x", v}});
-    j.add_fault({"mla_decode_epilogue/bf16/heads=16", 64, "bad", results::status::timeout, "ran 6 s"});
+    j.add_fault(
+        {"mla_decode_epilogue/bf16/heads=16", 64, "bad", results::status::timeout, "ran 6 s"});
   }
   const journal j = journal::resume(file, "key1");
   const journal_state& s = j.state();
@@ -88,16 +89,20 @@ TEST_F(journal_test, unlaunchable_records_and_verifications_come_back) {
   record unlaunchable = sample_record();
   unlaunchable.variant = "split4-x";
   unlaunchable.status = results::status::unlaunchable;
-  unlaunchable.reason = "unlaunchable at T64-H16: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB dynamic), "
-                        "the device allows 227 KiB";
+  unlaunchable.reason =
+      "unlaunchable at T64-H16: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB "
+      "dynamic), "
+      "the device allows 227 KiB";
   unlaunchable.rounds = 0;
   unlaunchable.stats.reset();
   unlaunchable.samples_us.clear();
   unlaunchable.bytes_moved = 0;
   verification v;
   v.status = results::status::unlaunchable;
-  v.reason = "unlaunchable at T65-H16: a cluster of 16 CTAs with 128 threads, 40 registers per thread and 200 KiB of "
-             "shared memory each does not fit on the device";
+  v.reason =
+      "unlaunchable at T65-H16: a cluster of 16 CTAs with 128 threads, 40 registers per thread and "
+      "200 KiB of "
+      "shared memory each does not fit on the device";
   v.seed = 5;
   v.checks = 3;
   v.shapes = {"T1-H16"};
@@ -170,9 +175,7 @@ TEST_F(journal_test, an_unfinished_last_line_is_skipped_and_cut_off) {
 }
 
 TEST_F(journal_test, a_broken_line_in_the_middle_names_the_file_and_line) {
-  {
-    journal j = journal::create(file, "key1", 1, false);
-  }
+  { journal j = journal::create(file, "key1", 1, false); }
   {
     std::ofstream out(file, std::ios::app);
     out << "{\"nonsense\":1}\n{\"ceiling_tb_s\":1}\n";

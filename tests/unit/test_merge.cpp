@@ -36,7 +36,8 @@ constexpr long long k_compiles[] = {5, 0, 3};  // a mode's compiles on its first
 constexpr long long k_failures[] = {0, 0, 1};
 
 std::string key_of(std::size_t i) {
-  return "mla_decode_epilogue/" + std::string(k_items[i].mode) + "/heads=" + std::to_string(k_items[i].heads);
+  return "mla_decode_epilogue/" + std::string(k_items[i].mode) +
+         "/heads=" + std::to_string(k_items[i].heads);
 }
 
 double rounded(double x) {
@@ -254,7 +255,8 @@ TEST(merge, a_missing_shard_is_named) {
   const test::temp_dir dir;
   const auto r = merge({write_doc(dir, "b.json", shard_2())}, dir.path() / "m.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "\"mla_decode_epilogue/bf16/heads=8\" (missing shard 1/2; given: "))
+  EXPECT_TRUE(
+      contains(r.output, "\"mla_decode_epilogue/bf16/heads=8\" (missing shard 1/2; given: "))
       << r.output;
 }
 

@@ -12,7 +12,9 @@ namespace {
 
 class mla_reference : public ::testing::Test {
  protected:
-  void SetUp() override { space = load_family_space(find_family("mla_decode_epilogue"), KK3_CONFIG_DIR); }
+  void SetUp() override {
+    space = load_family_space(find_family("mla_decode_epilogue"), KK3_CONFIG_DIR);
+  }
   const space::mode& mode(const std::string& name) { return space::find_mode(space.config, name); }
   template <class T>
   static T* at(problem& p, const char* name) {
@@ -41,7 +43,8 @@ TEST_F(mla_reference, bf16_is_an_exact_copy_with_strides_and_skips_negative_slot
   EXPECT_EQ(q[(2 * 2 + 1) * 576 + 512], qpe[2 * l.qpe_token_stride + 1 * l.qpe_head_stride + 0]);
   EXPECT_EQ(q[(2 * 2 + 1) * 576 + 575], qpe[2 * l.qpe_token_stride + 1 * l.qpe_head_stride + 63]);
   const auto* cache = at<std::uint16_t>(p, "kv_cache");
-  const auto* old_cache = reinterpret_cast<const std::uint16_t*>(before.at("kv_cache").bytes.data());
+  const auto* old_cache =
+      reinterpret_cast<const std::uint16_t*>(before.at("kv_cache").bytes.data());
   EXPECT_EQ(cache[5 * 576 + 3], at<std::uint16_t>(p, "kv_c")[0 * 512 + 3]);
   EXPECT_EQ(cache[0 * 576 + 512], at<std::uint16_t>(p, "k_pe")[2 * l.kpe_row_stride + 0]);
   // Every cache row but 0 and 5 is untouched (token 1's slot is negative).
@@ -68,13 +71,13 @@ TEST_F(mla_reference, rope_rotates_pairs_in_fp32_then_rounds) {
   qpe[3] = f32_to_bf16_rn(1.0f / 3.0f);  // 0x3eab = 0.333984375
   mla.reference(s, mode("bf16_rope"), p);
   const auto* q = at<std::uint16_t>(p, "mqa_q");
-  EXPECT_EQ(bf16_to_f32(q[512]), 2.0f);   // -y
-  EXPECT_EQ(bf16_to_f32(q[513]), 3.0f);   // x
+  EXPECT_EQ(bf16_to_f32(q[512]), 2.0f);  // -y
+  EXPECT_EQ(bf16_to_f32(q[513]), 3.0f);  // x
   // 0.5 * 1 - 0.333984375 = 0.166015625 -> bf16 0.166015625 (exact: 0x3e2a)
   EXPECT_EQ(q[514], 0x3e2a);
   // 1 + 0.5 * 0.333984375 = 1.1669921875 -> bf16 ties-to-even neighbourhood: 1.1640625 or 1.171875
   EXPECT_EQ(q[515], f32_to_bf16_rn(1.0f + 0.5f * bf16_to_f32(0x3eab)));
-  EXPECT_EQ(q[515], 0x3f95);  // 1.1640625: the nearer one
+  EXPECT_EQ(q[515], 0x3f95);                            // 1.1640625: the nearer one
   EXPECT_EQ(q[0], at<std::uint16_t>(p, "ql_nope")[0]);  // the latent part is a bit copy
 }
 

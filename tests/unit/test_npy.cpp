@@ -19,10 +19,12 @@ TEST(npy, header_and_data_follow_format_1_0) {
   EXPECT_EQ(f.substr(0, 6), "\x93NUMPY");
   EXPECT_EQ(f[6], '\x01');
   EXPECT_EQ(f[7], '\x00');
-  const std::size_t header = static_cast<unsigned char>(f[8]) | (static_cast<unsigned char>(f[9]) << 8);
+  const std::size_t header =
+      static_cast<unsigned char>(f[8]) | (static_cast<unsigned char>(f[9]) << 8);
   EXPECT_EQ((10 + header) % 64, 0u);  // data starts aligned
   const std::string dict = f.substr(10, header);
-  EXPECT_EQ(dict.rfind("{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }", 0), 0u) << dict;
+  EXPECT_EQ(dict.rfind("{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }", 0), 0u)
+      << dict;
   EXPECT_EQ(dict.back(), '\n');
   ASSERT_EQ(f.size(), 10 + header + 12);
   EXPECT_EQ(static_cast<unsigned char>(f[10 + header]), 0x80);  // little-endian 0x3f80

@@ -32,8 +32,8 @@ TEST(numerics, e4m3_rounds_ties_to_even) {
 
 TEST(numerics, e4m3_saturates_at_448) {
   EXPECT_EQ(f32_to_e4m3_satfinite(447.0f), 0x7e);
-  EXPECT_EQ(f32_to_e4m3_satfinite(463.9f), 0x7e);   // below the tie with 480
-  EXPECT_EQ(f32_to_e4m3_satfinite(464.0f), 0x7e);   // the tie: 480 would be NaN's pattern
+  EXPECT_EQ(f32_to_e4m3_satfinite(463.9f), 0x7e);  // below the tie with 480
+  EXPECT_EQ(f32_to_e4m3_satfinite(464.0f), 0x7e);  // the tie: 480 would be NaN's pattern
   EXPECT_EQ(f32_to_e4m3_satfinite(1e30f), 0x7e);
   EXPECT_EQ(f32_to_e4m3_satfinite(std::numeric_limits<float>::infinity()), 0x7e);
   EXPECT_EQ(f32_to_e4m3_satfinite(-std::numeric_limits<float>::infinity()), 0xfe);

@@ -240,8 +240,9 @@ namespace {
 TEST(nvtx, kk3tune_compile_emits_one_compile_range_per_variant) {
   test::temp_dir dir;
   const auto log = dir.path() / "nvtx.log";
-  const auto r = test::run_kk3tune({"compile", "--arch", "sm_90a", "--family", "copy_example", "--no-cache"},
-                                   {std::string("NVTX_INJECTION64_PATH=") + KK3_NVTX_RECORDER, "KK3_NVTX_LOG=" + log.string()});
+  const auto r = test::run_kk3tune(
+      {"compile", "--arch", "sm_90a", "--family", "copy_example", "--no-cache"},
+      {std::string("NVTX_INJECTION64_PATH=") + KK3_NVTX_RECORDER, "KK3_NVTX_LOG=" + log.string()});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(log);
   std::string line;

@@ -13,9 +13,10 @@ namespace kk3::results {
 namespace {
 
 objective read(const ordered_json& j, const objective& defaults = {}) {
-  return objective_from_json(j, defaults, "/objective", [](const std::string& at, const std::string& what) {
-    throw std::runtime_error(at + ": " + what);
-  });
+  return objective_from_json(j, defaults, "/objective",
+                             [](const std::string& at, const std::string& what) {
+                               throw std::runtime_error(at + ": " + what);
+                             });
 }
 
 std::string error_of(const ordered_json& j) {
@@ -56,11 +57,17 @@ TEST(objective, a_string_or_an_object_overrides_the_defaults) {
 }
 
 TEST(objective, bad_values_name_their_json_path) {
-  EXPECT_EQ(error_of("fast"), "/objective: unknown timing mode \"fast\" (chain, graph, isolated or cold)");
-  EXPECT_EQ(error_of({{"producer", {{"trigger", 2}}}}), "/objective/producer/trigger: expected \"start\", \"end\", \"never\" or a fraction from 0 to 1");
-  EXPECT_EQ(error_of({{"consumer", {{"reads", "all"}}}}), "/objective/consumer/reads: expected \"outputs\", \"written\" or \"none\"");
-  EXPECT_EQ(error_of({{"producer", {{"smem_bytes", -2}}}}), "/objective/producer/smem_bytes: expected \"max\" or an integer from 0 to 1048576");
-  EXPECT_EQ(error_of({{"producer", {{"threads", 2048}}}}), "/objective/producer/threads: expected an integer from 32 to 1024");
+  EXPECT_EQ(error_of("fast"),
+            "/objective: unknown timing mode \"fast\" (chain, graph, isolated or cold)");
+  EXPECT_EQ(error_of({{"producer", {{"trigger", 2}}}}),
+            "/objective/producer/trigger: expected \"start\", \"end\", \"never\" or a fraction "
+            "from 0 to 1");
+  EXPECT_EQ(error_of({{"consumer", {{"reads", "all"}}}}),
+            "/objective/consumer/reads: expected \"outputs\", \"written\" or \"none\"");
+  EXPECT_EQ(error_of({{"producer", {{"smem_bytes", -2}}}}),
+            "/objective/producer/smem_bytes: expected \"max\" or an integer from 0 to 1048576");
+  EXPECT_EQ(error_of({{"producer", {{"threads", 2048}}}}),
+            "/objective/producer/threads: expected an integer from 32 to 1024");
   EXPECT_EQ(error_of({{"speed", 1}}), "/objective/speed: unknown key");
   EXPECT_EQ(error_of({{"pdl", 1}}), "/objective/pdl: expected true or false");
 }
@@ -70,12 +77,14 @@ TEST(objective, differences_name_what_makes_times_incomparable) {
   EXPECT_TRUE(differences(a, b).empty());
   b.mode = timing_mode::isolated;
   b.pdl = false;
-  EXPECT_EQ(differences(a, b), (std::vector<std::string>{"timing graph vs isolated", "PDL on vs off"}));
+  EXPECT_EQ(differences(a, b),
+            (std::vector<std::string>{"timing graph vs isolated", "PDL on vs off"}));
   a.mode = b.mode = timing_mode::chain;
   b.pdl = true;
   b.chain.consumer.reads = consumer_reads::none;
   b.chain.producer.stands_for = "words only";
-  EXPECT_EQ(differences(a, b), (std::vector<std::string>{"consumer reads \"outputs\" vs \"none\""}));
+  EXPECT_EQ(differences(a, b),
+            (std::vector<std::string>{"consumer reads \"outputs\" vs \"none\""}));
 }
 
 TEST(objective, describe_says_it_in_words) {
@@ -83,7 +92,8 @@ TEST(objective, describe_says_it_in_words) {
   objective o;
   o.mode = timing_mode::chain;
   EXPECT_EQ(describe(o),
-            "chain: producer 5 us x 1 CTA/SM (384 threads, max smem, triggers at end) -> variant (PDL) -> consumer 1 CTA/SM (256 "
+            "chain: producer 5 us x 1 CTA/SM (384 threads, max smem, triggers at end) -> variant "
+            "(PDL) -> consumer 1 CTA/SM (256 "
             "threads, no smem) reads outputs");
 }
 
@@ -95,7 +105,8 @@ TEST(objective, the_pdl_families_default_to_the_chain_of_their_neighbours) {
     EXPECT_EQ(o.chain.producer.smem_bytes, -1) << name << ": holding all shared memory";
     EXPECT_FALSE(o.chain.producer.stands_for.empty()) << name;
   }
-  EXPECT_EQ(families::find_family("mla_decode_epilogue").default_objective().chain.consumer.reads, consumer_reads::written);
+  EXPECT_EQ(families::find_family("mla_decode_epilogue").default_objective().chain.consumer.reads,
+            consumer_reads::written);
   EXPECT_EQ(families::find_family("expert_scale").default_objective().mode, timing_mode::graph);
 }
 
@@ -116,7 +127,9 @@ TEST(objective, time_flags_change_the_family_model) {
     FAIL() << "accepted a bad trigger";
   } catch (const error& e) {
     EXPECT_EQ(e.kind(), error_kind::usage);
-    EXPECT_EQ(std::string(e.what()), "--producer-trigger: expected \"start\", \"end\", \"never\" or a fraction from 0 to 1");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "--producer-trigger: expected \"start\", \"end\", \"never\" or a fraction from 0 to 1");
   }
   cli::objective_options graph_only;
   graph_only.values["consumer-threads"] = "64";

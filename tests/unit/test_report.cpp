@@ -104,8 +104,9 @@ TEST(ReportHtml, UnlaunchableVariantsAreShownApartInGrey) {
   // The fixture plus a variant the GPU could not launch at T=1 and T=8 (never measured), and a
   // finalist at T=64 whose verification found it unlaunchable (timed, not qualified).
   results::result_document doc = results::read_result_document(k_sweep);
-  const std::string why = "unlaunchable at T1-H16: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB "
-                          "dynamic), the device allows 227 KiB & <more>";
+  const std::string why =
+      "unlaunchable at T1-H16: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB "
+      "dynamic), the device allows 227 KiB & <more>";
   for (long long t : {8, 1}) {
     results::result_record r = doc.records.front();
     r.variant = "split8-unroll1-threads1024";
@@ -124,13 +125,15 @@ TEST(ReportHtml, UnlaunchableVariantsAreShownApartInGrey) {
       r.verification_status = results::status::unlaunchable;
     }
   }
-  const std::string html = report::render_html_report(doc, report::read_report_extras(k_sweep)).html;
+  const std::string html =
+      report::render_html_report(doc, report::read_report_extras(k_sweep)).html;
   EXPECT_EQ(count(html, "Unlaunchable on this GPU (2 variants"), 1u) << "one panel, two variants";
   EXPECT_NE(html.find("1, 8"), std::string::npos) << "the counts where it could not be launched";
   EXPECT_NE(html.find("the device allows 227 KiB &amp; &lt;more&gt;"), std::string::npos);
   EXPECT_EQ(html.find("<more>"), std::string::npos);
   EXPECT_NE(html.find("tr.skip td{"), std::string::npos) << "the grey row style";
-  EXPECT_EQ(count(html, "<tr class=\"skip\">"), 3u) << "two in the unlaunchable table, the finalist in the records";
+  EXPECT_EQ(count(html, "<tr class=\"skip\">"), 3u)
+      << "two in the unlaunchable table, the finalist in the records";
   EXPECT_NE(html.find("screened out or could not be launched"), std::string::npos);
   EXPECT_EQ(count(html, "<svg"), 4u) << "the plots are unchanged";
 }

@@ -9,8 +9,8 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "results/document.hpp"
-#include "sweep/result_file.hpp"
 #include "support/test_support.hpp"
+#include "sweep/result_file.hpp"
 
 namespace kk3 {
 namespace {
@@ -118,11 +118,13 @@ TEST(result_reader, reads_a_gzipped_time_result_as_it_is) {
 
 TEST(result_reader, a_truncated_or_corrupt_gzip_result_is_an_input_error_naming_the_file) {
   test::temp_dir dir;
-  const std::string bytes = read_file(k_h200 / "mla-bench-2026-11-29" / "bf16" / "graph-bf16-H16-T64.json.gz");
+  const std::string bytes =
+      read_file(k_h200 / "mla-bench-2026-11-29" / "bf16" / "graph-bf16-H16-T64.json.gz");
   const fs::path cut = dir.path() / "cut.json.gz";
   write_file_atomic(cut, bytes.substr(0, bytes.size() / 2));
   std::string what = input_error(cut);
-  EXPECT_NE(what.find(cut.string() + ": ends early (truncated?) (gzip data)"), std::string::npos) << what;
+  EXPECT_NE(what.find(cut.string() + ": ends early (truncated?) (gzip data)"), std::string::npos)
+      << what;
 
   std::string bad = bytes;
   for (std::size_t i = 20; i < 200; ++i) bad[i] = static_cast<char>(bad[i] ^ 0x5a);
@@ -157,7 +159,8 @@ TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
   const results::sweep_dispatch& t = d.dispatch[2];
   EXPECT_EQ(t.at, "/dispatch/2");
   EXPECT_EQ(t.family, "attn_res");
-  EXPECT_EQ(t.shape, (families::dims{{"blocks", 1}}));  // schema 1: "blocks" of a family keyed on it
+  EXPECT_EQ(t.shape,
+            (families::dims{{"blocks", 1}}));  // schema 1: "blocks" of a family keyed on it
   ASSERT_EQ(t.ranges.size(), 2u);
   EXPECT_EQ(t.ranges[0].min_tokens, 1);
   EXPECT_EQ(t.ranges[0].max_tokens, 65);
@@ -187,7 +190,8 @@ TEST(result_reader, reads_the_large_committed_sweep) {
     EXPECT_TRUE(r.stats);
   }
   EXPECT_EQ(dropped, 23961u);
-  EXPECT_EQ(unlaunchable, 209u);  // b1-gpw2-stage1-tpc8-stages2 from NB = 5 on: two tokens do not fit
+  EXPECT_EQ(unlaunchable,
+            209u);  // b1-gpw2-stage1-tpc8-stages2 from NB = 5 on: two tokens do not fit
   EXPECT_EQ(sweep.dispatch.size(), 29u);
 }
 
@@ -230,15 +234,18 @@ TEST(result_reader, reads_unlaunchable_records_as_the_sweep_writes_them) {
   never.shape = {{"blocks", 8}};
   never.variant = "b14-gpw1";
   never.status = results::status::unlaunchable;
-  never.reason = "unlaunchable at T64-NB8: a cluster of 14 CTAs with 64 threads, 40 registers per thread and "
-                 "200 KiB of shared memory each does not fit on the device";
+  never.reason =
+      "unlaunchable at T64-NB8: a cluster of 14 CTAs with 64 threads, 40 registers per thread and "
+      "200 KiB of shared memory each does not fit on the device";
   sweep::record finalist = never;
   finalist.variant = "b7-gpw1";
-  finalist.reason = "unlaunchable at T65-NB8: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB "
-                    "dynamic), the device allows 227 KiB";
+  finalist.reason =
+      "unlaunchable at T65-NB8: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB "
+      "dynamic), the device allows 227 KiB";
   finalist.samples_us = {2.0, 2.1, 2.2};
   finalist.stats = timing::summarize(finalist.samples_us);
-  finalist.verified = sweep::verification{results::status::unlaunchable, finalist.reason, 7, 4, {"T1-NB8"}, ""};
+  finalist.verified =
+      sweep::verification{results::status::unlaunchable, finalist.reason, 7, 4, {"T1-NB8"}, ""};
   r.records = {never, finalist};
   test::temp_dir dir;
   const fs::path file = dir.path() / "sweep.json";

@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "support/test_support.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/sweep_config.hpp"
-#include "support/test_support.hpp"
 
 namespace kk3::sweep {
 namespace {
@@ -46,8 +46,9 @@ TEST(shard, items_follow_the_plan_and_the_family_names_its_shapes) {
   plan_fixture f;
   const sweep_plan plan = make_plan(f.request);
   const std::vector<std::string> expected = {
-      "mla_decode_epilogue/bf16/heads=16", "mla_decode_epilogue/bf16/heads=32", "mla_decode_epilogue/fp8/heads=16",
-      "mla_decode_epilogue/fp8/heads=32",  "attn_res/write_nb0/blocks=0",       "attn_res/post_nb8/blocks=8",
+      "mla_decode_epilogue/bf16/heads=16", "mla_decode_epilogue/bf16/heads=32",
+      "mla_decode_epilogue/fp8/heads=16",  "mla_decode_epilogue/fp8/heads=32",
+      "attn_res/write_nb0/blocks=0",       "attn_res/post_nb8/blocks=8",
       "attn_res/common_nb1/blocks=1"};
   EXPECT_EQ(item_keys(plan), expected);
   std::vector<bool> first;
@@ -83,7 +84,9 @@ TEST(shard, the_costliest_items_go_to_different_shards) {
   // Timed: the two costliest items start the two shards' loads.
   std::vector<std::size_t> by_cost(plan.items.size());
   for (std::size_t i = 0; i < by_cost.size(); ++i) by_cost[i] = i;
-  std::stable_sort(by_cost.begin(), by_cost.end(), [&](auto a, auto b) { return plan.items[a].measure_cost > plan.items[b].measure_cost; });
+  std::stable_sort(by_cost.begin(), by_cost.end(), [&](auto a, auto b) {
+    return plan.items[a].measure_cost > plan.items[b].measure_cost;
+  });
   const auto one = shard_items(plan, {1, 2}, true);
   const bool first_in_one = std::count(one.begin(), one.end(), by_cost[0]) == 1;
   const bool second_in_one = std::count(one.begin(), one.end(), by_cost[1]) == 1;
@@ -115,8 +118,9 @@ TEST(shard, compile_only_shards_hold_the_unsharded_records) {
   plan_fixture f;
   const fs::path plan = f.dir.path() / "plan.json", cache = f.dir.path() / "cache";
   auto sweep = [&](const std::string& shard, const fs::path& out) {
-    std::vector<std::string> args = {"--config-dir", KK3_CONFIG_DIR, "sweep", "--config", plan.string(), "--arch", "sm_90a",
-                                     "--cache-dir", cache.string(), "--out", out.string()};
+    std::vector<std::string> args = {"--config-dir", KK3_CONFIG_DIR, "sweep",     "--config",
+                                     plan.string(),  "--arch",       "sm_90a",    "--cache-dir",
+                                     cache.string(), "--out",        out.string()};
     if (!shard.empty()) args.insert(args.end(), {"--shard", shard});
     const auto r = test::run_kk3tune(args, {"KK3TUNE_LIBCUDA=/nonexistent/libcuda.so.1"});
     EXPECT_EQ(r.exit_code, 3) << r.output;  // no GPU: compiled, nothing timed
@@ -130,7 +134,8 @@ TEST(shard, compile_only_shards_hold_the_unsharded_records) {
     std::size_t compiles = 0;
     for (int i = 1; i <= n; ++i) {
       const std::string shard = std::to_string(i) + "/" + std::to_string(n);
-      const nlohmann::json part = sweep(shard, f.dir.path() / ("shard-" + std::to_string(i) + ".json"));
+      const nlohmann::json part =
+          sweep(shard, f.dir.path() / ("shard-" + std::to_string(i) + ".json"));
       EXPECT_EQ(part["plan"]["digest"], whole["plan"]["digest"]) << shard;
       EXPECT_EQ(part["plan"]["items"], whole["plan"]["items"]) << shard;
       EXPECT_EQ(part["families"], whole["families"]) << shard;
@@ -138,16 +143,19 @@ TEST(shard, compile_only_shards_hold_the_unsharded_records) {
       compiles += part["plan"]["compiles"].get<std::size_t>();
       for (const auto& rec : part["records"]) {
         std::string key = rec["family"].get<std::string>() + "/" + rec["mode"].get<std::string>();
-        for (const auto& [name, value] : rec["shape"].items()) key += "/" + name + "=" + std::to_string(value.get<long long>());
+        for (const auto& [name, value] : rec["shape"].items())
+          key += "/" + name + "=" + std::to_string(value.get<long long>());
         const auto& items = whole["plan"]["items"];
         const auto at = std::find(items.begin(), items.end(), key);
         ASSERT_NE(at, items.end()) << key;
         const auto mine = part["plan"]["shard"]["items"];
-        EXPECT_NE(std::find(mine.begin(), mine.end(), at - items.begin()), mine.end()) << key << " is not among " << shard << "'s items";
+        EXPECT_NE(std::find(mine.begin(), mine.end(), at - items.begin()), mine.end())
+            << key << " is not among " << shard << "'s items";
         records.emplace_back(static_cast<std::size_t>(at - items.begin()), rec);
       }
     }
-    std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(records.begin(), records.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     nlohmann::json joined = nlohmann::json::array();
     for (const auto& r : records) joined.push_back(r.second);
     EXPECT_EQ(joined, whole["records"]) << n << " shards";

@@ -20,8 +20,8 @@ struct ar_mode {
 };
 
 ar_mode read_mode(const space::mode& m) {
-  return {m.define_or("H", 7168), m.define_or("NB", 4), m.define_or("HAS_DELTA", 1) != 0, m.define_or("HAS_OUT_NORM", 1) != 0,
-          m.define_or("BLOCK_WRITE", 0) != 0};
+  return {m.define_or("H", 7168), m.define_or("NB", 4), m.define_or("HAS_DELTA", 1) != 0,
+          m.define_or("HAS_OUT_NORM", 1) != 0, m.define_or("BLOCK_WRITE", 0) != 0};
 }
 
 /// k, the block the block write stores p into (`block_write_idx`), from `d`: a shape's
@@ -33,14 +33,17 @@ long long write_index_of(const dims& d, const ar_mode& m, const std::string& mod
   const long long k = dim_or(d, attn_res::k_block_write_idx, k_absent);
   if (!m.block_write) {
     if (k == k_absent) return -1;
-    throw error(error_kind::usage, "attn_res mode " + mode + " has no block write (BLOCK_WRITE=0): it takes no " +
+    throw error(error_kind::usage, "attn_res mode " + mode +
+                                       " has no block write (BLOCK_WRITE=0): it takes no " +
                                        attn_res::k_block_write_idx);
   }
   if (k == k_absent) return m.nb;
   if (k < m.nb) {
-    throw error(error_kind::usage, "attn_res mode " + mode + ": " + attn_res::k_block_write_idx + " k=" + std::to_string(k) +
-                                       " is below NB=" + std::to_string(m.nb) + ": block k < NB is a source of the same call " +
-                                       "(p may go into block NB, the one it completes, or a later one)");
+    throw error(error_kind::usage,
+                "attn_res mode " + mode + ": " + attn_res::k_block_write_idx +
+                    " k=" + std::to_string(k) + " is below NB=" + std::to_string(m.nb) +
+                    ": block k < NB is a source of the same call " +
+                    "(p may go into block NB, the one it completes, or a later one)");
   }
   return k;
 }
@@ -71,40 +74,53 @@ ar_layout layout_for(const shape& s, const ar_mode& m, long long write_index) {
 results::objective attn_res::default_objective() const {
   results::objective o;
   o.mode = results::timing_mode::chain;
-  o.chain.producer = {"sublayer's output GEMM producing delta (persistent: 1 CTA/SM, 3 warpgroups, all shared memory; triggers when done)",
-                      5, 1, 384, -1, 1};
-  o.chain.consumer = {"next sublayer's input GEMM (persistent: 1 CTA/SM, all shared memory; reads out)", 1, 384, -1,
-                      results::consumer_reads::outputs};
+  o.chain.producer = {
+      "sublayer's output GEMM producing delta (persistent: 1 CTA/SM, 3 warpgroups, all shared "
+      "memory; triggers when done)",
+      5,
+      1,
+      384,
+      -1,
+      1};
+  o.chain.consumer = {
+      "next sublayer's input GEMM (persistent: 1 CTA/SM, all shared memory; reads out)", 1, 384, -1,
+      results::consumer_reads::outputs};
   return o;
 }
 
 namespace {
 
-kk3tune::kernels::attn_res_launch_mode launch_mode(const ar_mode& m) { return {m.hidden, m.nb, m.delta, m.out_norm}; }
+kk3tune::kernels::attn_res_launch_mode launch_mode(const ar_mode& m) {
+  return {m.hidden, m.nb, m.delta, m.out_norm};
+}
 
 }  // namespace
 
-device::launch_config attn_res::geometry(const space::variant& v, const space::mode& mode, const shape& s) const {
-  const kk3tune::kernels::attn_res_launch_knobs k = {static_cast<int>(v.value("B")), static_cast<int>(v.value("GPW")),
-                                                     static_cast<int>(v.value("NC")), static_cast<int>(v.value("STAGE")),
-                                                     static_cast<int>(v.value("STAGES")), static_cast<int>(v.value("TPC"))};
-  return launch_config_of(kk3tune::kernels::attn_res_launch(k, launch_mode(read_mode(mode)), s.tokens));
+device::launch_config attn_res::geometry(const space::variant& v, const space::mode& mode,
+                                         const shape& s) const {
+  const kk3tune::kernels::attn_res_launch_knobs k = {
+      static_cast<int>(v.value("B")),      static_cast<int>(v.value("GPW")),
+      static_cast<int>(v.value("NC")),     static_cast<int>(v.value("STAGE")),
+      static_cast<int>(v.value("STAGES")), static_cast<int>(v.value("TPC"))};
+  return launch_config_of(
+      kk3tune::kernels::attn_res_launch(k, launch_mode(read_mode(mode)), s.tokens));
 }
 
 std::string attn_res::launch_call(const space::mode& mode) const {
   const kk3tune::kernels::attn_res_launch_mode m = launch_mode(read_mode(mode));
   auto flag = [](bool b) { return b ? std::string("true") : std::string("false"); };
-  return "kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {" + std::to_string(m.hidden) +
-         ", " + std::to_string(m.nb) + ", " + flag(m.delta) + ", " + flag(m.out_norm) + "}, num_tokens)";
+  return "kk3tune::kernels::attn_res_launch({k.B, k.GPW, k.NC, k.STAGE, k.STAGES, k.TPC}, {" +
+         std::to_string(m.hidden) + ", " + std::to_string(m.nb) + ", " + flag(m.delta) + ", " +
+         flag(m.out_norm) + "}, num_tokens)";
 }
 
 double attn_res::bytes_moved(const shape& s, const space::mode& mode) const {
   const ar_mode m = read_mode(mode);
   const double th = static_cast<double>(s.tokens) * static_cast<double>(m.hidden) * 2;
   double bytes = th * static_cast<double>(m.nb) + th;  // the block sums and prefix, read once
-  if (m.delta) bytes += 2 * th;                          // delta read, prefix written back
-  if (m.block_write) bytes += th;                        // p stored into block NB
-  bytes += th;                                           // out
+  if (m.delta) bytes += 2 * th;                        // delta read, prefix written back
+  if (m.block_write) bytes += th;                      // p stored into block NB
+  bytes += th;                                         // out
   bytes += static_cast<double>(m.hidden) * 2 * (m.out_norm ? 3 : 2);  // the weights
   return bytes;
 }
@@ -114,14 +130,16 @@ shape attn_res::model_shape(long long tokens, const space::mode& mode, const dim
   const long long nb = m.nb;
   const long long asked = dim_or(given, "blocks", nb);
   if (asked != nb) {
-    throw error(error_kind::usage, "blocks: NB=" + std::to_string(asked) + " is not mode " + mode.name +
-                                       "'s (NB=" + std::to_string(nb) + "); attn_res's NB is set by the mode");
+    throw error(error_kind::usage, "blocks: NB=" + std::to_string(asked) + " is not mode " +
+                                       mode.name + "'s (NB=" + std::to_string(nb) +
+                                       "); attn_res's NB is set by the mode");
   }
   const long long k = write_index_of(given, m, mode.name);
   shape s;
   s.tokens = tokens;
   s.set("blocks", nb);
-  if (m.block_write && k != nb) s.set(k_block_write_idx, k);  // in the shape's name only where it is not NB
+  if (m.block_write && k != nb)
+    s.set(k_block_write_idx, k);  // in the shape's name only where it is not NB
   return s;
 }
 
@@ -144,7 +162,8 @@ std::vector<shape> attn_res::edge_shapes(const shape& model, const space::mode& 
   return edges;
 }
 
-problem attn_res::make_problem(const shape& s, const space::mode& mode, unsigned long long seed) const {
+problem attn_res::make_problem(const shape& s, const space::mode& mode,
+                               unsigned long long seed) const {
   const ar_mode m = read_mode(mode);
   if (s.tokens < 1) throw error(error_kind::usage, "attn_res: T must be at least 1");
   const ar_layout l = layout_for(s, m, write_index_of(s.model, m, mode.name));
@@ -153,26 +172,33 @@ problem attn_res::make_problem(const shape& s, const space::mode& mode, unsigned
   // is not flat. Drawn in parallel chunks (see parallel_fill): the seed alone decides them.
   auto fill = [&](tensor& t, float mean, float sd, bool per_block_scale = false) {
     auto* v = t.data<std::uint16_t>();
-    parallel_fill(t.elements(), seed, t.name, [&](std::mt19937_64& rng, std::size_t begin, std::size_t end) {
-      std::normal_distribution<float> normal(0.0f, 1.0f);
-      for (std::size_t i = begin; i < end; ++i) {
-        float scale = sd;
-        if (per_block_scale) {
-          const long long n = static_cast<long long>(i % static_cast<std::size_t>(l.token_stride)) / l.block_stride;
-          scale = 0.5f + 0.4f * static_cast<float>(n);
-        }
-        v[i] = f32_to_bf16_rn(mean + scale * normal(rng));
-      }
-    });
+    parallel_fill(t.elements(), seed, t.name,
+                  [&](std::mt19937_64& rng, std::size_t begin, std::size_t end) {
+                    std::normal_distribution<float> normal(0.0f, 1.0f);
+                    for (std::size_t i = begin; i < end; ++i) {
+                      float scale = sd;
+                      if (per_block_scale) {
+                        const long long n =
+                            static_cast<long long>(i % static_cast<std::size_t>(l.token_stride)) /
+                            l.block_stride;
+                        scale = 0.5f + 0.4f * static_cast<float>(n);
+                      }
+                      v[i] = f32_to_bf16_rn(mean + scale * normal(rng));
+                    }
+                  });
   };
   problem p;
-  fill(p.add("blocks", dtype::bf16, {T, l.token_stride}, m.block_write ? role::inout : role::input), 0.0f, 1.0f, true);
-  fill(p.add("prefix", dtype::bf16, {T, Hd}, m.delta ? role::inout : role::input, true), 0.0f, 2.0f);
+  fill(p.add("blocks", dtype::bf16, {T, l.token_stride}, m.block_write ? role::inout : role::input),
+       0.0f, 1.0f, true);
+  fill(p.add("prefix", dtype::bf16, {T, Hd}, m.delta ? role::inout : role::input, true), 0.0f,
+       2.0f);
   if (m.delta) fill(p.add("delta", dtype::bf16, {T, Hd}, role::input, true), 0.0f, 0.5f);
   fill(p.add("rms_w", dtype::bf16, {Hd}, role::input), 1.0f, 0.1f);
-  fill(p.add("res_w", dtype::bf16, {Hd}, role::input), 0.0f, 3.0f / std::sqrt(static_cast<float>(Hd)));
+  fill(p.add("res_w", dtype::bf16, {Hd}, role::input), 0.0f,
+       3.0f / std::sqrt(static_cast<float>(Hd)));
   if (m.out_norm) fill(p.add("out_w", dtype::bf16, {Hd}, role::input), 1.0f, 0.1f);
-  p.add("out", dtype::bf16, {T, Hd}, role::output);  // held to SPEC 1.3's bound: reference() gives x and m
+  p.add("out", dtype::bf16, {T, Hd},
+        role::output);  // held to SPEC 1.3's bound: reference() gives x and m
   return p;
 }
 
@@ -195,18 +221,22 @@ void attn_res::reference(const shape& s, const space::mode& mode, problem& p) co
   double* exact = out_tensor.exact_value.data();
   double* magnitude = out_tensor.term_magnitude.data();
   std::vector<double> q(static_cast<std::size_t>(Hd));
-  for (long long i = 0; i < Hd; ++i) q[i] = static_cast<double>(bf16_to_f32(rms_w[i]) * bf16_to_f32(res_w[i]));  // fp32 product
+  for (long long i = 0; i < Hd; ++i)
+    q[i] = static_cast<double>(bf16_to_f32(rms_w[i]) * bf16_to_f32(res_w[i]));  // fp32 product
   parallel_for(static_cast<std::size_t>(T), [&](std::size_t token) {  // tokens are independent
     const long long t = static_cast<long long>(token);
     std::vector<double> acc(static_cast<std::size_t>(Hd)), terms(static_cast<std::size_t>(Hd));
     std::uint16_t* pre = prefix + t * Hd;
     if (m.delta) {  // p = bf16(prefix + delta), exactly as the GPU rounds it, written back
       const auto* d = p.at("delta").data<std::uint16_t>() + t * Hd;
-      for (long long i = 0; i < Hd; ++i) pre[i] = f32_to_bf16_rn(bf16_to_f32(pre[i]) + bf16_to_f32(d[i]));
+      for (long long i = 0; i < Hd; ++i)
+        pre[i] = f32_to_bf16_rn(bf16_to_f32(pre[i]) + bf16_to_f32(d[i]));
     }
-    if (m.block_write) std::copy(pre, pre + Hd, block_out + t * l.token_stride + k * l.block_stride);
+    if (m.block_write)
+      std::copy(pre, pre + Hd, block_out + t * l.token_stride + k * l.block_stride);
     auto source = [&](long long n, long long i) -> double {
-      return n < m.nb ? bf16_to_f32(blocks[t * l.token_stride + n * l.block_stride + i]) : bf16_to_f32(pre[i]);
+      return n < m.nb ? bf16_to_f32(blocks[t * l.token_stride + n * l.block_stride + i])
+                      : bf16_to_f32(pre[i]);
     };
     std::vector<double> logit(static_cast<std::size_t>(N));
     double top = -INFINITY;
@@ -235,7 +265,8 @@ void attn_res::reference(const shape& s, const space::mode& mode, problem& p) co
       terms[i] = mag;
       ss += a * a;
     }
-    const double r = 1.0 / std::sqrt(ss / static_cast<double>(Hd) + static_cast<double>(k_out_eps) * wsum * wsum);
+    const double r = 1.0 / std::sqrt(ss / static_cast<double>(Hd) +
+                                     static_cast<double>(k_out_eps) * wsum * wsum);
     const auto* ow = m.out_norm ? p.at("out_w").data<std::uint16_t>() : nullptr;
     for (long long i = 0; i < Hd; ++i) {
       // x = acc * rsqrt(...) * out_w, or acc / s; m is the terms' magnitude scaled as x is.
@@ -251,7 +282,8 @@ namespace {
 
 class attn_res_workspace final : public tensor_workspace {
  public:
-  attn_res_workspace(const shape& s, const ar_mode& m, long long write_index, const problem& p) : tensor_workspace(p) {
+  attn_res_workspace(const shape& s, const ar_mode& m, long long write_index, const problem& p)
+      : tensor_workspace(p) {
     const ar_layout l = layout_for(s, m, write_index);
     m_params.blocks = ptr("blocks");
     m_params.prefix = ptr("prefix");
@@ -262,7 +294,8 @@ class attn_res_workspace final : public tensor_workspace {
     m_params.out = ptr("out");
     m_params.block_token_stride = l.token_stride;
     m_params.block_stride = l.block_stride;
-    m_params.block_write_idx = write_index;  // k (NB unless the shape names another); -1 without a block write
+    m_params.block_write_idx =
+        write_index;  // k (NB unless the shape names another); -1 without a block write
     m_params.eps = attn_res::k_eps;
     m_params.out_eps = attn_res::k_out_eps;
     m_params.tokens = static_cast<int>(s.tokens);
@@ -276,7 +309,8 @@ class attn_res_workspace final : public tensor_workspace {
 
 }  // namespace
 
-std::unique_ptr<workspace> attn_res::make_workspace(const shape& s, const space::mode& m, const problem& p) const {
+std::unique_ptr<workspace> attn_res::make_workspace(const shape& s, const space::mode& m,
+                                                    const problem& p) const {
   const ar_mode mode = read_mode(m);
   return std::make_unique<attn_res_workspace>(s, mode, write_index_of(s.model, mode, m.name), p);
 }

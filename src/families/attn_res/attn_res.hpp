@@ -11,7 +11,8 @@ class attn_res final : public family {
  public:
   std::string name() const override { return "attn_res"; }
   results::objective default_objective() const override;
-  device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
+  device::launch_config geometry(const space::variant& v, const space::mode& m,
+                                 const shape& s) const override;
   std::string launch_header() const override { return "attn_res_launch.h"; }
   std::string launch_call(const space::mode& m) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
@@ -23,9 +24,11 @@ class attn_res final : public family {
   /// T = 1, 2 (strided), 7 and 64 (strided); in block-write modes also T = 3 (strided) with
   /// k = NB + 1, a spare block NB left between.
   std::vector<shape> edge_shapes(const shape& model, const space::mode& m) const override;
-  problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const override;
+  problem make_problem(const shape& s, const space::mode& m,
+                       unsigned long long seed) const override;
   void reference(const shape& s, const space::mode& m, problem& p) const override;
-  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, const problem& p) const override;
+  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m,
+                                            const problem& p) const override;
 
   static constexpr float k_eps = 1e-5f;      ///< eps of the logits' RMS
   static constexpr float k_out_eps = 1e-5f;  ///< eps of the output norm

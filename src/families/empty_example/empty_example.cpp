@@ -4,14 +4,17 @@
 
 namespace kk3::families {
 
-device::launch_config empty_example::geometry(const space::variant& v, const space::mode&, const shape&) const {
+device::launch_config empty_example::geometry(const space::variant& v, const space::mode&,
+                                              const shape&) const {
   device::launch_config c;
   c.block.x = static_cast<unsigned>(v.value("THREADS"));
   return c;
 }
 
-std::unique_ptr<workspace> empty_example::make_workspace(const shape&, const space::mode&, const problem& p) const {
-  return std::make_unique<argument_workspace>(p, std::vector<std::string>{}, 0);  // the kernel's one unused int
+std::unique_ptr<workspace> empty_example::make_workspace(const shape&, const space::mode&,
+                                                         const problem& p) const {
+  return std::make_unique<argument_workspace>(p, std::vector<std::string>{},
+                                              0);  // the kernel's one unused int
 }
 
 const family& register_empty_example() {

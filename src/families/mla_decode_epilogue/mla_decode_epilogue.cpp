@@ -15,12 +15,19 @@
 namespace kk3::families {
 namespace {
 
-bool is_fp8(const space::mode& m) { return m.define_or("MODE_FP8", 0) != 0; }
-bool has_rope(const space::mode& m) { return m.define_or("MODE_ROPE", 0) != 0; }
+bool is_fp8(const space::mode& m) {
+  return m.define_or("MODE_FP8", 0) != 0;
+}
+bool has_rope(const space::mode& m) {
+  return m.define_or("MODE_ROPE", 0) != 0;
+}
 
-long long heads_of(const shape& s) { return s.at("heads"); }
-long long block_size_of(const shape& s) { return s.at("block_size"); }
-
+long long heads_of(const shape& s) {
+  return s.at("heads");
+}
+long long block_size_of(const shape& s) {
+  return s.at("block_size");
+}
 
 }  // namespace
 
@@ -44,29 +51,40 @@ mla_layout mla_layout_for(const shape& s) {
 results::objective mla_decode_epilogue::default_objective() const {
   results::objective o;
   o.mode = results::timing_mode::chain;
-  o.chain.producer = {"q up-projection GEMM (persistent: 1 CTA/SM, 3 warpgroups, all shared memory; triggers when done)", 5, 1, 384, -1, 1};
-  o.chain.consumer = {"MLA decode attention (1 CTA/SM, all shared memory; reads q and the KV cache)", 1, 256, -1,
-                      results::consumer_reads::written};
+  o.chain.producer = {
+      "q up-projection GEMM (persistent: 1 CTA/SM, 3 warpgroups, all shared memory; triggers when "
+      "done)",
+      5,
+      1,
+      384,
+      -1,
+      1};
+  o.chain.consumer = {
+      "MLA decode attention (1 CTA/SM, all shared memory; reads q and the KV cache)", 1, 256, -1,
+      results::consumer_reads::written};
   return o;
 }
 
-device::launch_config mla_decode_epilogue::geometry(const space::variant& v, const space::mode&, const shape& s) const {
+device::launch_config mla_decode_epilogue::geometry(const space::variant& v, const space::mode&,
+                                                    const shape& s) const {
   const kk3tune::kernels::mla_decode_epilogue_launch_knobs k = {
-      static_cast<int>(v.value("SPLIT")), static_cast<int>(v.value("ROWS_PER_WARP")), static_cast<int>(v.value("THREADS"))};
+      static_cast<int>(v.value("SPLIT")), static_cast<int>(v.value("ROWS_PER_WARP")),
+      static_cast<int>(v.value("THREADS"))};
   return launch_config_of(kk3tune::kernels::mla_decode_epilogue_launch(k, heads_of(s), s.tokens));
 }
 
 std::string mla_decode_epilogue::launch_call(const space::mode&) const {
-  return "kk3tune::kernels::mla_decode_epilogue_launch({k.SPLIT, k.ROWS_PER_WARP, k.THREADS}, heads, num_tokens)";
+  return "kk3tune::kernels::mla_decode_epilogue_launch({k.SPLIT, k.ROWS_PER_WARP, k.THREADS}, "
+         "heads, num_tokens)";
 }
 
 double mla_decode_epilogue::bytes_moved(const shape& s, const space::mode& m) const {
   const double T = static_cast<double>(s.tokens), H = static_cast<double>(heads_of(s));
   const double out_bytes = is_fp8(m) ? 1 : 2;
-  double bytes = (T * H + T) * k_entry * 2;     // q and kv inputs
-  bytes += T * 8;                               // slot mapping
+  double bytes = (T * H + T) * k_entry * 2;      // q and kv inputs
+  bytes += T * 8;                                // slot mapping
   if (has_rope(m)) bytes += T * 8 + T * 64 * 4;  // positions and one cos/sin row per token
-  if (is_fp8(m)) bytes += 8;                    // two scales
+  if (is_fp8(m)) bytes += 8;                     // two scales
   bytes += (T * H + T) * k_entry * out_bytes;    // mqa_q and the inserted cache rows
   return bytes;
 }
@@ -75,7 +93,8 @@ std::vector<dimension> mla_decode_epilogue::dimensions() const {
   return {{"heads", "H", 1, true, true}, {"block_size", "bs", 1, false, false}};
 }
 
-shape mla_decode_epilogue::model_shape(long long tokens, const space::mode&, const dims& given) const {
+shape mla_decode_epilogue::model_shape(long long tokens, const space::mode&,
+                                       const dims& given) const {
   shape s;
   s.tokens = tokens;
   s.set("heads", dim_or(given, "heads", k_default_heads));
@@ -93,14 +112,16 @@ std::vector<shape> mla_decode_epilogue::edge_shapes(const shape& model, const sp
     return s;
   };
   const long long heads = heads_of(model);
-  return {with(1, heads, 64, false),  with(64, heads, 64, false), with(65, heads, 64, false),
-          with(5, 7, 64, false),      with(33, heads, 64, true),  with(20, 3, 17, true),
+  return {with(1, heads, 64, false), with(64, heads, 64, false), with(65, heads, 64, false),
+          with(5, 7, 64, false),     with(33, heads, 64, true),  with(20, 3, 17, true),
           with(2, 1, 1, false)};
 }
 
-problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, unsigned long long seed) const {
+problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m,
+                                          unsigned long long seed) const {
   if (s.tokens < 1 || heads_of(s) < 1 || block_size_of(s) < 1) {
-    throw error(error_kind::usage, "mla_decode_epilogue: T, H and the block size must be at least 1");
+    throw error(error_kind::usage,
+                "mla_decode_epilogue: T, H and the block size must be at least 1");
   }
   const mla_layout l = mla_layout_for(s);
   const long long T = s.tokens, H = heads_of(s);
@@ -111,15 +132,16 @@ problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, 
   // parallel chunks whose values depend on the seed alone.
   auto fill_bf16 = [&](tensor& t) {
     auto* v = t.data<std::uint16_t>();
-    parallel_fill(t.elements(), seed, t.name, [&](std::mt19937_64& r, std::size_t begin, std::size_t end) {
-      std::normal_distribution<float> n(0.0f, 2.0f);
-      std::uniform_real_distribution<float> u(0.0f, 1.0f);
-      for (std::size_t i = begin; i < end; ++i) {
-        float x = n(r);
-        if (u(r) < 0.01f) x *= 64;
-        v[i] = f32_to_bf16_rn(x);
-      }
-    });
+    parallel_fill(t.elements(), seed, t.name,
+                  [&](std::mt19937_64& r, std::size_t begin, std::size_t end) {
+                    std::normal_distribution<float> n(0.0f, 2.0f);
+                    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+                    for (std::size_t i = begin; i < end; ++i) {
+                      float x = n(r);
+                      if (u(r) < 0.01f) x *= 64;
+                      v[i] = f32_to_bf16_rn(x);
+                    }
+                  });
   };
 
   problem p;
@@ -133,7 +155,8 @@ problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, 
   std::vector<long long> all(static_cast<std::size_t>(l.num_blocks * block_size_of(s)));
   std::iota(all.begin(), all.end(), 0);
   std::shuffle(all.begin(), all.end(), rng);
-  for (long long t = 0; t < T; ++t) slots.data<long long>()[t] = uniform(rng) < 0.125f ? -1 : all[static_cast<std::size_t>(t)];
+  for (long long t = 0; t < T; ++t)
+    slots.data<long long>()[t] = uniform(rng) < 0.125f ? -1 : all[static_cast<std::size_t>(t)];
 
   if (has_rope(m)) {
     tensor& pos = p.add("positions", dtype::int64, {T}, role::input);
@@ -149,8 +172,10 @@ problem mla_decode_epilogue::make_problem(const shape& s, const space::mode& m, 
     }
   }
   if (fp8) {
-    p.add("q_scale_inv", dtype::fp32, {1}, role::input).data<float>()[0] = 16.0f + 48.0f * uniform(rng);
-    p.add("cache_scale_inv", dtype::fp32, {1}, role::input).data<float>()[0] = 16.0f + 48.0f * uniform(rng);
+    p.add("q_scale_inv", dtype::fp32, {1}, role::input).data<float>()[0] =
+        16.0f + 48.0f * uniform(rng);
+    p.add("cache_scale_inv", dtype::fp32, {1}, role::input).data<float>()[0] =
+        16.0f + 48.0f * uniform(rng);
   }
   const dtype out = fp8 ? dtype::fp8_e4m3 : dtype::bf16;
   p.add("mqa_q", out, {T, H, k_entry}, role::output);
@@ -170,7 +195,8 @@ void mla_decode_epilogue::reference(const shape& s, const space::mode& m, proble
   const float cache_scale = fp8 ? p.at("cache_scale_inv").data<float>()[0] : 1.0f;
 
   // One 576-element row: copy, rotate the rope pairs in fp32, round to the output type.
-  auto emit_row = [&](const std::uint16_t* nope, const std::uint16_t* pe, long long t, float scale, std::uint8_t* out) {
+  auto emit_row = [&](const std::uint16_t* nope, const std::uint16_t* pe, long long t, float scale,
+                      std::uint8_t* out) {
     float v[k_entry];
     for (int i = 0; i < k_latent; ++i) v[i] = bf16_to_f32(nope[i]);
     for (int i = 0; i < k_rope; ++i) v[k_latent + i] = bf16_to_f32(pe[i]);
@@ -191,7 +217,8 @@ void mla_decode_epilogue::reference(const shape& s, const space::mode& m, proble
       } else {
         // Unrotated elements are exact copies (NaN payloads included); rotated ones round.
         const bool rotated = rope && i >= k_latent;
-        const std::uint16_t b = rotated ? f32_to_bf16_rn(v[i]) : (i < k_latent ? nope[i] : pe[i - k_latent]);
+        const std::uint16_t b =
+            rotated ? f32_to_bf16_rn(v[i]) : (i < k_latent ? nope[i] : pe[i - k_latent]);
         std::memcpy(out + 2 * i, &b, 2);
       }
     }
@@ -203,8 +230,9 @@ void mla_decode_epilogue::reference(const shape& s, const space::mode& m, proble
   auto* mqa = p.at("mqa_q").data<std::uint8_t>();
   for (long long t = 0; t < T; ++t) {
     for (long long h = 0; h < H; ++h) {
-      emit_row(ql + t * l.ql_token_stride + h * l.ql_head_stride, qpe + t * l.qpe_token_stride + h * l.qpe_head_stride, t,
-               q_scale, mqa + (t * H + h) * k_entry * out_bytes);
+      emit_row(ql + t * l.ql_token_stride + h * l.ql_head_stride,
+               qpe + t * l.qpe_token_stride + h * l.qpe_head_stride, t, q_scale,
+               mqa + (t * H + h) * k_entry * out_bytes);
     }
   }
   const auto* kv = p.at("kv_c").data<std::uint16_t>();
@@ -213,7 +241,8 @@ void mla_decode_epilogue::reference(const shape& s, const space::mode& m, proble
   const long long* slots = p.at("slot_mapping").data<long long>();
   for (long long t = 0; t < T; ++t) {
     if (slots[t] < 0) continue;
-    emit_row(kv + t * k_latent, kpe + t * l.kpe_row_stride, t, cache_scale, cache + slots[t] * k_entry * out_bytes);
+    emit_row(kv + t * k_latent, kpe + t * l.kpe_row_stride, t, cache_scale,
+             cache + slots[t] * k_entry * out_bytes);
   }
 }
 
@@ -258,7 +287,8 @@ class mla_workspace final : public tensor_workspace {
 
 }  // namespace
 
-std::unique_ptr<workspace> mla_decode_epilogue::make_workspace(const shape& s, const space::mode&, const problem& p) const {
+std::unique_ptr<workspace> mla_decode_epilogue::make_workspace(const shape& s, const space::mode&,
+                                                               const problem& p) const {
   return std::make_unique<mla_workspace>(s, p);
 }
 

@@ -13,7 +13,8 @@ class mla_decode_epilogue final : public family {
 
   std::string name() const override { return "mla_decode_epilogue"; }
   results::objective default_objective() const override;
-  device::launch_config geometry(const space::variant& v, const space::mode& m, const shape& s) const override;
+  device::launch_config geometry(const space::variant& v, const space::mode& m,
+                                 const shape& s) const override;
   std::string launch_header() const override { return "mla_decode_epilogue_launch.h"; }
   std::string launch_call(const space::mode& m) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
@@ -22,9 +23,11 @@ class mla_decode_epilogue final : public family {
   std::vector<dimension> dimensions() const override;
   shape model_shape(long long tokens, const space::mode& m, const dims& given) const override;
   std::vector<shape> edge_shapes(const shape& model, const space::mode& m) const override;
-  problem make_problem(const shape& s, const space::mode& m, unsigned long long seed) const override;
+  problem make_problem(const shape& s, const space::mode& m,
+                       unsigned long long seed) const override;
   void reference(const shape& s, const space::mode& m, problem& p) const override;
-  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m, const problem& p) const override;
+  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m,
+                                            const problem& p) const override;
 };
 
 /// The strides (in elements) a problem uses for its inputs.
