@@ -37,7 +37,7 @@ class error : public std::runtime_error {
 };
 
 /// The exit code that an error of this kind ends the process with.
-int exit_code_for(error_kind kind) noexcept;
+[[nodiscard]] int exit_code_for(error_kind kind) noexcept;
 
 /// A short lower-case name for the kind ("config", "device", ...).
 const char* to_string(error_kind kind) noexcept;

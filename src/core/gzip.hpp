@@ -8,13 +8,13 @@
 namespace kk3 {
 
 /// Whether the bytes begin with gzip's magic number (1f 8b).
-bool is_gzip(std::string_view bytes);
+[[nodiscard]] bool is_gzip(std::string_view bytes);
 
 /// The decompressed bytes of a gzip stream (several members are concatenated, as gunzip does).
 /// Corrupt or truncated data is an input error naming `file`.
-std::string gunzip(const std::filesystem::path& file, std::string_view bytes);
+[[nodiscard]] std::string gunzip(const std::filesystem::path& file, std::string_view bytes);
 
 /// `bytes` decompressed when they are gzip, else unchanged.
-std::string maybe_gunzip(const std::filesystem::path& file, std::string bytes);
+[[nodiscard]] std::string maybe_gunzip(const std::filesystem::path& file, std::string bytes);
 
 }  // namespace kk3

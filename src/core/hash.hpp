@@ -28,6 +28,6 @@ class hasher {
 };
 
 /// The 32-hex-digit digest of one byte string.
-std::string hash_hex(std::string_view bytes);
+[[nodiscard]] std::string hash_hex(std::string_view bytes);
 
 }  // namespace kk3

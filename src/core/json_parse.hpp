@@ -12,9 +12,10 @@ namespace kk3 {
 
 /// Parses `bytes`, the contents of `file`. Throws error(input) naming the file, the JSON pointer
 /// and the byte offset when it is not valid JSON; gzip-compressed bytes are decompressed first.
-nlohmann::ordered_json parse_json_text(const std::filesystem::path& file, const std::string& bytes);
+[[nodiscard]] nlohmann::ordered_json parse_json_text(const std::filesystem::path& file,
+                                                     const std::string& bytes);
 
 /// Escapes one reference token of a JSON pointer (RFC 6901: "~" -> "~0", "/" -> "~1").
-std::string json_pointer_token(const std::string& key);
+[[nodiscard]] std::string json_pointer_token(const std::string& key);
 
 }  // namespace kk3

@@ -13,11 +13,11 @@ struct located_dir {
 
 /// kernels/: the --kernel-dir flag, else $KK3TUNE_KERNEL_DIR, else beside the executable
 /// (<exe>/../kernels, <exe>/../share/kk3tune/kernels), else the source tree it was built from.
-located_dir find_kernel_dir(const std::filesystem::path& flag_value = {});
+[[nodiscard]] located_dir find_kernel_dir(const std::filesystem::path& flag_value = {});
 /// configs/: the same search with --config-dir, $KK3TUNE_CONFIG_DIR and configs/.
-located_dir find_config_dir(const std::filesystem::path& flag_value = {});
+[[nodiscard]] located_dir find_config_dir(const std::filesystem::path& flag_value = {});
 /// The compile cache: --cache-dir, else $XDG_CACHE_HOME/kk3tune, else ~/.cache/kk3tune.
-located_dir find_cache_dir(const std::filesystem::path& flag_value = {});
+[[nodiscard]] located_dir find_cache_dir(const std::filesystem::path& flag_value = {});
 
 /// The folder holding the running executable.
 std::filesystem::path executable_dir();

@@ -19,7 +19,7 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 
 /// A percentage written "2%" or "2" (a bare number is percent too): the fraction (0.02), or
 /// nothing when the text is neither.
-std::optional<double> parse_percent(std::string_view text);
+[[nodiscard]] std::optional<double> parse_percent(std::string_view text);
 
 /// Edits (insert, delete, replace one character) that turn `a` into `b` (Levenshtein).
 std::size_t edit_distance(std::string_view a, std::string_view b);
@@ -27,7 +27,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// The candidate `word` most likely misspells, for a "did you mean": one that begins with `word`
 /// (of two characters or more), else the nearest within two edits (the first of equals); empty
 /// when none is that near.
-std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates);
+[[nodiscard]] std::string nearest_word(std::string_view word,
+                                       const std::vector<std::string>& candidates);
 
 /// A number as people write it: no trailing zeros, at most 6 significant digits ("5", "0.02",
 /// "227.5").
@@ -35,14 +36,14 @@ std::string format_number(double x);
 
 /// The whole of `text` as a decimal integer (an optional sign, then digits); nullopt for anything
 /// else, including a number beyond 64 bits.
-std::optional<long long> parse_integer(const std::string& text);
+[[nodiscard]] std::optional<long long> parse_integer(const std::string& text);
 
 /// `text` with each character that `replacements` lists replaced by its string.
 std::string replace_chars(std::string_view text,
                           std::initializer_list<std::pair<char, std::string_view>> replacements);
 
 /// Reads a whole file; throws error(io) naming the file.
-std::string read_file(const std::filesystem::path& file);
+[[nodiscard]] std::string read_file(const std::filesystem::path& file);
 /// Writes a file atomically (a temporary beside it, then rename); throws error(io).
 void write_file_atomic(const std::filesystem::path& file, std::string_view bytes);
 

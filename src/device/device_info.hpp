@@ -27,7 +27,7 @@ struct device_info {
 };
 
 /// How many GPUs the driver sees; throws error(device) when there is no driver.
-int device_count();
+[[nodiscard]] int device_count();
 /// Chooses the GPU this process works on (`--device N`; default 0). Checked when first used.
 void select_gpu(int ordinal);
 /// The ordinal select_gpu chose (0 unless it was called).
@@ -35,9 +35,9 @@ int selected_gpu();
 /// The GPU this process works on (GPU 0 unless select_gpu chose another); throws error(device)
 /// with the reason when there is no driver or no GPU, error(usage) when the chosen one is not
 /// there.
-device_info first_gpu();
+[[nodiscard]] device_info first_gpu();
 /// Queries one GPU; throws error(device) naming the ordinal.
-device_info query_device(int ordinal);
+[[nodiscard]] device_info query_device(int ordinal);
 /// "13.0" from 13000.
 std::string version_string(int cuda_version);
 

@@ -41,9 +41,9 @@ struct driver_api {
 /// The loaded and initialised (cuInit) driver. Throws error(device) with the reason when
 /// there is none: no libcuda.so.1 (no NVIDIA driver), a driver too old, or cuInit failing.
 /// $KK3TUNE_LIBCUDA overrides the library path (tests use it to hide the driver).
-const driver_api& driver();
+[[nodiscard]] const driver_api& driver();
 
 /// Whether a driver is usable, without throwing; `why` says why not.
-bool driver_available(std::string* why = nullptr);
+[[nodiscard]] bool driver_available(std::string* why = nullptr);
 
 }  // namespace kk3::device

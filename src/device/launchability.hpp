@@ -18,7 +18,8 @@ namespace kk3::device {
 /// launch would set (device::opt_in) before asking the occupancy calculator. Not cached: a
 /// CUfunction handle can come back for another kernel once its module is unloaded, and the
 /// check costs a few driver calls. Throws error(device) when a driver call fails.
-std::string launch_problem(CUfunction fn, const launch_config& config, const device_info& info);
+[[nodiscard]] std::string launch_problem(CUfunction fn, const launch_config& config,
+                                         const device_info& info);
 
 /// "240 KiB", "12.5 KiB": a byte count for messages.
 std::string kib_text(long long bytes);

@@ -14,6 +14,6 @@ struct gpu_clocks {
 };
 
 /// The clocks of the GPU at this PCI bus id ("0000:17:00.0"), or nothing without NVML.
-std::optional<gpu_clocks> read_clocks(const std::string& pci_bus_id);
+[[nodiscard]] std::optional<gpu_clocks> read_clocks(const std::string& pci_bus_id);
 
 }  // namespace kk3::device

@@ -17,7 +17,7 @@ inline constexpr double k_max_call_bytes = 16.0 * 1024 * 1024 * 1024;
 /// dimensions `given` (an absent one: the model's): the largest T whose call moves at most
 /// k_max_call_bytes, and at most 2^31 - 1 (the kernels' int token count). 0 when even one token
 /// moves more.
-long long max_tokens(const family& f, const space::mode& m, const dims& given);
+[[nodiscard]] long long max_tokens(const family& f, const space::mode& m, const dims& given);
 
 /// "mla_decode_epilogue in mode bf16 at H=16": the family, mode and model shape, for messages.
 std::string describe_call(const family& f, const space::mode& m, const dims& given);
@@ -30,7 +30,7 @@ void check_tokens(const family& f, const space::mode& m, long long tokens, const
 
 /// Why `tokens` is too many: "T=500000 is more than mla_decode_epilogue takes in mode bf16 at
 /// H=16 (at most 438536: one call may move at most 16 GiB)"; empty when it is not.
-std::string token_limit_problem(const family& f, const space::mode& m, long long tokens,
-                                const dims& given);
+[[nodiscard]] std::string token_limit_problem(const family& f, const space::mode& m,
+                                              long long tokens, const dims& given);
 
 }  // namespace kk3::families

@@ -20,9 +20,9 @@ struct jit_options {
 
 /// An engine over `kernel_dir` and the CUDA include folder (error(compile) if there is none),
 /// with the cache in `cache_dir` (the default folder if empty) unless `no_cache`.
-std::unique_ptr<class jit_engine> make_jit_engine(const std::filesystem::path& kernel_dir,
-                                                  const std::filesystem::path& cache_dir,
-                                                  bool no_cache, unsigned jobs = 0);
+[[nodiscard]] std::unique_ptr<class jit_engine> make_jit_engine(
+    const std::filesystem::path& kernel_dir, const std::filesystem::path& cache_dir, bool no_cache,
+    unsigned jobs = 0);
 
 /// NVRTC behind the cache: a hit skips NVRTC, a miss compiles and stores.
 class jit_engine {
@@ -30,10 +30,10 @@ class jit_engine {
   jit_engine(nvrtc_compiler compiler, const jit_options& options);
 
   /// One variant, through the cache. Never throws for a bad variant: the result says why.
-  compile_result compile(const compile_request& request) const;
+  [[nodiscard]] compile_result compile(const compile_request& request) const;
   /// Many variants on a pool of `jobs` threads; results in request order. `on_done` (if set)
   /// is called once per finished result, from the worker threads, one call at a time.
-  std::vector<compile_result> compile_all(
+  [[nodiscard]] std::vector<compile_result> compile_all(
       const std::vector<compile_request>& requests,
       const std::function<void(const compile_result&)>& on_done = {}) const;
 

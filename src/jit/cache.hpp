@@ -20,7 +20,7 @@ class kernel_cache {
   explicit kernel_cache(std::filesystem::path dir);
 
   /// The cached result for a key, marked as a cache hit; nothing on a miss or a damaged entry.
-  std::optional<compile_result> load(const std::string& key) const;
+  [[nodiscard]] std::optional<compile_result> load(const std::string& key) const;
   /// Stores a successful result under its key; failures are not cached. Throws error(io).
   void store(const compile_result& result) const;
 

@@ -11,7 +11,9 @@ namespace kk3::jit {
 /// Hashes the key format, the NVRTC version, the arch, the name expression, the options and
 /// every source file (name and contents). Include-folder paths (-I) are left out, so a tree
 /// copied to another folder keeps its cache; their contents are in through `sources`.
-std::string cache_key(const compile_request& request, const std::vector<std::string>& options,
-                      const std::vector<source_file>& sources, const std::string& nvrtc_version);
+[[nodiscard]] std::string cache_key(const compile_request& request,
+                                    const std::vector<std::string>& options,
+                                    const std::vector<source_file>& sources,
+                                    const std::string& nvrtc_version);
 
 }  // namespace kk3::jit

@@ -13,6 +13,7 @@ namespace kk3::jit {
 
 /// Registers, frame (stack_bytes) and static shared memory of `lowered_name` in `cubin`;
 /// spill fields stay -1. Fields the cubin does not have stay -1; a malformed cubin gives all -1.
-resource_usage read_cubin_resources(const std::string& cubin, const std::string& lowered_name);
+[[nodiscard]] resource_usage read_cubin_resources(const std::string& cubin,
+                                                  const std::string& lowered_name);
 
 }  // namespace kk3::jit

@@ -17,7 +17,7 @@ struct source_file {
 /// looked up beside the including file, then in `search_dirs`; angle includes in
 /// `search_dirs`. The scan ignores #if: it may take in more files than the compile reads,
 /// never fewer, so a key can only be too specific.
-std::vector<source_file> scan_includes(const std::filesystem::path& source,
-                                       const std::vector<std::filesystem::path>& search_dirs);
+[[nodiscard]] std::vector<source_file> scan_includes(
+    const std::filesystem::path& source, const std::vector<std::filesystem::path>& search_dirs);
 
 }  // namespace kk3::jit

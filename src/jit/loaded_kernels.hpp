@@ -26,7 +26,7 @@ struct loaded_kernel {
 
 /// Compile requests of `variants` in mode `m` for `arch`; `adjust` (if set) may add options to
 /// each.
-std::vector<compile_request> mode_requests(
+[[nodiscard]] std::vector<compile_request> mode_requests(
     const space::family_config& config, const space::mode& m,
     const std::vector<const space::variant*>& variants, const std::string& arch,
     const std::filesystem::path& kernel_dir,
@@ -34,15 +34,13 @@ std::vector<compile_request> mode_requests(
 
 /// Loads what compiled (in the current context), in the order of `variants`; what did not compile
 /// keeps its result (log) and no function. `compiled` is in the same order as `variants`.
-std::vector<loaded_kernel> load_compiled(const std::vector<const space::variant*>& variants,
-                                         std::vector<compile_result> compiled);
+[[nodiscard]] std::vector<loaded_kernel> load_compiled(
+    const std::vector<const space::variant*>& variants, std::vector<compile_result> compiled);
 
 /// mode_requests, compile_all, load_compiled.
-std::vector<loaded_kernel> compile_and_load(const jit_engine& engine,
-                                            const space::family_config& config,
-                                            const space::mode& m,
-                                            const std::vector<const space::variant*>& variants,
-                                            const std::string& arch,
-                                            const std::filesystem::path& kernel_dir);
+[[nodiscard]] std::vector<loaded_kernel> compile_and_load(
+    const jit_engine& engine, const space::family_config& config, const space::mode& m,
+    const std::vector<const space::variant*>& variants, const std::string& arch,
+    const std::filesystem::path& kernel_dir);
 
 }  // namespace kk3::jit

@@ -15,7 +15,8 @@ void check_nvrtc(int result, const char* call, const char* file, int line);
   ::kk3::jit::check_nvrtc(static_cast<int>(call), #call, __FILE__, __LINE__)
 
 /// Reads registers, spills, shared memory and stack of `lowered_name` from a ptxas -v log.
-resource_usage parse_ptxas_log(const std::string& log, const std::string& lowered_name);
+[[nodiscard]] resource_usage parse_ptxas_log(const std::string& log,
+                                             const std::string& lowered_name);
 
 /// NVRTC with kk3tune's include folders and standard options. Thread-safe: each compile
 /// has its own nvrtcProgram.
@@ -30,7 +31,7 @@ class nvrtc_compiler {
   std::vector<source_file> sources(const compile_request& request) const;
   /// Compiles without any cache. A compile error is a result with ok == false and the whole
   /// log and options; only a broken NVRTC throws.
-  compile_result compile(const compile_request& request) const;
+  [[nodiscard]] compile_result compile(const compile_request& request) const;
 
   const std::filesystem::path& kernel_dir() const { return m_kernel_dir; }
   const std::filesystem::path& cuda_include_dir() const { return m_cuda_include_dir; }

@@ -11,14 +11,13 @@
 namespace kk3::jit {
 
 /// The request for one variant in one mode for one arch.
-compile_request make_request(const space::family_config& config, const space::mode& m,
-                             const space::variant& v, const std::string& arch,
-                             const std::filesystem::path& kernel_dir);
+[[nodiscard]] compile_request make_request(const space::family_config& config, const space::mode& m,
+                                           const space::variant& v, const std::string& arch,
+                                           const std::filesystem::path& kernel_dir);
 
 /// Requests for every mode x variant x arch, in that nesting order.
-std::vector<compile_request> make_requests(const space::family_config& config,
-                                           const std::vector<space::variant>& variants,
-                                           const std::vector<std::string>& archs,
-                                           const std::filesystem::path& kernel_dir);
+[[nodiscard]] std::vector<compile_request> make_requests(
+    const space::family_config& config, const std::vector<space::variant>& variants,
+    const std::vector<std::string>& archs, const std::filesystem::path& kernel_dir);
 
 }  // namespace kk3::jit

@@ -41,8 +41,8 @@ struct selection_rule {
 double standard_error(const timed_variant& t, const selection_rule& rule);
 
 /// Whether `challenger` is faster than `incumbent` beyond the noise and the minimum gain.
-bool clearly_faster(const timed_variant& challenger, const timed_variant& incumbent,
-                    const selection_rule& rule);
+[[nodiscard]] bool clearly_faster(const timed_variant& challenger, const timed_variant& incumbent,
+                                  const selection_rule& rule);
 
 /// Who holds a count before it is measured, and who is preferred among equals.
 struct incumbency {
@@ -72,8 +72,9 @@ struct choice {
 /// winner is, among the variants clearly faster than the incumbent and not clearly slower than
 /// the fastest (the tie band, on the samples' own errors), the first of: previous, then knob
 /// order, so that noise among equals never decides. Returns nothing when no variant is qualified.
-std::optional<choice> choose(long long tokens, const std::vector<timed_variant>& timed,
-                             const incumbency& who, const selection_rule& rule);
+[[nodiscard]] std::optional<choice> choose(long long tokens,
+                                           const std::vector<timed_variant>& timed,
+                                           const incumbency& who, const selection_rule& rule);
 
 /// A run of adjacent token counts with the same winner.
 struct range {
@@ -86,6 +87,6 @@ struct range {
 };
 
 /// Merges choices (ascending token counts) into ranges.
-std::vector<range> merge(const std::vector<choice>& choices);
+[[nodiscard]] std::vector<range> merge(const std::vector<choice>& choices);
 
 }  // namespace kk3::select

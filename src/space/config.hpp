@@ -56,10 +56,10 @@ struct family_config {
 };
 
 /// Reads and checks a family config; throws error(config) naming the file and JSON path.
-family_config load_family_config(const std::filesystem::path& file);
+[[nodiscard]] family_config load_family_config(const std::filesystem::path& file);
 
 /// The mode with the given name; throws error(usage) naming the family and its modes when there
 /// is none.
-const mode& find_mode(const family_config& config, const std::string& name);
+[[nodiscard]] const mode& find_mode(const family_config& config, const std::string& name);
 
 }  // namespace kk3::space

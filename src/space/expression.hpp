@@ -13,10 +13,10 @@ namespace kk3::space {
 class expression {
  public:
   /// Parses `text`; throws std::invalid_argument with the position of the first problem.
-  static expression parse(const std::string& text);
+  [[nodiscard]] static expression parse(const std::string& text);
 
   /// The value under the given knob values; throws std::invalid_argument for an unknown name.
-  long long evaluate(const std::map<std::string, long long>& values) const;
+  [[nodiscard]] long long evaluate(const std::map<std::string, long long>& values) const;
   /// Every name the expression refers to.
   std::vector<std::string> names() const;
   const std::string& text() const { return m_text; }

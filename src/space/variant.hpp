@@ -24,11 +24,12 @@ struct variant {
 /// last knob fastest); the reference variant is marked. With `with_test_knobs`, one more
 /// variant per non-default test-knob value: the reference with that value (test_only).
 /// Throws error(config) when the constraints leave nothing.
-std::vector<variant> enumerate_variants(const family_config& config, bool with_test_knobs = false);
+[[nodiscard]] std::vector<variant> enumerate_variants(const family_config& config,
+                                                      bool with_test_knobs = false);
 
 /// The variant with the given id; throws error(usage) naming the family when there is none.
-const variant& find_variant(const std::vector<variant>& variants, const family_config& config,
-                            const std::string& id);
+[[nodiscard]] const variant& find_variant(const std::vector<variant>& variants,
+                                          const family_config& config, const std::string& id);
 
 /// The entry name expression with each {KNOB} replaced by the variant's value.
 std::string entry_expression(const family_config& config, const variant& v);
@@ -44,7 +45,7 @@ std::string macro_name(const family_config& config, const std::string& name);
 
 /// The -D defines of a variant in a mode: the mode's defines, then each knob that is not a
 /// template argument, each named by macro_name() (e.g. -DKK3_ATTN_RES_NB=8).
-std::vector<std::string> variant_defines(const family_config& config, const mode& m,
-                                         const variant& v);
+[[nodiscard]] std::vector<std::string> variant_defines(const family_config& config, const mode& m,
+                                                       const variant& v);
 
 }  // namespace kk3::space

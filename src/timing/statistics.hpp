@@ -13,7 +13,7 @@ using results::sample_stats;
 /// The q-quantile (0..1) of sorted samples, interpolating linearly between order statistics.
 double quantile_sorted(const std::vector<double>& sorted, double q);
 /// Statistics of the samples (any order). All zero for an empty set.
-sample_stats summarize(const std::vector<double>& samples);
+[[nodiscard]] sample_stats summarize(const std::vector<double>& samples);
 
 /// When to stop taking samples.
 struct stopping_rule {
@@ -29,8 +29,8 @@ enum class stop_reason { running, converged, max_samples, max_time };
 const char* to_string(stop_reason r);
 
 /// Whether to stop, given the kept samples and the sampling time spent so far.
-stop_reason check_stop(const stopping_rule& rule, const std::vector<double>& kept,
-                       double elapsed_s);
+[[nodiscard]] stop_reason check_stop(const stopping_rule& rule, const std::vector<double>& kept,
+                                     double elapsed_s);
 
 /// Marks samples whose SM clock is below `ratio` times the median clock of all samples
 /// (a throttled or not yet boosted GPU); a clock <= 0 means unknown and is never flagged.

@@ -58,9 +58,10 @@ struct candidate {
 
 /// The candidate for variant `v` of family `f` in mode `m` at shape `s`: its geometry and
 /// bytes moved from the family, launched on `workspaces`.
-candidate make_candidate(const families::family& f, const space::variant& v, const space::mode& m,
-                         const families::shape& s, CUfunction function,
-                         std::vector<families::workspace*> workspaces);
+[[nodiscard]] candidate make_candidate(const families::family& f, const space::variant& v,
+                                       const space::mode& m, const families::shape& s,
+                                       CUfunction function,
+                                       std::vector<families::workspace*> workspaces);
 
 /// The outcome of measuring one candidate.
 struct measurement {
@@ -97,8 +98,8 @@ class timer {
 
   /// Measures all candidates, interleaved (A, B, C, A, B, C, ...) until each one's stopping
   /// rule holds, so drift hits them alike. Throws error(launch) if a kernel faults.
-  std::vector<measurement> measure(const std::vector<candidate>& candidates,
-                                   const timing_options& options) const;
+  [[nodiscard]] std::vector<measurement> measure(const std::vector<candidate>& candidates,
+                                                 const timing_options& options) const;
 
   /// How many input sets cold mode rotates through for a working set of this size.
   unsigned cold_rotation(double working_set_bytes) const;

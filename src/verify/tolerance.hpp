@@ -37,12 +37,12 @@ struct bound_figures {
   /// exact / elements (1 for no elements).
   double exact_share() const;
   /// Within SPEC 1.3's bound: no ratio above 1 and at least k_min_exact_share exact.
-  bool passes() const { return !over && exact_share() >= k_min_exact_share; }
+  [[nodiscard]] bool passes() const { return !over && exact_share() >= k_min_exact_share; }
 };
 
 /// Holds the `n` bf16 values `got` to the bound around the float64 values `x` with term
 /// magnitudes `m` (one each per element).
-bound_figures bound_check(const std::uint16_t* got, const double* x, const double* m,
-                          std::size_t n);
+[[nodiscard]] bound_figures bound_check(const std::uint16_t* got, const double* x, const double* m,
+                                        std::size_t n);
 
 }  // namespace kk3::verify

@@ -89,9 +89,10 @@ class verifier {
   /// shape; it must be among `variants`. Before a variant's first launch at a shape, whether
   /// the GPU can launch it there: if not, it is recorded as unlaunchable and not run again;
   /// throws error(verify) when the reference is (nothing can be verified without it).
-  std::vector<verify_record> verify_mode(const families::family_space& space, const space::mode& m,
-                                         const std::vector<space::variant>& variants,
-                                         const verify_options& o) const;
+  [[nodiscard]] std::vector<verify_record> verify_mode(const families::family_space& space,
+                                                       const space::mode& m,
+                                                       const std::vector<space::variant>& variants,
+                                                       const verify_options& o) const;
 
  private:
   const device::device_info& m_info;
