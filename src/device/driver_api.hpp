@@ -27,7 +27,8 @@ namespace kk3::device {
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)       \
   X(cuMemcpyDtoH) X(cuMemcpyAsync) X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuLaunchKernelEx)  \
   X(cuProfilerStart) X(cuProfilerStop) X(cuMemHostAlloc) X(cuMemFreeHost)                      \
-  X(cuMemHostGetDevicePointer) X(cuOccupancyMaxActiveBlocksPerMultiprocessor))
+  X(cuMemHostGetDevicePointer) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                  \
+  X(cuOccupancyMaxActiveClusters)
 // clang-format on
 
 /// Pointers to the driver's entry points, each typed as cuda.h declares it.
