@@ -77,7 +77,8 @@ int run_compile(const global_options& global, const compile_options& options) {
         if (m.name == options.mode) kept.push_back(m);
       if (kept.empty()) {
         if (!options.family.empty())
-          space::find_mode(s.config, options.mode);  // throws error(usage) naming the modes
+          static_cast<void>(
+              space::find_mode(s.config, options.mode));  // throws error(usage) naming the modes
         continue;
       }
       s.config.modes = kept;

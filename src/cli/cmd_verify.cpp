@@ -83,7 +83,8 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   };
   std::vector<const space::mode*> modes;
   if (!o.mode.empty())
-    space::find_mode(space.config, o.mode);  // throws error(usage) naming the modes
+    static_cast<void>(
+        space::find_mode(space.config, o.mode));  // throws error(usage) naming the modes
   for (const auto& m : space.config.modes) {
     if ((o.mode.empty() || m.name == o.mode) && mode_matches(m)) modes.push_back(&m);
   }
