@@ -89,6 +89,10 @@ CLI::Validator positive_integer() {
   return integer_from(1, LLONG_MAX, "a positive integer", "POSITIVE");
 }
 
+void add_token_list_option(CLI::App* cmd, std::vector<long long>& tokens, const std::string& help) {
+  cmd->add_option("--tokens,-T", tokens, help)->delimiter(',')->check(positive_integer());
+}
+
 double percent_flag(const std::string& text, const std::string& flag, double lo, double hi,
                     bool note_small) {
   const std::optional<double> v = parse_percent(text);

@@ -596,12 +596,10 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   cmd->add_option(
       "--variant", o->variant,
       "with --family: only these variant ids, a comma list (the reference is always measured too)");
+  add_token_list_option(cmd, o->tokens, "token counts (default: the plan's)");
+  cmd->add_option("--out,-o", o->out, "result JSON (default: kk3tune-sweep.json)");
   cmd->add_option("--csv", o->csv,
                   "also write the records as CSV, one column per knob (as `kk3tune report --csv`)");
-  cmd->add_option("--tokens,-T", o->tokens, "token counts (default: the plan's)")
-      ->delimiter(',')
-      ->check(positive_integer());
-  cmd->add_option("--out,-o", o->out, "result JSON (default: kk3tune-sweep.json)");
   cmd->add_option("--arch", o->arch,
                   "without a GPU: archs to compile for (default: sm_90a,sm_100a)");
   cmd->add_option(
@@ -609,14 +607,13 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
       "percent a challenger must gain over the incumbent, e.g. 2% (default: the plan's, 2%)");
   cmd->add_option("--baseline", o->baseline,
                   "a committed sweep result: at each token count its choice is the incumbent, "
-                  "replaced only by a variant "
-                  "faster by the minimum gain beyond the noise, measured head to head in this run "
-                  "(stable tables)");
+                  "replaced only by a variant faster by the minimum gain beyond the noise, "
+                  "measured head to head in this run (stable tables)");
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and recorded)");
   cmd->add_option("--shard", o->shard,
-                  "I/N: only shard I of N of the plan's work items (a work item is a family x mode "
-                  "x shape with all its token "
-                  "counts; `kk3tune merge` joins the shards' files)");
+                  "I/N: only shard I of N of the plan's work items (a work item is a family x "
+                  "mode x shape with all its token counts; `kk3tune merge` joins the shards' "
+                  "files)");
   add_cache_options(cmd, o->cache);
   cmd->add_flag(
       "--resume", o->resume,
@@ -635,8 +632,7 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   cmd->add_flag("--worker", o->worker, "internal: run as the supervisor's worker")->group("");
   cmd->add_option("--gpus", o->gpus,
                   "all, or a list such as 0,1: one supervised worker per GPU, each pulling work "
-                  "items from the plan; "
-                  "their parts are merged into --out (default: GPU 0 alone)");
+                  "items from the plan; their parts are merged into --out (default: GPU 0 alone)");
   cmd->add_option("--gpu-worker", o->gpu_worker, "internal: worker I of N of --gpus")->group("");
   cmd->add_option("--claims", o->claims, "internal: the claims folder of --gpus")->group("");
   cmd->footer(

@@ -228,9 +228,7 @@ void add_verify_command(CLI::App& app, const global_options& global, int& exit_c
   cmd->add_option(
       "--variant", o->variant,
       "only these variants, a comma list of ids or 'all' (the reference is always verified too)");
-  cmd->add_option("--tokens,-T", o->tokens, "token counts besides the edge shapes")
-      ->delimiter(',')
-      ->check(positive_integer());
+  add_token_list_option(cmd, o->tokens, "token counts besides the edge shapes");
   add_shape_options(cmd, o->shape, true);
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and printed)");
   cmd->add_option(

@@ -32,6 +32,8 @@ void add_cache_options(CLI::App* cmd, cache_options& o);
 /// A check for count flags (--tokens): a whole number of at least 1, or "expected a positive
 /// integer" (CLI::PositiveNumber's message prints the range of a double, 300 digits long).
 CLI::Validator positive_integer();
+/// `--tokens,-T`: a comma list of token counts, each a positive integer (sweep, verify).
+void add_token_list_option(CLI::App* cmd, std::vector<long long>& tokens, const std::string& help);
 /// A percent flag's value ("5%" or "5", both five percent) as a fraction, from `lo` to `hi`
 /// percent; else error(usage) naming the flag. A bare value between 0 and 1 also prints a note
 /// that it was read as percent (0.05 is 0.05%, not 5%), when `note_small` is set: where the

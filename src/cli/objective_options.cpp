@@ -14,30 +14,37 @@ namespace {
 /// One flag: its name (without the dashes), the member of the objective's JSON it sets, and its
 /// help.
 struct flag {
-  const char* name;
-  const char* neighbour;  ///< "producer" or "consumer"
-  const char* key;
-  const char* help;
+  std::string name;
+  std::string neighbour;  ///< "producer" or "consumer"
+  std::string key;
+  std::string help;
 };
 
+/// The flags both neighbours have (--producer-threads, --consumer-threads, ...), for `side`.
+void add_geometry_flags(std::vector<flag>& all, const std::string& side) {
+  const std::string its = "the " + side + "'s ";
+  all.push_back({side + "-ctas-per-sm", side, "ctas_per_sm", its + "CTAs per SM"});
+  all.push_back({side + "-threads", side, "threads", its + "threads per CTA"});
+  all.push_back(
+      {side + "-smem", side, "smem_bytes", its + "dynamic shared memory per CTA, bytes, or max"});
+}
+
 const std::vector<flag>& flags() {
-  static const std::vector<flag> all = {
-      {"producer-us", "producer", "duration_us",
-       "how long the producer runs, us (default: the family's model, docs/objective.md)"},
-      {"producer-ctas-per-sm", "producer", "ctas_per_sm", "the producer's CTAs per SM"},
-      {"producer-threads", "producer", "threads", "the producer's threads per CTA"},
-      {"producer-smem", "producer", "smem_bytes",
-       "the producer's dynamic shared memory per CTA, bytes, or max"},
-      {"producer-trigger", "producer", "trigger",
-       "when the producer triggers its dependents: start, end, never, or a fraction of its "
-       "duration"},
-      {"consumer-ctas-per-sm", "consumer", "ctas_per_sm", "the consumer's CTAs per SM"},
-      {"consumer-threads", "consumer", "threads", "the consumer's threads per CTA"},
-      {"consumer-smem", "consumer", "smem_bytes",
-       "the consumer's dynamic shared memory per CTA, bytes, or max"},
-      {"consumer-reads", "consumer", "reads",
-       "what the consumer reads after its wait: outputs, written (outputs and in-place tensors) or "
-       "none"}};
+  static const std::vector<flag> all = [] {
+    std::vector<flag> v;
+    v.push_back({"producer-us", "producer", "duration_us",
+                 "how long the producer runs, us (default: the family's model, "
+                 "docs/objective.md)"});
+    add_geometry_flags(v, "producer");
+    v.push_back({"producer-trigger", "producer", "trigger",
+                 "when the producer triggers its dependents: start, end, never, or a fraction of "
+                 "its duration"});
+    add_geometry_flags(v, "consumer");
+    v.push_back({"consumer-reads", "consumer", "reads",
+                 "what the consumer reads after its wait: outputs, written (outputs and in-place "
+                 "tensors) or none"});
+    return v;
+  }();
   return all;
 }
 

@@ -1,12 +1,22 @@
 #include "families/family.hpp"
 
 #include <map>
+#include <utility>
 
 #include "core/arch.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 
 namespace kk3::families {
+
+results::objective chain_after_persistent_gemm(std::string producer,
+                                               results::consumer_model consumer) {
+  results::objective o;
+  o.mode = results::timing_mode::chain;
+  o.chain.producer.stands_for = std::move(producer);
+  o.chain.consumer = std::move(consumer);
+  return o;
+}
 
 device::launch_config launch_config_of(const kk3tune::kernels::launch_settings& s) {
   device::launch_config c;

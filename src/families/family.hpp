@@ -121,6 +121,23 @@ class family {
   }
 };
 
+/// Declares, in a family's class, the five overrides every kernel family defines (family documents
+/// each): model_shape, edge_shapes, make_problem, reference and make_workspace. A family's own
+/// notes on them go beside their definitions.
+#define KK3_FAMILY_PROBLEM_OVERRIDES                                                           \
+  shape model_shape(long long tokens, const space::mode& m, const dims& given) const override; \
+  std::vector<shape> edge_shapes(const shape& model, const space::mode& m) const override;     \
+  problem make_problem(const shape& s, const space::mode& m, unsigned long long seed)          \
+      const override;                                                                          \
+  void reference(const shape& s, const space::mode& m, problem& p) const override;             \
+  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m,              \
+                                            const problem& p) const override;
+
+/// A decode kernel's chain objective: after a persistent GEMM holding every SM and triggering when
+/// done (producer_model's defaults, standing for `producer`), before `consumer`.
+[[nodiscard]] results::objective chain_after_persistent_gemm(std::string producer,
+                                                             results::consumer_model consumer);
+
 /// `s` as kk3tune's driver-API launch takes it, `pdl` left false (see family::geometry()).
 device::launch_config launch_config_of(const kk3tune::kernels::launch_settings& s);
 

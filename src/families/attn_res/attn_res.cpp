@@ -72,20 +72,11 @@ ar_layout layout_for(const shape& s, const ar_mode& m, long long write_index) {
 // (out) (docs/objective.md). Both are persistent Hopper GEMMs: one CTA per SM holding all its
 // shared memory, so nothing of attn_res runs beside the producer.
 results::objective attn_res::default_objective() const {
-  results::objective o;
-  o.mode = results::timing_mode::chain;
-  o.chain.producer = {
+  return chain_after_persistent_gemm(
       "sublayer's output GEMM producing delta (persistent: 1 CTA/SM, 3 warpgroups, all shared "
       "memory; triggers when done)",
-      5,
-      1,
-      384,
-      -1,
-      1};
-  o.chain.consumer = {
-      "next sublayer's input GEMM (persistent: 1 CTA/SM, all shared memory; reads out)", 1, 384, -1,
-      results::consumer_reads::outputs};
-  return o;
+      {"next sublayer's input GEMM (persistent: 1 CTA/SM, all shared memory; reads out)", 1, 384,
+       -1, results::consumer_reads::outputs});
 }
 
 namespace {

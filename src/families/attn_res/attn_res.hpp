@@ -18,17 +18,11 @@ class attn_res final : public family {
   double bytes_moved(const shape& s, const space::mode& m) const override;
   /// blocks (NB, the key): set by the mode (its define NB), so a plan does not choose it.
   std::vector<dimension> dimensions() const override { return {{"blocks", "NB", 0, false, true}}; }
-  /// `given` may also hold k_block_write_idx (block-write modes only, at least NB; refused
-  /// otherwise with error(usage)); the shape names it only where it is not NB.
-  shape model_shape(long long tokens, const space::mode& m, const dims& given) const override;
-  /// T = 1, 2 (strided), 7 and 64 (strided); in block-write modes also T = 3 (strided) with
-  /// k = NB + 1, a spare block NB left between.
-  std::vector<shape> edge_shapes(const shape& model, const space::mode& m) const override;
-  problem make_problem(const shape& s, const space::mode& m,
-                       unsigned long long seed) const override;
-  void reference(const shape& s, const space::mode& m, problem& p) const override;
-  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m,
-                                            const problem& p) const override;
+  /// model_shape: `given` may also hold k_block_write_idx (block-write modes only, at least NB;
+  /// refused otherwise with error(usage)); the shape names it only where it is not NB.
+  /// edge_shapes: T = 1, 2 (strided), 7 and 64 (strided); in block-write modes also T = 3
+  /// (strided) with k = NB + 1, a spare block NB left between.
+  KK3_FAMILY_PROBLEM_OVERRIDES
 
   static constexpr float k_eps = 1e-5f;      ///< eps of the logits' RMS
   static constexpr float k_out_eps = 1e-5f;  ///< eps of the output norm

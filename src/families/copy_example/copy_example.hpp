@@ -15,13 +15,7 @@ class copy_example final : public family {
   device::launch_config geometry(const space::variant& v, const space::mode& m,
                                  const shape& s) const override;
   double bytes_moved(const shape& s, const space::mode& m) const override;
-  shape model_shape(long long tokens, const space::mode& m, const dims& given) const override;
-  std::vector<shape> edge_shapes(const shape& model, const space::mode& m) const override;
-  problem make_problem(const shape& s, const space::mode& m,
-                       unsigned long long seed) const override;
-  void reference(const shape& s, const space::mode& m, problem& p) const override;
-  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m,
-                                            const problem& p) const override;
+  KK3_FAMILY_PROBLEM_OVERRIDES
   /// Bytes copied at a shape.
   static long long copy_bytes(const shape& s) { return s.tokens * k_row_bytes; }
 };

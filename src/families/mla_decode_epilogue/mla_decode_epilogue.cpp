@@ -49,20 +49,11 @@ mla_layout mla_layout_for(const shape& s) {
 // have: while the GEMM runs, none of the epilogue's CTAs fits beside it, so a variant's work
 // before its griddepcontrol.wait cannot hide under the GEMM, as it would under a small producer.
 results::objective mla_decode_epilogue::default_objective() const {
-  results::objective o;
-  o.mode = results::timing_mode::chain;
-  o.chain.producer = {
+  return chain_after_persistent_gemm(
       "q up-projection GEMM (persistent: 1 CTA/SM, 3 warpgroups, all shared memory; triggers when "
       "done)",
-      5,
-      1,
-      384,
-      -1,
-      1};
-  o.chain.consumer = {
-      "MLA decode attention (1 CTA/SM, all shared memory; reads q and the KV cache)", 1, 256, -1,
-      results::consumer_reads::written};
-  return o;
+      {"MLA decode attention (1 CTA/SM, all shared memory; reads q and the KV cache)", 1, 256, -1,
+       results::consumer_reads::written});
 }
 
 device::launch_config mla_decode_epilogue::geometry(const space::variant& v, const space::mode&,

@@ -21,13 +21,7 @@ class mla_decode_epilogue final : public family {
   /// heads (H, the key: a plan lists the head counts to sweep) and block_size (the KV-cache
   /// block size: 64 in the model, other sizes in the verifier's edge shapes).
   std::vector<dimension> dimensions() const override;
-  shape model_shape(long long tokens, const space::mode& m, const dims& given) const override;
-  std::vector<shape> edge_shapes(const shape& model, const space::mode& m) const override;
-  problem make_problem(const shape& s, const space::mode& m,
-                       unsigned long long seed) const override;
-  void reference(const shape& s, const space::mode& m, problem& p) const override;
-  std::unique_ptr<workspace> make_workspace(const shape& s, const space::mode& m,
-                                            const problem& p) const override;
+  KK3_FAMILY_PROBLEM_OVERRIDES
 };
 
 /// The strides (in elements) a problem uses for its inputs.
