@@ -27,7 +27,8 @@ namespace kk3::device {
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)       \
   X(cuMemcpyDtoH) X(cuMemcpyAsync) X(cuMemsetD8Async) X(cuMemsetD32Async) X(cuLaunchKernelEx)  \
   X(cuProfilerStart) X(cuProfilerStop) X(cuMemHostAlloc) X(cuMemFreeHost)                      \
-  X(cuMemHostGetDevicePointer) X(cuOccupancyMaxActiveBlocksPerMultiprocessor))
+  X(cuMemHostGetDevicePointer) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                  \
+  X(cuOccupancyMaxActiveClusters)
 // clang-format on
 
 /// Pointers to the driver's entry points, each typed as cuda.h declares it.
@@ -41,9 +42,9 @@ struct driver_api {
 /// The loaded and initialised (cuInit) driver. Throws error(device) with the reason when
 /// there is none: no libcuda.so.1 (no NVIDIA driver), a driver too old, or cuInit failing.
 /// $KK3TUNE_LIBCUDA overrides the library path (tests use it to hide the driver).
-const driver_api& driver();
+[[nodiscard]] const driver_api& driver();
 
 /// Whether a driver is usable, without throwing; `why` says why not.
-bool driver_available(std::string* why = nullptr);
+[[nodiscard]] bool driver_available(std::string* why = nullptr);
 
 }  // namespace kk3::device
