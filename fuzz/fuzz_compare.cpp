@@ -9,15 +9,15 @@
 #include "compare/comparison_text.hpp"
 #include "core/error.hpp"
 #include "fuzz_input_file.hpp"
-#include "results/document.hpp"
+#include "results/reader.hpp"
 
 namespace {
 
 /// A byte no JSON text holds: the seeds put it between the two files.
 constexpr std::uint8_t k_separator = 0;
 
-void compare_and_render(const kk3::results::result_document& base,
-                        const kk3::results::result_document& next, bool allow_device_mismatch) {
+void compare_and_render(const kk3::results::result_set& base, const kk3::results::result_set& next,
+                        bool allow_device_mismatch) {
   kk3::compare::compare_options options;
   options.allow_device_mismatch = allow_device_mismatch;
   const auto c = kk3::compare::compare_documents(base, next, options);
@@ -41,8 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   kk3::fuzz::input_file base_file("base", data, static_cast<std::size_t>(split - data));
   kk3::fuzz::input_file next_file("new", second, static_cast<std::size_t>(end - second));
   try {
-    const auto base = kk3::results::read_result_document(base_file.path());
-    const auto next = kk3::results::read_result_document(next_file.path());
+    const auto base = kk3::results::read_result_set(base_file.path());
+    const auto next = kk3::results::read_result_set(next_file.path());
     try {
       compare_and_render(base, next, false);  // what `compare` does by default
     } catch (const kk3::error&) {

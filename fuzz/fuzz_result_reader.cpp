@@ -5,12 +5,12 @@
 
 #include "core/error.hpp"
 #include "fuzz_input_file.hpp"
-#include "results/document.hpp"
+#include "results/reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   kk3::fuzz::input_file file("result", data, size);
   try {
-    const auto document = kk3::results::read_result_document(file.path());
+    const auto document = kk3::results::read_result_set(file.path());
     for (const auto& record : document.records) (void)record.key();
   } catch (const kk3::error&) {
   }

@@ -9,7 +9,7 @@
 #include "compare/comparison_text.hpp"
 #include "core/error.hpp"
 #include "report/comparison_json.hpp"
-#include "results/document.hpp"
+#include "results/reader.hpp"
 
 namespace kk3::cli {
 namespace {
@@ -36,8 +36,8 @@ int run_compare(const compare_cli_options& o) {
   options.timing.alpha = o.alpha;
   options.allow_device_mismatch = o.allow_device_mismatch;
 
-  const results::result_document base = results::read_result_document(o.base);
-  const results::result_document next = results::read_result_document(o.next);
+  const results::result_set base = results::read_result_set(o.base);
+  const results::result_set next = results::read_result_set(o.next);
   const compare::comparison c = compare::compare_documents(base, next, options);
 
   compare::listing_options listing;

@@ -9,7 +9,7 @@
 #include "core/paths.hpp"
 #include "core/text.hpp"
 #include "families/registry.hpp"
-#include "results/sweep_file.hpp"
+#include "results/reader.hpp"
 
 namespace kk3::cli {
 namespace {
@@ -34,13 +34,13 @@ bool has_sweep_tables(const std::string& header_text) {
 
 /// The sweeps among the inputs; a line on stderr for each other file. Throws error(input)
 /// naming every file and why when there are inputs and none is a timed sweep.
-std::vector<results::sweep_file> read_sweeps(const std::vector<std::string>& inputs) {
-  std::vector<results::sweep_file> sweeps;
+std::vector<results::result_set> read_sweeps(const std::vector<std::string>& inputs) {
+  std::vector<results::result_set> sweeps;
   std::vector<std::string> skipped;
   for (const std::string& input : inputs) {
-    results::result_file r = results::read_result_file(input);
-    if (r.sweep) {
-      sweeps.push_back(std::move(*r.sweep));
+    results::result_set r = results::read_result_set(input, results::reading::tables);
+    if (r.not_a_sweep.empty()) {
+      sweeps.push_back(std::move(r));
     } else {
       skipped.push_back(input + ": " + r.not_a_sweep);
     }
@@ -86,14 +86,14 @@ int run_emit(const global_options& global, const emit_options& o) {
   // Read and check everything before writing anything; first, that the output can be written
   // (its folder is created when missing).
   require_writable_folder(o.out, "--out " + o.out.string(), /*may_create=*/true);
-  const std::vector<results::sweep_file> sweeps = read_sweeps(o.inputs);
+  const std::vector<results::result_set> sweeps = read_sweeps(o.inputs);
   if (sweeps.empty())
     std::cerr << "emit: no input: every table falls back to the reference variant\n";
 
   // The families a sweep gives tables of (build_dispatch_headers takes every such table or throws).
   std::set<std::string> tabled;
-  for (const results::sweep_file& s : sweeps) {
-    for (const results::sweep_dispatch& d : s.dispatch) tabled.insert(d.family);
+  for (const results::result_set& s : sweeps) {
+    for (const results::dispatch_entry& d : s.dispatch) tabled.insert(d.family);
   }
   const located_dir configs = find_config_dir(global.config_dir);
   std::vector<families::family_space> spaces;

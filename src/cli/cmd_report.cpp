@@ -7,7 +7,7 @@
 #include "core/text.hpp"
 #include "report/html_report.hpp"
 #include "report/records_csv.hpp"
-#include "results/document.hpp"
+#include "results/reader.hpp"
 
 namespace kk3::cli {
 namespace {
@@ -24,7 +24,7 @@ int run_report(const report_options& o) {
     throw error(error_kind::usage, "report: give --html FILE, --csv FILE or both");
   if (!o.html.empty()) require_output_file(o.html, "--html " + o.html.string(), {o.input});
   if (!o.csv.empty()) require_output_file(o.csv, "--csv " + o.csv.string(), {o.input, o.html});
-  const results::result_document doc = results::read_result_document(o.input);
+  const results::result_set doc = results::read_result_set(o.input);
   if (!o.csv.empty()) {
     write_file_atomic(o.csv, report::records_csv(doc));
     std::cout << "wrote " << o.csv.string() << "  (" << doc.records.size() << " records as CSV)\n";

@@ -30,7 +30,7 @@
 #include "merge/merge.hpp"
 #include "report/records_csv.hpp"
 #include "results/codec.hpp"
-#include "results/document.hpp"
+#include "results/reader.hpp"
 #include "sweep/baseline.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
@@ -644,7 +644,7 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
     std::error_code ec;
     if (!o->csv.empty() && !o->worker &&
         std::filesystem::is_regular_file(o->out, ec)) {  // what was written, also a stopped run's
-      write_file_atomic(o->csv, report::records_csv(results::read_result_document(o->out)));
+      write_file_atomic(o->csv, report::records_csv(results::read_result_set(o->out)));
       std::cout << "wrote " << o->csv.string() << " (the records as CSV)\n";
     }
   });

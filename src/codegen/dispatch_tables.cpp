@@ -30,7 +30,7 @@ struct family_facts {
   std::size_t reference = 0;                      ///< index of the reference variant
 };
 
-[[noreturn]] void fail(const results::sweep_file& s, const std::string& at,
+[[noreturn]] void fail(const results::result_set& s, const std::string& at,
                        const std::string& what) {
   throw error(error_kind::usage, s.file.string() + ": " + at + ": " + what);
 }
@@ -76,11 +76,12 @@ struct mismatch {
 
 // A range's knobs in config order, into `k`; a mismatch unless they are a shipped variant with
 // the id the file gives.
-mismatch range_knobs(const results::sweep_range& r, const family_facts& ff, knob_values& k) {
+mismatch range_knobs(const select::range& r, const std::string& at, const family_facts& ff,
+                     knob_values& k) {
   const space::family_config& cfg = ff.space->config;
   for (const auto& kv : r.knobs) {
     if (std::find(ff.knob_names.begin(), ff.knob_names.end(), kv.first) == ff.knob_names.end()) {
-      return {r.at + "/knobs/" + kv.first,
+      return {at + "/knobs/" + kv.first,
               "not a knob of " + cfg.file.string() + " " + list_text(ff.knob_names)};
     }
   }
@@ -89,18 +90,18 @@ mismatch range_knobs(const results::sweep_range& r, const family_facts& ff, knob
     const auto it = std::find_if(r.knobs.begin(), r.knobs.end(),
                                  [&](const auto& kv) { return kv.first == name; });
     if (it == r.knobs.end())
-      return {r.at + "/knobs",
+      return {at + "/knobs",
               "no " + name + " (" + cfg.file.string() + " has " + list_text(ff.knob_names) + ")"};
     k.push_back(it->second);
   }
   const auto v = ff.variant_at.find(k);
   if (v == ff.variant_at.end()) {
-    return {r.at + "/knobs", tuple_id(k) + " is not a variant of " + cfg.file.string() +
-                                 " (a value outside a knob's list, or a constraint fails)"};
+    return {at + "/knobs", tuple_id(k) + " is not a variant of " + cfg.file.string() +
+                               " (a value outside a knob's list, or a constraint fails)"};
   }
   const std::string& id = ff.space->variants[v->second].id;
-  if (r.variant != id)
-    return {r.at + "/variant", "\"" + r.variant + "\" does not match its knobs (" + id + ")"};
+  if (r.winner != id)
+    return {at + "/variant", "\"" + r.winner + "\" does not match its knobs (" + id + ")"};
   return {};
 }
 
@@ -111,7 +112,7 @@ std::vector<std::string> key_names(const family_facts& ff) {
 }
 
 // A table's model shape in the order of the family's key dimensions (check_file() found each).
-std::vector<long long> shape_of(const results::sweep_dispatch& d, const family_facts& ff) {
+std::vector<long long> shape_of(const results::dispatch_entry& d, const family_facts& ff) {
   std::vector<long long> out;
   for (const families::dimension& k : ff.shape_keys)
     out.push_back(families::dim_or(d.shape, k.name, LLONG_MIN));
@@ -119,7 +120,7 @@ std::vector<long long> shape_of(const results::sweep_dispatch& d, const family_f
 }
 
 // "heads 16": a table's shape for messages.
-std::string shape_words(const results::sweep_dispatch& d, const family_facts& ff) {
+std::string shape_words(const results::dispatch_entry& d, const family_facts& ff) {
   const std::vector<long long> values = shape_of(d, ff);
   std::vector<std::string> words;
   for (std::size_t i = 0; i < values.size(); ++i)
@@ -138,24 +139,25 @@ std::size_t mode_index(const space::family_config& cfg, const std::string& mode)
 // writes tables for, families kk3tune knows, and well-formed tables (one per mode and shape,
 // ranges ascending). Nothing here depends on the configs, so an old sweep of a family whose
 // config changed since still passes.
-void check_file(const results::sweep_file& s, const std::map<std::string, family_facts>& facts) {
-  if (table_arch(s.gpu_arch).empty()) {
+void check_file(const results::result_set& s, const std::map<std::string, family_facts>& facts) {
+  if (table_arch(s.context.gpu.arch).empty()) {
     fail(s, "/context/gpu/arch",
-         "\"" + s.gpu_arch + "\" has no dispatch tables (emit writes sm_90 and sm_100 tables)");
+         "\"" + s.context.gpu.arch +
+             "\" has no dispatch tables (emit writes sm_90 and sm_100 tables)");
   }
   std::set<std::string> listed;
-  for (const results::sweep_family& fam : s.families) {
-    listed.insert(fam.name);
-    if (facts.count(fam.name)) continue;
-    const families::family* f = families::find_registered(fam.name);
+  for (const results::family_summary& fam : s.families) {
+    listed.insert(fam.family);
+    if (facts.count(fam.family)) continue;
+    const families::family* f = families::find_registered(fam.family);
     if (f && f->is_example()) continue;  // examples get no header
     std::vector<std::string> known;
     for (const auto& [name, ff] : facts) known.push_back(name);
-    fail(s, "/families/" + fam.name, "unknown family (emit writes " + join(known, ", ") + ")");
+    fail(s, "/families/" + fam.family, "unknown family (emit writes " + join(known, ", ") + ")");
   }
 
   std::set<std::tuple<std::string, std::string, std::vector<long long>>> seen;
-  for (const results::sweep_dispatch& d : s.dispatch) {
+  for (const results::dispatch_entry& d : s.dispatch) {
     if (!listed.count(d.family))
       fail(s, d.at + "/family", "\"" + d.family + "\" is not in /families");
     const auto it = facts.find(d.family);
@@ -177,14 +179,15 @@ void check_file(const results::sweep_file& s, const std::map<std::string, family
            "a second table for " + d.family + " mode " + d.mode + " " + shape_words(d, ff));
     }
     long long previous = 0;
-    for (const results::sweep_range& r : d.ranges) {
+    for (std::size_t i = 0; i < d.ranges.size(); ++i) {
+      const select::range& r = d.ranges[i];
       if (r.min_tokens < 1 || r.max_tokens < r.min_tokens) {
-        fail(s, r.at,
+        fail(s, d.range_at(i),
              "expected 1 <= min_tokens <= max_tokens, got " + std::to_string(r.min_tokens) +
                  " and " + std::to_string(r.max_tokens));
       }
       if (r.min_tokens <= previous) {
-        fail(s, r.at + "/min_tokens",
+        fail(s, d.range_at(i) + "/min_tokens",
              "ranges must ascend: " + std::to_string(r.min_tokens) +
                  " is not above the previous range's max_tokens " + std::to_string(previous));
       }
@@ -195,11 +198,11 @@ void check_file(const results::sweep_file& s, const std::map<std::string, family
 
 // The first place where a sweep's part for one family disagrees with the family's current
 // config: knob names, shape key, a table's mode, a range's knobs or variant id.
-mismatch config_mismatch(const results::sweep_file& s, const family_facts& ff) {
+mismatch config_mismatch(const results::result_set& s, const family_facts& ff) {
   const space::family_config& cfg = ff.space->config;
-  for (const results::sweep_family& fam : s.families) {
-    if (fam.name != cfg.family) continue;
-    const std::string at = "/families/" + fam.name;
+  for (const results::family_summary& fam : s.families) {
+    if (fam.family != cfg.family) continue;
+    const std::string at = "/families/" + fam.family;
     if (fam.knobs != ff.knob_names) {
       return {at + "/knobs", "the knob names " + list_text(fam.knobs) + " do not match " +
                                  cfg.file.string() + " " + list_text(ff.knob_names)};
@@ -210,19 +213,19 @@ mismatch config_mismatch(const results::sweep_file& s, const family_facts& ff) {
           list_text(fam.shape_keys) + ": this family is dispatched on " + list_text(key_names(ff))};
     }
   }
-  for (const results::sweep_dispatch& d : s.dispatch) {
+  for (const results::dispatch_entry& d : s.dispatch) {
     if (d.family != cfg.family) continue;
     if (mode_index(cfg, d.mode) == cfg.modes.size())
       return {d.at + "/mode", "\"" + d.mode + "\" is not a mode of " + cfg.file.string()};
     knob_values k;
-    for (const results::sweep_range& r : d.ranges) {
-      if (const mismatch m = range_knobs(r, ff, k)) return m;
+    for (std::size_t i = 0; i < d.ranges.size(); ++i) {
+      if (const mismatch m = range_knobs(d.ranges[i], d.range_at(i), ff, k)) return m;
     }
   }
   return {};
 }
 
-bool has_tables_for(const results::sweep_file& s, const std::string& family) {
+bool has_tables_for(const results::result_set& s, const std::string& family) {
   return std::any_of(s.dispatch.begin(), s.dispatch.end(),
                      [&](const auto& d) { return d.family == family; });
 }
@@ -277,24 +280,24 @@ dispatch_model base_model(const family_facts& ff) {
 
 // One table of a family for one architecture, and the file it comes from.
 struct table_source {
-  const results::sweep_file* file = nullptr;
-  const results::sweep_dispatch* table = nullptr;
+  const results::result_set* file = nullptr;
+  const results::dispatch_entry* table = nullptr;
 };
 
 std::string table_text(const family_facts& ff, const table_arch_def& def,
-                       const results::sweep_dispatch& d) {
+                       const results::dispatch_entry& d) {
   return ff.space->config.family + " " + def.name + " mode " + d.mode + " " + shape_words(d, ff);
 }
 
 // The family's tables for one architecture from all the inputs. A table (mode and shape) given
 // by two inputs is refused: which one is meant cannot be guessed (a sweep's shards and the file
 // they were merged into give the same tables: pass one or the other).
-std::vector<table_source> tables_for(const std::vector<results::sweep_file>& sweeps,
+std::vector<table_source> tables_for(const std::vector<results::result_set>& sweeps,
                                      const family_facts& ff, const table_arch_def& def) {
   std::map<std::pair<std::size_t, std::vector<long long>>, table_source> by_table;
-  for (const results::sweep_file& s : sweeps) {
-    if (table_arch(s.gpu_arch) != def.name) continue;
-    for (const results::sweep_dispatch& d : s.dispatch) {
+  for (const results::result_set& s : sweeps) {
+    if (table_arch(s.context.gpu.arch) != def.name) continue;
+    for (const results::dispatch_entry& d : s.dispatch) {
       if (d.family != ff.space->config.family) continue;
       const auto key = std::make_pair(mode_index(ff.space->config, d.mode), shape_of(d, ff));
       const auto [it, fresh] = by_table.emplace(key, table_source{&s, &d});
@@ -314,9 +317,9 @@ std::vector<table_source> tables_for(const std::vector<results::sweep_file>& swe
 }
 
 // What a sweep minimised for `family` (its families entry; a sweep before schema 3: graph mode).
-std::string objective_of(const results::sweep_file& s, const std::string& family) {
-  for (const results::sweep_family& f : s.families) {
-    if (f.name == family) return results::describe(f.objective);
+std::string objective_of(const results::result_set& s, const std::string& family) {
+  for (const results::family_summary& f : s.families) {
+    if (f.family == family) return results::describe(f.objective);
   }
   return results::describe(results::objective{});
 }
@@ -326,9 +329,9 @@ std::string objective_of(const results::sweep_file& s, const std::string& family
 // merged file has), one per file for the older ones (the digest of the file's bytes).
 std::vector<header_source> sources_of(const std::vector<table_source>& tables) {
   const std::string family = tables.empty() ? std::string() : tables.front().table->family;
-  std::map<std::string, const results::sweep_file*> first_of;  // by digest
+  std::map<std::string, const results::result_set*> first_of;  // by digest
   for (const table_source& t : tables) {
-    const results::sweep_file& s = *t.file;
+    const results::result_set& s = *t.file;
     const std::string key = s.plan_digest.empty() ? "result " + s.digest : "plan " + s.plan_digest;
     const auto it = first_of.find(key);
     if (it == first_of.end() ||
@@ -338,8 +341,9 @@ std::vector<header_source> sources_of(const std::vector<table_source>& tables) {
   std::vector<header_source> out;
   for (const auto& [key, s] : first_of) {
     const bool plan = !s->plan_digest.empty();
-    out.push_back({s->gpu_name, s->gpu_arch, s->tool_version, s->git_revision, s->nvrtc_version,
-                   s->utc_time, plan ? "plan" : "result", plan ? s->plan_digest : s->digest,
+    const results::run_context& c = s->context;
+    out.push_back({c.gpu.name, c.gpu.arch, c.tool_version, c.git_revision, c.nvrtc_version,
+                   c.utc_time, plan ? "plan" : "result", plan ? s->plan_digest : s->digest,
                    objective_of(*s, family)});
   }
   std::sort(out.begin(), out.end(), [](const header_source& x, const header_source& y) {
@@ -358,16 +362,16 @@ header_arch arch_from(const table_arch_def& def, const std::vector<table_source>
   a.sources = sources_of(tables);
   const space::family_config& cfg = ff.space->config;
   for (const table_source& source : tables) {
-    const results::sweep_dispatch& d = *source.table;
+    const results::dispatch_entry& d = *source.table;
     header_table t;
     t.mode = mode_index(cfg, d.mode);
     t.shape = shape_of(d, ff);
-    for (const results::sweep_range& r : d.ranges) {
+    for (const select::range& r : d.ranges) {
       header_range hr;
       hr.min_tokens = r.min_tokens;
       hr.max_tokens = r.max_tokens;
-      range_knobs(r, ff, hr.knobs);  // config_mismatch() found none
-      hr.variant = r.variant;
+      range_knobs(r, {}, ff, hr.knobs);  // config_mismatch() found none
+      hr.variant = r.winner;
       used.insert(ff.variant_at.at(hr.knobs));
       t.ranges.push_back(std::move(hr));
     }
@@ -381,8 +385,8 @@ header_arch arch_from(const table_arch_def& def, const std::vector<table_source>
 
 // Every input with tables for the family must match its current config, used or not: the
 // caller passes exactly the files whose tables are wanted.
-void check_configs(const std::vector<results::sweep_file>& sweeps, const family_facts& ff) {
-  for (const results::sweep_file& s : sweeps) {
+void check_configs(const std::vector<results::result_set>& sweeps, const family_facts& ff) {
+  for (const results::result_set& s : sweeps) {
     if (!has_tables_for(s, ff.space->config.family)) continue;
     if (const mismatch bad = config_mismatch(s, ff)) {
       fail(s, bad.at,
@@ -393,7 +397,7 @@ void check_configs(const std::vector<results::sweep_file>& sweeps, const family_
 }
 
 // The header model of one family.
-dispatch_model family_model(const family_facts& ff, const std::vector<results::sweep_file>& sweeps,
+dispatch_model family_model(const family_facts& ff, const std::vector<results::result_set>& sweeps,
                             std::vector<std::string>& summary) {
   dispatch_model m = base_model(ff);
   std::set<std::size_t> used;
@@ -435,11 +439,11 @@ std::string table_arch(const std::string& gpu_arch) {
 
 std::vector<emitted_header> build_dispatch_headers(
     const std::vector<families::family_space>& spaces,
-    const std::vector<results::sweep_file>& sweeps, std::vector<std::string>& notes) {
+    const std::vector<results::result_set>& sweeps, std::vector<std::string>& notes) {
   std::map<std::string, family_facts> facts;
   for (const families::family_space& space : spaces) facts[space.config.family] = facts_of(space);
-  for (const results::sweep_file& s : sweeps) check_file(s, facts);
-  for (const results::sweep_file& s : sweeps) {
+  for (const results::result_set& s : sweeps) check_file(s, facts);
+  for (const results::result_set& s : sweeps) {
     const bool any = std::any_of(facts.begin(), facts.end(),
                                  [&](const auto& f) { return has_tables_for(s, f.first); });
     if (!any)

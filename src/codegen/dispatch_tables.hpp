@@ -14,7 +14,7 @@
 
 #include "codegen/dispatch_header.hpp"
 #include "families/registry.hpp"
-#include "results/sweep_file.hpp"
+#include "results/reader.hpp"
 
 namespace kk3::codegen {
 
@@ -41,6 +41,6 @@ struct emitted_header {
 /// dispatch tables (not used).
 std::vector<emitted_header> build_dispatch_headers(
     const std::vector<families::family_space>& spaces,
-    const std::vector<results::sweep_file>& sweeps, std::vector<std::string>& notes);
+    const std::vector<results::result_set>& sweeps, std::vector<std::string>& notes);
 
 }  // namespace kk3::codegen

@@ -15,12 +15,12 @@
 namespace kk3::compare {
 namespace {
 
-using results::result_document;
-using results::result_record;
-using results::sweep_dispatch;
-using results::sweep_range;
+using results::dispatch_entry;
+using results::record;
+using results::result_set;
+using select::range;
 
-record_id id_of(const results::result_record& r) {
+record_id id_of(const results::record& r) {
   return {r.key(), r.family, r.mode, r.variant, r.tokens, r.shape};
 }
 
@@ -30,12 +30,12 @@ bool id_less(const record_id& a, const record_id& b) {
          std::tie(b.family, b.mode, b.shape_dims, b.tokens, b.variant);
 }
 
-file_summary summarize(const results::result_document& d) {
+file_summary summarize(const results::result_set& d) {
   file_summary s;
   s.file = d.file.string();
   s.kind = d.kind;
-  s.gpu_name = d.context.gpu_name;
-  s.gpu_arch = d.context.gpu_arch;
+  s.gpu_name = d.context.gpu.name;
+  s.gpu_arch = d.context.gpu.arch;
   s.tool_version = d.context.tool_version;
   s.git_revision = d.context.git_revision;
   s.utc_time = d.context.utc_time;
@@ -91,17 +91,18 @@ bool stopped_running(results::status failure) {
 }
 
 // The failure NEW shows for the record (its status, else its finalist verification), if any.
-std::optional<results::status> failure_of(const results::result_record& r) {
+std::optional<results::status> failure_of(const results::record& r) {
   if (failed(r.status)) return r.status;
-  if (r.verification_status && failed(*r.verification_status)) return *r.verification_status;
+  if (r.verified && failed(r.verified->status)) return r.verified->status;
   return std::nullopt;
 }
 
 // Whether BASE vouches for the record against NEW's failure: verified ok, or (for a compile or
 // launch failure, a timeout or an unlaunchable variant) compiled and ran in BASE. A record
 // unlaunchable in both files, or only in NEW, is no regression.
-bool fine_before(const results::result_record& base, results::status new_failure) {
-  if (base.status == results::status::ok || base.verification_status == results::status::ok) {
+bool fine_before(const results::record& base, results::status new_failure) {
+  if (base.status == results::status::ok ||
+      (base.verified && base.verified->status == results::status::ok)) {
     return true;
   }
   return stopped_running(new_failure) && is_timed(base) && !failed(base.status);
@@ -139,46 +140,46 @@ std::string tokens_text(long long lo, long long hi) {
   return lo == hi ? "T" + std::to_string(lo) : "T" + std::to_string(lo) + "-" + std::to_string(hi);
 }
 
-std::string entry_of(const results::sweep_dispatch& d) {
+std::string entry_of(const results::dispatch_entry& d) {
   const std::string shape = results::shape_text(d.shape);
   return d.family + "/" + d.mode + (shape.empty() ? "" : "/" + shape);
 }
 
-std::string ranges_text(const std::vector<const results::sweep_range*>& ranges) {
+std::string ranges_text(const std::vector<const select::range*>& ranges) {
   if (ranges.empty()) return "(none)";
   std::string out;
-  for (const results::sweep_range* r : ranges) {
-    out += (out.empty() ? "" : "; ") + tokens_text(r->min_tokens, r->max_tokens) + " " + r->variant;
+  for (const select::range* r : ranges) {
+    out += (out.empty() ? "" : "; ") + tokens_text(r->min_tokens, r->max_tokens) + " " + r->winner;
   }
   return out;
 }
 
-bool overlaps(const results::sweep_range& a, const results::sweep_range& b) {
+bool overlaps(const select::range& a, const select::range& b) {
   return a.min_tokens <= b.max_tokens && b.min_tokens <= a.max_tokens;
 }
 
 // The ranges of one table that differ between BASE and NEW; true if any does.
-bool compare_table(const std::string& entry, const results::sweep_dispatch& base,
-                   const results::sweep_dispatch& next, std::vector<dispatch_change>& out) {
+bool compare_table(const std::string& entry, const results::dispatch_entry& base,
+                   const results::dispatch_entry& next, std::vector<dispatch_change>& out) {
   bool changed = false;
-  for (const results::sweep_range& r : next.ranges) {
+  for (const select::range& r : next.ranges) {
     const bool same =
-        std::any_of(base.ranges.begin(), base.ranges.end(), [&](const results::sweep_range& b) {
+        std::any_of(base.ranges.begin(), base.ranges.end(), [&](const select::range& b) {
           return b.min_tokens == r.min_tokens && b.max_tokens == r.max_tokens &&
-                 b.variant == r.variant;
+                 b.winner == r.winner;
         });
     if (same) continue;
     changed = true;
-    std::vector<const results::sweep_range*> before;
-    for (const results::sweep_range& b : base.ranges) {
+    std::vector<const select::range*> before;
+    for (const select::range& b : base.ranges) {
       if (overlaps(b, r)) before.push_back(&b);
     }
-    out.push_back({entry, tokens_text(r.min_tokens, r.max_tokens), ranges_text(before), r.variant,
+    out.push_back({entry, tokens_text(r.min_tokens, r.max_tokens), ranges_text(before), r.winner,
                    r.min_tokens});
   }
-  for (const results::sweep_range& b : base.ranges) {
+  for (const select::range& b : base.ranges) {
     const bool covered = std::any_of(next.ranges.begin(), next.ranges.end(),
-                                     [&](const results::sweep_range& r) { return overlaps(b, r); });
+                                     [&](const select::range& r) { return overlaps(b, r); });
     if (covered) continue;
     changed = true;
     out.push_back({entry, tokens_text(b.min_tokens, b.max_tokens), ranges_text({&b}), "(none)",
@@ -187,16 +188,16 @@ bool compare_table(const std::string& entry, const results::sweep_dispatch& base
   return changed;
 }
 
-void compare_dispatch(const results::result_document& base, const results::result_document& next,
+void compare_dispatch(const results::result_set& base, const results::result_set& next,
                       comparison& c) {
-  std::map<std::string, std::pair<const results::sweep_dispatch*, const results::sweep_dispatch*>>
+  std::map<std::string, std::pair<const results::dispatch_entry*, const results::dispatch_entry*>>
       tables;
   for (const auto& d : base.dispatch) tables[entry_of(d)].first = &d;
   for (const auto& d : next.dispatch) tables[entry_of(d)].second = &d;
   for (const auto& [entry, both] : tables) {
     const auto [b, n] = both;
-    auto all = [](const results::sweep_dispatch& d) {
-      std::vector<const results::sweep_range*> ranges;
+    auto all = [](const results::dispatch_entry& d) {
+      std::vector<const select::range*> ranges;
       for (const auto& r : d.ranges) ranges.push_back(&r);
       return ranges_text(ranges);
     };
@@ -211,7 +212,7 @@ void compare_dispatch(const results::result_document& base, const results::resul
 }
 
 // Key -> index of its first record; counts the repeats.
-std::unordered_map<std::string, std::size_t> index_by_key(const results::result_document& d,
+std::unordered_map<std::string, std::size_t> index_by_key(const results::result_set& d,
                                                           std::size_t& repeats) {
   std::unordered_map<std::string, std::size_t> index;
   index.reserve(d.records.size());
@@ -240,15 +241,15 @@ std::size_t& count_of(comparison_counts& k, verdict v) {
 
 // The token counts a table covers: the plan's counts inside one of its ranges (every range's
 // ends when the file gives no plan).
-std::map<long long, const results::sweep_range*> winners_of(const results::sweep_dispatch& d,
-                                                            const results::result_document& doc) {
+std::map<long long, const select::range*> winners_of(const results::dispatch_entry& d,
+                                                     const results::result_set& doc) {
   std::vector<long long> tokens;
   if (doc.plan && !doc.plan->tokens.empty()) {
     tokens = doc.plan->tokens;
   } else {
     for (const auto& r : d.ranges) tokens.insert(tokens.end(), {r.min_tokens, r.max_tokens});
   }
-  std::map<long long, const results::sweep_range*> out;
+  std::map<long long, const select::range*> out;
   for (long long t : tokens) {
     for (const auto& r : d.ranges) {
       if (t >= r.min_tokens && t <= r.max_tokens) out[t] = &r;
@@ -259,13 +260,13 @@ std::map<long long, const results::sweep_range*> winners_of(const results::sweep
 
 // The plans' selection noise, the stricter of the two (a plan that gives none: the sweep's
 // defaults).
-shipped_rule rule_of(const results::result_document& base, const results::result_document& next,
+shipped_rule rule_of(const results::result_set& base, const results::result_set& next,
                      double threshold) {
   shipped_rule rule;
   rule.threshold = threshold;
   rule.noise_sigmas = 0;
   rule.noise_floor = 0;
-  for (const results::result_document* d : {&base, &next}) {
+  for (const results::result_set* d : {&base, &next}) {
     const bool has = d->plan.has_value();
     rule.noise_sigmas =
         std::max(rule.noise_sigmas, has && d->plan->noise_sigmas ? *d->plan->noise_sigmas : 2.0);
@@ -276,7 +277,7 @@ shipped_rule rule_of(const results::result_document& base, const results::result
   return rule;
 }
 
-select::timed_variant timed_of(const results::result_record& r) {
+select::timed_variant timed_of(const results::record& r) {
   select::timed_variant t;
   t.variant = r.variant;
   t.median_us = r.stats->median;
@@ -286,7 +287,7 @@ select::timed_variant timed_of(const results::result_record& r) {
 }
 
 // The records a file has of one table (family, mode, shape): whether it swept it at all.
-std::set<std::string> swept_tables(const results::result_document& d) {
+std::set<std::string> swept_tables(const results::result_set& d) {
   std::set<std::string> out;
   for (const auto& r : d.records) {
     out.insert(r.family + "/" + r.mode +
@@ -296,7 +297,7 @@ std::set<std::string> swept_tables(const results::result_document& d) {
   return out;
 }
 
-void compare_shipped(const results::result_document& base, const results::result_document& next,
+void compare_shipped(const results::result_set& base, const results::result_set& next,
                      comparison& c) {
   c.shipped_verdict = true;
   c.rule = rule_of(base, next, c.options.timing.threshold);
@@ -304,11 +305,11 @@ void compare_shipped(const results::result_document& base, const results::result
   std::size_t repeats = 0;
   const auto base_index = index_by_key(base, repeats);
   const auto next_index = index_by_key(next, repeats);
-  auto winner_record = [](const results::result_document& d,
+  auto winner_record = [](const results::result_set& d,
                           const std::unordered_map<std::string, std::size_t>& index,
-                          const results::sweep_dispatch& t, long long tokens,
-                          const std::string& variant) -> const results::result_record* {
-    results::result_record probe;
+                          const results::dispatch_entry& t, long long tokens,
+                          const std::string& variant) -> const results::record* {
+    results::record probe;
     probe.family = t.family;
     probe.mode = t.mode;
     probe.shape = t.shape;
@@ -316,16 +317,16 @@ void compare_shipped(const results::result_document& base, const results::result
     probe.variant = variant;
     const auto found = index.find(probe.key());
     if (found == index.end()) return nullptr;
-    const results::result_record& r = d.records[found->second];
+    const results::record& r = d.records[found->second];
     return is_timed(r) ? &r : nullptr;
   };
   const std::set<std::string> base_swept = swept_tables(base), next_swept = swept_tables(next);
-  auto plan_has = [](const results::result_document& d, long long t) {
+  auto plan_has = [](const results::result_set& d, long long t) {
     return !d.plan || d.plan->tokens.empty() ||
            std::count(d.plan->tokens.begin(), d.plan->tokens.end(), t) > 0;
   };
 
-  std::map<std::string, std::pair<const results::sweep_dispatch*, const results::sweep_dispatch*>>
+  std::map<std::string, std::pair<const results::dispatch_entry*, const results::dispatch_entry*>>
       tables;
   for (const auto& d : base.dispatch) tables[entry_of(d)].first = &d;
   for (const auto& d : next.dispatch) tables[entry_of(d)].second = &d;
@@ -333,8 +334,8 @@ void compare_shipped(const results::result_document& base, const results::result
   shipped_counts& k = c.shipped_totals;
   for (const auto& [entry, both] : tables) {
     const auto [b, n] = both;
-    const results::sweep_dispatch& any = b ? *b : *n;
-    std::map<long long, std::pair<const results::sweep_range*, const results::sweep_range*>> counts;
+    const results::dispatch_entry& any = b ? *b : *n;
+    std::map<long long, std::pair<const select::range*, const select::range*>> counts;
     if (b) {
       for (const auto& [t, r] : winners_of(*b, base)) counts[t].first = r;
     }
@@ -358,16 +359,16 @@ void compare_shipped(const results::result_document& base, const results::result
       cc.mode = any.mode;
       cc.shape = any.shape;
       cc.tokens = tokens;
-      if (wb) cc.base_winner = wb->variant;
-      if (wn) cc.new_winner = wn->variant;
+      if (wb) cc.base_winner = wb->winner;
+      if (wn) cc.new_winner = wn->winner;
       if (!wn) {
         cc.result = count_verdict::lost;
       } else if (!wb) {
         cc.result = count_verdict::gained;
       } else {
-        const results::result_record* rb =
+        const results::record* rb =
             b ? winner_record(base, base_index, *b, tokens, cc.base_winner) : nullptr;
-        const results::result_record* rn =
+        const results::record* rn =
             n ? winner_record(next, next_index, *n, tokens, cc.new_winner) : nullptr;
         if (!rb || !rn) {
           cc.result = count_verdict::untimed;
@@ -485,8 +486,8 @@ std::string comparison::records_line() const {
          n(k.only_in_base) + " only in BASE, " + n(k.only_in_new) + " only in NEW";
 }
 
-comparison compare_documents(const results::result_document& base,
-                             const results::result_document& next, const compare_options& options) {
+comparison compare_documents(const results::result_set& base, const results::result_set& next,
+                             const compare_options& options) {
   comparison c;
   c.options = options;
   c.base = summarize(base);
@@ -506,13 +507,13 @@ comparison compare_documents(const results::result_document& base,
   std::size_t screened_vs_final = 0, screened_both = 0;
   std::set<std::string> objective_differences;
   for (const auto& [key, i] : base_index) {
-    const results::result_record& b = base.records[i];
+    const results::record& b = base.records[i];
     const auto found = next_index.find(key);
     if (found == next_index.end()) {
       c.only_in_base.push_back({id_of(b), b.status});
       continue;
     }
-    const results::result_record& n = next.records[found->second];
+    const results::record& n = next.records[found->second];
     record_comparison rc{id_of(b), b.status, n.status, std::nullopt, {}};
     const std::vector<std::string> other_objective = results::differences(b.objective, n.objective);
     if (is_timed(b) && is_timed(n) && !other_objective.empty()) {
@@ -539,11 +540,11 @@ comparison compare_documents(const results::result_document& base,
       }
     }
     if (const auto failure = failure_of(n); failure && fine_before(b, *failure)) {
-      const results::status base_status = b.status == results::status::ok || !b.verification_status
-                                              ? b.status
-                                              : *b.verification_status;
+      const results::status base_status =
+          b.status == results::status::ok || !b.verified ? b.status : b.verified->status;
+      const std::string mismatch = n.verified ? n.verified->first_mismatch : std::string();
       c.verification.push_back(
-          {rc.id, base_status, *failure, n.first_mismatch.empty() ? n.reason : n.first_mismatch});
+          {rc.id, base_status, *failure, mismatch.empty() ? n.reason : mismatch});
     }
     c.records.push_back(std::move(rc));
   }

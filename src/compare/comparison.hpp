@@ -3,14 +3,14 @@
 // family, mode, shape (tokens, heads, blocks) and variant; each pair timed in both files gets a
 // verdict (timing_verdict.hpp); sweeps are also checked for verification regressions and
 // dispatch changes. A slower record or a verification regression is a regression (exit 1).
-// Pure logic over result_documents: the output formats are comparison_text.hpp and
+// Pure logic over result_sets: the output formats are comparison_text.hpp and
 // report/comparison_json.hpp.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "compare/timing_verdict.hpp"
-#include "results/document.hpp"
+#include "results/reader.hpp"
 
 namespace kk3::compare {
 
@@ -33,7 +33,7 @@ struct file_summary {
 
 /// Which record: family, mode, shape and variant.
 struct record_id {
-  std::string key;  ///< results::result_record::key()
+  std::string key;  ///< results::record::key()
   std::string family, mode, variant;
   long long tokens = 0;
   results::dims shape_dims;  ///< the family's key dimensions
@@ -164,7 +164,7 @@ struct comparison {
 /// options.timing.threshold and the plans' noise (the larger sigmas and floor of the two; the
 /// sweep's defaults for a plan that gives none). Throws error(input) when the kinds differ, or when
 /// the GPUs differ and options.allow_device_mismatch is not set.
-comparison compare_documents(const results::result_document& base,
-                             const results::result_document& next, const compare_options& options);
+comparison compare_documents(const results::result_set& base, const results::result_set& next,
+                             const compare_options& options);
 
 }  // namespace kk3::compare

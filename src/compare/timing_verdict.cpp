@@ -12,7 +12,7 @@ constexpr std::size_t k_min_test_samples = 3;  ///< fewer raw samples: the inter
 constexpr double k_sample_agreement = 0.01;    ///< samples' median vs statistics' median
 constexpr double k_interval_sigmas = 2;        ///< the interval: median +- 2 standard errors
 
-std::string interval_note(const results::result_record& base, const results::result_record& next) {
+std::string interval_note(const results::record& base, const results::record& next) {
   for (const auto* r : {&base, &next}) {
     const char* side = r == &base ? "BASE" : "NEW";
     if (r->samples_us.size() < k_min_test_samples) {
@@ -41,18 +41,18 @@ const char* to_string(verdict v) {
   return "?";
 }
 
-bool is_timed(const results::result_record& r) {
+bool is_timed(const results::record& r) {
   return r.stats && std::isfinite(r.stats->median) && r.stats->median > 0;
 }
 
-bool samples_consistent(const results::result_record& r) {
+bool samples_consistent(const results::record& r) {
   if (!r.stats || r.samples_us.size() < k_min_test_samples) return false;
   const double m = median_of(r.samples_us);
   return std::fabs(m / r.stats->median - 1) <= k_sample_agreement;
 }
 
-timing_comparison compare_timing(const results::result_record& base,
-                                 const results::result_record& next, const timing_options& o) {
+timing_comparison compare_timing(const results::record& base, const results::record& next,
+                                 const timing_options& o) {
   timing_comparison c;
   c.base_median_us = base.stats->median;
   c.new_median_us = next.stats->median;
@@ -67,7 +67,7 @@ timing_comparison compare_timing(const results::result_record& base,
     // Disjoint intervals median +- 2 * rel_stderr * median. A negative or missing standard
     // error counts as zero.
     c.test = test_kind::intervals;
-    auto half = [](const results::result_record& r) {
+    auto half = [](const results::record& r) {
       const double rel = std::isfinite(r.stats->rel_stderr_median) ? r.stats->rel_stderr_median : 0;
       return k_interval_sigmas * std::max(rel, 0.0) * r.stats->median;
     };

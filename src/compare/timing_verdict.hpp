@@ -5,7 +5,7 @@
 // statistics were edited but whose samples were not is judged by its statistics).
 #include <string>
 
-#include "results/document.hpp"
+#include "results/reader.hpp"
 
 namespace kk3::compare {
 
@@ -42,14 +42,14 @@ struct timing_comparison {
 };
 
 /// Whether a record carries timing (statistics with a positive median).
-bool is_timed(const results::result_record& r);
+bool is_timed(const results::record& r);
 
 /// Whether the record's raw samples can stand for it: at least 3, and their median within 1%
 /// of the statistics' median.
-bool samples_consistent(const results::result_record& r);
+bool samples_consistent(const results::record& r);
 
 /// Compares two records that are both timed (is_timed).
-timing_comparison compare_timing(const results::result_record& base,
-                                 const results::result_record& next, const timing_options& options);
+timing_comparison compare_timing(const results::record& base, const results::record& next,
+                                 const timing_options& options);
 
 }  // namespace kk3::compare

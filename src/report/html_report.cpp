@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/gzip.hpp"
+#include "device/device_info.hpp"
 #include "report/html_sections.hpp"
 #include "report/svg_plot.hpp"
 #include "results/objective.hpp"
@@ -36,7 +37,7 @@ std::vector<html_column> timing_columns(bool with_min, const std::string& ceilin
   return c;
 }
 
-std::vector<html_cell> timing_cells(const results::result_record& r, bool with_min) {
+std::vector<html_cell> timing_cells(const results::record& r, bool with_min) {
   const bool s = r.stats && r.stats->median > 0;
   const results::sample_stats st = s ? *r.stats : results::sample_stats{};
   auto us = [&](double v) { return number_cell(v, s ? fmt_us(v) : "–"); };
@@ -51,7 +52,7 @@ std::vector<html_cell> timing_cells(const results::result_record& r, bool with_m
   return c;
 }
 
-std::string record_title(const results::result_record& r) {
+std::string record_title(const results::record& r) {
   std::string t = r.variant + "\nT=" + std::to_string(r.tokens);
   const std::string shape = families::shape_text(r.shape);
   if (!shape.empty()) t += " " + shape;
@@ -195,24 +196,29 @@ void add_fact(std::string& out, const std::string& name, const std::string& valu
          ">" + html_escape(value) + "</dd></div>\n";
 }
 
-std::string context_html(const results::result_document& doc, const report_extras& extras) {
-  const results::result_context& c = doc.context;
+std::string context_html(const results::result_set& doc, const report_extras& extras) {
+  const results::run_context& c = doc.context;
+  const device::device_info& gpu = c.gpu;
   std::string out = "<section id=\"context\">\n<h2>Run context</h2>\n<dl class=\"ctx\">\n";
-  add_fact(out, "GPU", c.gpu_name);
-  std::string arch = c.compute_capability;
-  if (!c.gpu_arch.empty()) arch += (arch.empty() ? "" : " · ") + c.gpu_arch;
+  add_fact(out, "GPU", gpu.name);
+  std::string arch = gpu.cc_major > 0 || gpu.cc_minor > 0
+                         ? std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor)
+                         : "";
+  if (!gpu.arch.empty()) arch += (arch.empty() ? "" : " · ") + gpu.arch;
   add_fact(out, "compute capability · arch", arch);
-  add_fact(out, "SMs", c.sm_count > 0 ? std::to_string(c.sm_count) : "");
-  add_fact(out, "L2",
-           c.l2_bytes > 0 ? format_sig(double(c.l2_bytes) / (1024.0 * 1024.0), 4) + " MiB" : "");
+  add_fact(out, "SMs", gpu.sm_count > 0 ? std::to_string(gpu.sm_count) : "");
+  add_fact(
+      out, "L2",
+      gpu.l2_bytes > 0 ? format_sig(double(gpu.l2_bytes) / (1024.0 * 1024.0), 4) + " MiB" : "");
   std::string clocks;
-  if (c.sm_clock_mhz > 0) clocks = "SM " + format_sig(c.sm_clock_mhz, 5) + " MHz";
-  if (c.memory_clock_mhz > 0) {
-    clocks +=
-        (clocks.empty() ? "" : " · ") + ("memory " + format_sig(c.memory_clock_mhz, 5) + " MHz");
+  const int sm_mhz = gpu.clocks ? gpu.clocks->sm_mhz : 0;
+  const int memory_mhz = gpu.clocks ? gpu.clocks->memory_mhz : 0;
+  if (sm_mhz > 0) clocks = "SM " + format_sig(sm_mhz, 5) + " MHz";
+  if (memory_mhz > 0) {
+    clocks += (clocks.empty() ? "" : " · ") + ("memory " + format_sig(memory_mhz, 5) + " MHz");
   }
   add_fact(out, "clocks", clocks);
-  add_fact(out, "driver", c.driver_version);
+  add_fact(out, "driver", gpu.driver_version > 0 ? device::version_string(gpu.driver_version) : "");
   add_fact(out, "NVRTC", c.nvrtc_version);
   add_fact(out, "kk3tune version", c.tool_version);
   add_fact(out, "git revision", c.git_revision, false, true);
@@ -305,7 +311,7 @@ report_extras read_report_extras(const std::filesystem::path& file) {
   return x;
 }
 
-html_report render_html_report(const results::result_document& doc, const report_extras& extras) {
+html_report render_html_report(const results::result_set& doc, const report_extras& extras) {
   const bool sweep = doc.kind == "sweep";
   const html::page_body body = sweep ? html::sweep_body(doc) : html::time_body(doc);
   const std::string name = doc.file.filename().string();
@@ -317,7 +323,7 @@ html_report render_html_report(const results::result_document& doc, const report
   out += "<title>kk3tune report — " + html_escape(name) + "</title>\n<style>" + k_style +
          "</style>\n</head>\n<body>\n";
   out += "<header class=\"top\"><h1>kk3tune " + std::string(sweep ? "sweep" : "time") +
-         " report — " + html_escape(name) + "</h1>\n<p>" + html_escape(doc.context.gpu_name) +
+         " report — " + html_escape(name) + "</h1>\n<p>" + html_escape(doc.context.gpu.name) +
          (doc.context.utc_time.empty() ? "" : " · measured " + html_escape(doc.context.utc_time)) +
          " · " + std::to_string(doc.records.size()) + " records" +
          (sweep ? " · " + std::to_string(doc.dispatch.size()) + " dispatch tables" : "") +

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "results/document.hpp"
+#include "results/reader.hpp"
 
 namespace kk3::report {
 
@@ -29,8 +29,7 @@ struct html_report {
   int plots = 0;  ///< <svg> elements
 };
 
-/// Renders the page for a document as read by results::read_result_document.
-html_report render_html_report(const results::result_document& doc,
-                               const report_extras& extras = {});
+/// Renders the page for a document as read by results::read_result_set.
+html_report render_html_report(const results::result_set& doc, const report_extras& extras = {});
 
 }  // namespace kk3::report

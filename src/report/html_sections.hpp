@@ -7,7 +7,7 @@
 #include "families/registry.hpp"
 #include "report/html_table.hpp"
 #include "results/codec.hpp"
-#include "results/document.hpp"
+#include "results/reader.hpp"
 
 namespace kk3::report::html {
 
@@ -25,19 +25,19 @@ struct page_body {
   int plots = 0;
 };
 
-page_body sweep_body(const results::result_document& doc);
-page_body time_body(const results::result_document& doc);
+page_body sweep_body(const results::result_set& doc);
+page_body time_body(const results::result_set& doc);
 
 /// "12.35" (µs, 4 significant digits)
 std::string fmt_us(double us);
 /// "41.2%" of a fraction
 std::string fmt_pct(double fraction);
 /// The hover text of a record: variant, shape, median, spread, samples, status.
-std::string record_title(const results::result_record& r);
+std::string record_title(const results::record& r);
 /// The timing columns of a records table: median, p10, p90 (and min, `with_min`), noise, samples,
 /// TB/s and % of the ceiling (`ceiling_note` its hover text), and a record's cells under them.
 std::vector<html_column> timing_columns(bool with_min, const std::string& ceiling_note);
-std::vector<html_cell> timing_cells(const results::result_record& r, bool with_min);
+std::vector<html_cell> timing_cells(const results::record& r, bool with_min);
 
 /// The i-th colour of the categorical palette (cycles).
 const char* palette_color(std::size_t i);

@@ -24,16 +24,15 @@ constexpr const char* k_failed_color = "#dc2626";
 struct panel {
   std::string family, mode;
   families::dims shape;
-  std::vector<const results::result_record*> records;
-  const results::sweep_dispatch* dispatch = nullptr;
+  std::vector<const results::record*> records;
+  const results::dispatch_entry* dispatch = nullptr;
 };
 
 /// What a panel's plots and tables are made of.
 struct panel_model {
-  std::vector<long long> tokens;  // measured, ascending
-  std::map<std::string, std::vector<const results::result_record*>>
-      variants;  // by id, tokens ascending
-  std::map<std::pair<std::string, long long>, const results::result_record*> at;
+  std::vector<long long> tokens;                                        // measured, ascending
+  std::map<std::string, std::vector<const results::record*>> variants;  // by id, tokens ascending
+  std::map<std::pair<std::string, long long>, const results::record*> at;
   std::string reference;
   std::vector<std::string> labelled;  // reference, winners, runner-ups, in legend order
   std::map<std::string, std::string> color;
@@ -41,17 +40,17 @@ struct panel_model {
   std::map<long long, std::size_t> range_at;                    // token -> dispatch range index
 };
 
-bool timed(const results::result_record* r) {
+bool timed(const results::record* r) {
   return r->stats && r->stats->median > 0;
 }
 
 /// The GPU could not launch the variant at that count (or, for a finalist, at a verification
 /// shape): not a failure, shown apart in grey.
-bool unlaunchable(const results::result_record* r) {
+bool unlaunchable(const results::record* r) {
   return r->status == results::status::unlaunchable;
 }
 
-std::string range_label(const results::sweep_range& r) {
+std::string range_label(const select::range& r) {
   return r.min_tokens == r.max_tokens
              ? "T " + std::to_string(r.min_tokens)
              : "T " + std::to_string(r.min_tokens) + "–" + std::to_string(r.max_tokens);
@@ -62,7 +61,7 @@ std::string panel_title(const panel& p) {
   return p.family + " · " + p.mode + (shape.empty() ? "" : " · " + shape);
 }
 
-std::vector<panel> make_panels(const results::result_document& doc) {
+std::vector<panel> make_panels(const results::result_set& doc) {
   std::vector<panel> panels;
   std::map<std::string, std::size_t> index;
   auto find = [&](const std::string& family, const std::string& mode, const families::dims& shape) {
@@ -71,9 +70,9 @@ std::vector<panel> make_panels(const results::result_document& doc) {
     if (fresh) panels.push_back({family, mode, shape, {}, nullptr});
     return &panels[it->second];
   };
-  for (const results::result_record& r : doc.records)
+  for (const results::record& r : doc.records)
     find(r.family, r.mode, r.shape)->records.push_back(&r);
-  for (const results::sweep_dispatch& d : doc.dispatch)
+  for (const results::dispatch_entry& d : doc.dispatch)
     find(d.family, d.mode, d.shape)->dispatch = &d;
   return panels;
 }
@@ -81,7 +80,7 @@ std::vector<panel> make_panels(const results::result_document& doc) {
 panel_model make_model(const panel& p) {
   panel_model m;
   std::set<long long> tokens;
-  for (const results::result_record* r : p.records) {
+  for (const results::record* r : p.records) {
     tokens.insert(r->tokens);
     m.variants[r->variant].push_back(r);
     m.at.emplace(std::make_pair(r->variant, r->tokens), r);
@@ -89,10 +88,9 @@ panel_model make_model(const panel& p) {
   }
   m.tokens.assign(tokens.begin(), tokens.end());
   for (auto& [id, recs] : m.variants) {
-    std::stable_sort(recs.begin(), recs.end(),
-                     [](const results::result_record* a, const results::result_record* b) {
-                       return a->tokens < b->tokens;
-                     });
+    std::stable_sort(
+        recs.begin(), recs.end(),
+        [](const results::record* a, const results::record* b) { return a->tokens < b->tokens; });
   }
   std::size_t next_color = 0;
   auto label = [&](const std::string& id) {
@@ -103,36 +101,36 @@ panel_model make_model(const panel& p) {
   label(m.reference);
   if (p.dispatch) {
     for (std::size_t i = 0; i < p.dispatch->ranges.size(); ++i) {
-      const results::sweep_range& r = p.dispatch->ranges[i];
-      label(r.variant);
-      m.won[r.variant].push_back(range_label(r));
+      const select::range& r = p.dispatch->ranges[i];
+      label(r.winner);
+      m.won[r.winner].push_back(range_label(r));
       for (long long t : m.tokens) {
         if (t >= r.min_tokens && t <= r.max_tokens) m.range_at[t] = i;
       }
     }
-    for (const results::sweep_range& r : p.dispatch->ranges) {
-      if (r.runner_up.empty()) continue;
-      label(r.runner_up);
-      m.ran_up[r.runner_up].push_back(range_label(r));
+    for (const select::range& r : p.dispatch->ranges) {
+      if (!r.runner_up) continue;
+      label(*r.runner_up);
+      m.ran_up[*r.runner_up].push_back(range_label(r));
     }
   }
   return m;
 }
 
-const results::result_record* record_at(const panel_model& m, const std::string& id, long long t) {
+const results::record* record_at(const panel_model& m, const std::string& id, long long t) {
   auto it = m.at.find({id, t});
   return it == m.at.end() ? nullptr : it->second;
 }
 
 /// The reference's median over the winner's at the range's measured counts (geometric mean).
-double speedup_over_reference(const panel_model& m, const results::sweep_range& r) {
+double speedup_over_reference(const panel_model& m, const select::range& r) {
   if (m.reference.empty()) return 0;
   double log_sum = 0;
   int n = 0;
   for (long long t : m.tokens) {
     if (t < r.min_tokens || t > r.max_tokens) continue;
-    const results::result_record* w = record_at(m, r.variant, t);
-    const results::result_record* ref = record_at(m, m.reference, t);
+    const results::record* w = record_at(m, r.winner, t);
+    const results::record* ref = record_at(m, m.reference, t);
     if (!w || !ref || !timed(w) || !timed(ref)) continue;
     log_sum += std::log(ref->stats->median / w->stats->median);
     ++n;
@@ -146,11 +144,10 @@ std::string join_labels(const std::vector<std::string>& v) {
   return out;
 }
 
-std::string series_title(const std::string& id,
-                         const std::vector<const results::result_record*>& recs,
+std::string series_title(const std::string& id, const std::vector<const results::record*>& recs,
                          const std::string& what) {
   std::string t = id + " (" + what + ")";
-  for (const results::result_record* r : recs) {
+  for (const results::record* r : recs) {
     if (timed(r)) t += "\nT=" + std::to_string(r->tokens) + ": " + fmt_us(r->stats->median) + " µs";
   }
   return t;
@@ -161,14 +158,14 @@ std::string time_plot(const panel& p, const panel_model& m) {
   plot.title = "Time per call against token count — " + panel_title(p);
   std::size_t dropped = 0, finals = 0;
   double lo = 0, hi = 0;
-  for (const results::result_record* r : p.records) {
+  for (const results::record* r : p.records) {
     if (!timed(r)) continue;
     lo = lo == 0 ? r->stats->median : std::min(lo, r->stats->median);
     hi = std::max(hi, r->stats->median);
   }
   for (const auto& [id, recs] : m.variants) {
     bool any_final = false;
-    for (const results::result_record* r : recs)
+    for (const results::record* r : recs)
       any_final = any_final || r->status != results::status::dropped;
     ++(any_final ? finals : dropped);
   }
@@ -191,9 +188,9 @@ std::string time_plot(const panel& p, const panel_model& m) {
                    ? plot.x.hi
                    : std::sqrt(double(ranges[i].max_tokens) * ranges[i + 1].min_tokens);
       b.label = range_label(ranges[i]);
-      b.color = m.color.at(ranges[i].variant);
+      b.color = m.color.at(ranges[i].winner);
       b.shaded = i % 2 == 1;
-      b.title = "range " + b.label + ": " + ranges[i].variant;
+      b.title = "range " + b.label + ": " + ranges[i].winner;
       plot.bands.push_back(b);
     }
   }
@@ -205,7 +202,7 @@ std::string time_plot(const panel& p, const panel_model& m) {
   for (const auto& [id, recs] : m.variants) {
     if (m.color.count(id)) continue;
     line_series s{bundle, {}, series_title(id, recs, "screened out where faint")};
-    for (const results::result_record* r : recs) {
+    for (const results::record* r : recs) {
       if (timed(r)) s.points.push_back({double(r->tokens), r->stats->median, ""});
     }
     plot.series.push_back(std::move(s));
@@ -217,7 +214,7 @@ std::string time_plot(const panel& p, const panel_model& m) {
       if (!run.points.empty()) plot.series.push_back(run);
       run.points.clear();
     };
-    for (const results::result_record* r : recs) {
+    for (const results::record* r : recs) {
       if (timed(r) && r->status == results::status::ok) {
         run.points.push_back({double(r->tokens), r->stats->median, record_title(*r)});
       } else {
@@ -226,7 +223,7 @@ std::string time_plot(const panel& p, const panel_model& m) {
     }
     flush();
   }
-  for (const results::result_record* r : p.records) {
+  for (const results::record* r : p.records) {
     if (timed(r) && r->status != results::status::ok && r->status != results::status::dropped) {
       plot.series.push_back(
           {failed, {{double(r->tokens), r->stats->median, record_title(*r)}}, ""});
@@ -247,7 +244,7 @@ std::string time_plot(const panel& p, const panel_model& m) {
                              is_ref   ? "reference"
                              : is_win ? "winner"
                                       : "runner-up");
-      for (const results::result_record* r : it->second) {
+      for (const results::record* r : it->second) {
         if (timed(r)) s.points.push_back({double(r->tokens), r->stats->median, record_title(*r)});
       }
       plot.series.push_back(std::move(s));
@@ -256,13 +253,13 @@ std::string time_plot(const panel& p, const panel_model& m) {
 
   // The chosen winner per range on top of everything: a thick stroke with large markers.
   if (p.dispatch) {
-    for (const results::sweep_range& rg : p.dispatch->ranges) {
-      const std::string& c = m.color.at(rg.variant);
-      line_series band{{c, 5.5, 0.9, "", 0}, {}, "winner " + range_label(rg) + ": " + rg.variant};
+    for (const select::range& rg : p.dispatch->ranges) {
+      const std::string& c = m.color.at(rg.winner);
+      line_series band{{c, 5.5, 0.9, "", 0}, {}, "winner " + range_label(rg) + ": " + rg.winner};
       line_series dots{{c, 1, 1, "", 4.2}, {}, ""};
       for (long long t : m.tokens) {
         if (t < rg.min_tokens || t > rg.max_tokens) continue;
-        const results::result_record* r = record_at(m, rg.variant, t);
+        const results::record* r = record_at(m, rg.winner, t);
         if (!r || !timed(r)) continue;
         band.points.push_back({double(t), r->stats->median, ""});
         dots.points.push_back(
@@ -294,7 +291,7 @@ std::string time_plot(const panel& p, const panel_model& m) {
   for (const auto& [id, recs] : m.variants) {
     if (m.color.count(id)) continue;
     ++others;
-    other_finalists += std::any_of(recs.begin(), recs.end(), [](const results::result_record* r) {
+    other_finalists += std::any_of(recs.begin(), recs.end(), [](const results::record* r) {
       return r->status == results::status::ok;
     });
   }
@@ -315,14 +312,14 @@ std::string time_plot(const panel& p, const panel_model& m) {
 std::string bandwidth_plot(const panel& p, const panel_model& m) {
   bool fraction = false;
   double ceiling = 0;
-  for (const results::result_record* r : p.records) {
+  for (const results::record* r : p.records) {
     if (r->fraction_of_ceiling > 0) {
       fraction = true;
       ceiling = r->achieved_tb_s / r->fraction_of_ceiling;
       break;
     }
   }
-  auto value = [&](const results::result_record* r) {
+  auto value = [&](const results::record* r) {
     return fraction ? r->fraction_of_ceiling * 100 : r->achieved_tb_s;
   };
   line_plot plot;
@@ -339,17 +336,17 @@ std::string bandwidth_plot(const panel& p, const panel_model& m) {
   line_series selected{{"#374151", 1.3, 1, "", 0}, {}, "the selected winner at each count"};
   std::vector<line_series> ranges;
   if (p.dispatch) {
-    for (const results::sweep_range& rg : p.dispatch->ranges) {
-      line_series s{{m.color.at(rg.variant), 4, 0.9, "", 4.4},
+    for (const select::range& rg : p.dispatch->ranges) {
+      line_series s{{m.color.at(rg.winner), 4, 0.9, "", 4.4},
                     {},
-                    "winner " + range_label(rg) + ": " + rg.variant};
+                    "winner " + range_label(rg) + ": " + rg.winner};
       for (long long t : m.tokens) {
         if (t < rg.min_tokens || t > rg.max_tokens) continue;
-        const results::result_record* r = record_at(m, rg.variant, t);
+        const results::record* r = record_at(m, rg.winner, t);
         if (!r || !timed(r)) continue;
         const double v = value(r);
         hi = std::max(hi, v);
-        const std::string title = "winner " + range_label(rg) + "\n" + rg.variant +
+        const std::string title = "winner " + range_label(rg) + "\n" + rg.winner +
                                   "\nT=" + std::to_string(t) + ": " +
                                   format_sig(r->achieved_tb_s, 3) + " TB/s" +
                                   (fraction ? " = " + fmt_pct(r->fraction_of_ceiling) : "");
@@ -361,7 +358,7 @@ std::string bandwidth_plot(const panel& p, const panel_model& m) {
   }
   line_series ref{{k_reference_color, 2, 1, "6 3", 2.4}, {}, "reference: " + m.reference};
   if (!m.reference.empty()) {
-    for (const results::result_record* r : m.variants.at(m.reference)) {
+    for (const results::record* r : m.variants.at(m.reference)) {
       if (!timed(r)) continue;
       hi = std::max(hi, value(r));
       ref.points.push_back({double(r->tokens), value(r),
@@ -396,19 +393,19 @@ std::string dispatch_table(const panel& p, const panel_model& m) {
        {"winner µs", true, "the winner's median at the range's first and last count"},
        {"vs reference", true, "reference median / winner median (geometric mean over the range)"}});
   for (std::size_t i = 0; i < p.dispatch->ranges.size(); ++i) {
-    const results::sweep_range& r = p.dispatch->ranges[i];
+    const select::range& r = p.dispatch->ranges[i];
     std::string counts;
     for (long long tk : m.tokens) {
       if (tk >= r.min_tokens && tk <= r.max_tokens)
         counts += (counts.empty() ? "" : ", ") + std::to_string(tk);
     }
-    const results::result_record* first = record_at(m, r.variant, r.min_tokens);
-    const results::result_record* last = record_at(m, r.variant, r.max_tokens);
+    const results::record* first = record_at(m, r.winner, r.min_tokens);
+    const results::record* last = record_at(m, r.winner, r.max_tokens);
     std::string us = first && timed(first) ? fmt_us(first->stats->median) : "–";
     if (r.max_tokens != r.min_tokens)
       us += " – " + (last && timed(last) ? fmt_us(last->stats->median) : "–");
     const double speedup = speedup_over_reference(m, r);
-    html_cell swatch{"<span class=\"sw\" style=\"background:" + m.color.at(r.variant) +
+    html_cell swatch{"<span class=\"sw\" style=\"background:" + m.color.at(r.winner) +
                          "\"></span>" + std::to_string(i + 1),
                      double(i + 1), true};
     t.add_row({swatch,
@@ -417,8 +414,8 @@ std::string dispatch_table(const panel& p, const panel_model& m) {
                                ? std::to_string(r.min_tokens)
                                : std::to_string(r.min_tokens) + "–" + std::to_string(r.max_tokens)),
                text_cell(counts),
-               variant_cell(r.variant, r.variant == m.reference ? "reference" : ""),
-               r.runner_up.empty() ? text_cell("–") : variant_cell(r.runner_up),
+               variant_cell(r.winner, r.winner == m.reference ? "reference" : ""),
+               !r.runner_up ? text_cell("–") : variant_cell(*r.runner_up),
                number_cell(r.margin, fmt_pct(r.margin)), text_cell(r.incumbent_kept ? "yes" : "no"),
                number_cell(first && timed(first) ? first->stats->median : 0, us),
                speedup > 0 ? number_cell(speedup, format_sig(speedup, 3) + "×") : text_cell("–")});
@@ -432,29 +429,29 @@ std::string records_table(const panel& p, const panel_model& m, std::size_t& sho
     columns.push_back(std::move(c));
   columns.push_back({"status", false, "the record's status, and its finalist verification"});
   html_table t(std::move(columns));
-  std::vector<const results::result_record*> rows;
-  for (const results::result_record* r :
+  std::vector<const results::record*> rows;
+  for (const results::record* r :
        p.records) {  // never-measured unlaunchable ones: unlaunchable_table
     if (r->status != results::status::dropped && (timed(r) || !unlaunchable(r))) rows.push_back(r);
   }
   std::stable_sort(rows.begin(), rows.end(),
-                   [](const results::result_record* a, const results::result_record* b) {
+                   [](const results::record* a, const results::record* b) {
                      if (a->tokens != b->tokens) return a->tokens < b->tokens;
                      const double x = timed(a) ? a->stats->median : 1e300,
                                   y = timed(b) ? b->stats->median : 1e300;
                      return x < y;
                    });
-  for (const results::result_record* r : rows) {
+  for (const results::record* r : rows) {
     std::string badge;
     const auto w = m.range_at.find(r->tokens);
-    if (w != m.range_at.end() && p.dispatch->ranges[w->second].variant == r->variant)
+    if (w != m.range_at.end() && p.dispatch->ranges[w->second].winner == r->variant)
       badge = "winner";
     if (r->variant == m.reference) badge += badge.empty() ? "reference" : " · reference";
     std::string status = results::to_text(r->status);
-    if (r->verification_status) {
-      status += *r->verification_status == results::status::ok
+    if (r->verified) {
+      status += r->verified->status == results::status::ok
                     ? std::string(", verified")
-                    : ", verification " + std::string(results::to_text(*r->verification_status));
+                    : ", verification " + std::string(results::to_text(r->verified->status));
     }
     if (!r->reason.empty() && r->status != results::status::ok) status += ": " + r->reason;
     std::vector<html_cell> cells = {number_cell(double(r->tokens), std::to_string(r->tokens)),
@@ -473,8 +470,8 @@ std::string records_table(const panel& p, const panel_model& m, std::size_t& sho
 /// The variants the GPU could not launch, one row each: the counts where, and the reason at the
 /// first of them; "" when there are none.
 std::string unlaunchable_table(const panel& p, std::size_t& variants) {
-  std::map<std::string, std::vector<const results::result_record*>> by_variant;
-  for (const results::result_record* r : p.records) {
+  std::map<std::string, std::vector<const results::record*>> by_variant;
+  for (const results::record* r : p.records) {
     if (unlaunchable(r)) by_variant[r->variant].push_back(r);
   }
   variants = by_variant.size();
@@ -483,12 +480,11 @@ std::string unlaunchable_table(const panel& p, std::size_t& variants) {
                 {"T", true, "the token counts where it could not be launched"},
                 {"reason", false, "the limit it exceeds, at the first of those counts"}});
   for (auto& [id, recs] : by_variant) {
-    std::stable_sort(recs.begin(), recs.end(),
-                     [](const results::result_record* a, const results::result_record* b) {
-                       return a->tokens < b->tokens;
-                     });
+    std::stable_sort(
+        recs.begin(), recs.end(),
+        [](const results::record* a, const results::record* b) { return a->tokens < b->tokens; });
     std::string counts;
-    for (const results::result_record* r : recs)
+    for (const results::record* r : recs)
       counts += (counts.empty() ? "" : ", ") + std::to_string(r->tokens);
     t.add_row({variant_cell(id), number_cell(double(recs.front()->tokens), counts),
                text_cell(recs.front()->reason)},
@@ -505,7 +501,7 @@ std::string anchor_of(const panel& p, std::size_t i) {
 
 }  // namespace
 
-page_body sweep_body(const results::result_document& doc) {
+page_body sweep_body(const results::result_set& doc) {
   page_body body;
   const std::vector<panel> panels = make_panels(doc);
   html_table summary(
@@ -526,7 +522,7 @@ page_body sweep_body(const results::result_document& doc) {
     std::size_t finals = 0, failed = 0;
     bool any_timed = false;
     std::set<std::string> unlaunchable_variants;
-    for (const results::result_record* r : p.records) {
+    for (const results::record* r : p.records) {
       const bool measured = r->status != results::status::dropped && (timed(r) || !unlaunchable(r));
       finals += measured;
       failed += measured && r->status != results::status::ok &&
@@ -537,8 +533,8 @@ page_body sweep_body(const results::result_document& doc) {
     double best = 0, worst = 0;
     std::set<std::string> winners;
     if (p.dispatch) {
-      for (const results::sweep_range& r : p.dispatch->ranges) {
-        winners.insert(r.variant);
+      for (const select::range& r : p.dispatch->ranges) {
+        winners.insert(r.winner);
         const double s = speedup_over_reference(m, r);
         if (s <= 0) continue;
         best = std::max(best, s);

@@ -14,16 +14,16 @@ constexpr const char* k_fastest_color = "#2f9e44";
 constexpr const char* k_reference_color = "#44337a";
 constexpr const char* k_other_color = "#7b9acc";
 
-bool timed(const results::result_record* r) {
+bool timed(const results::record* r) {
   return r->stats && r->stats->median > 0;
 }
 
 struct shape_group {
   std::string title;
-  std::vector<const results::result_record*> records;
+  std::vector<const results::record*> records;
 };
 
-std::string group_title(const results::result_record& r) {
+std::string group_title(const results::record& r) {
   const std::string shape = families::shape_text(r.shape);
   return r.family + " · " + r.mode + " · T=" + std::to_string(r.tokens) +
          (shape.empty() ? "" : " · " + shape) +
@@ -37,11 +37,11 @@ std::string bar_plot(const shape_group& g, bool fraction) {
   c.value2_label = fraction ? "share of the bandwidth ceiling" : "achieved bandwidth (TB/s)";
   c.value2_suffix = fraction ? "%" : "";
   std::size_t n_timed = 0;
-  for (const results::result_record* r : g.records) n_timed += timed(r);
+  for (const results::record* r : g.records) n_timed += timed(r);
   c.subtitle = std::to_string(n_timed) + " variants, fastest first";
   bool first = true;
   bool any_ref = false, fastest_is_ref = false;
-  for (const results::result_record* r : g.records) {
+  for (const results::record* r : g.records) {
     if (!timed(r)) continue;
     const results::sample_stats& s = *r->stats;
     bar_row row;
@@ -69,9 +69,9 @@ std::string bar_plot(const shape_group& g, bool fraction) {
 }
 
 std::string variants_table(const shape_group& g) {
-  const results::result_record* fastest = nullptr;
-  const results::result_record* reference = nullptr;
-  for (const results::result_record* r : g.records) {
+  const results::record* fastest = nullptr;
+  const results::record* reference = nullptr;
+  for (const results::record* r : g.records) {
     if (timed(r) && !fastest) fastest = r;
     if (timed(r) && r->reference && !reference) reference = r;
   }
@@ -83,7 +83,7 @@ std::string variants_table(const shape_group& g) {
   columns.push_back({"vs reference", true, "reference median / median"});
   html_table t(std::move(columns));
   std::size_t rank = 0;
-  for (const results::result_record* r : g.records) {
+  for (const results::record* r : g.records) {
     const bool s = timed(r);
     const results::sample_stats st = s ? *r->stats : results::sample_stats{};
     ++rank;
@@ -106,11 +106,11 @@ std::string variants_table(const shape_group& g) {
 
 }  // namespace
 
-page_body time_body(const results::result_document& doc) {
+page_body time_body(const results::result_set& doc) {
   page_body body;
   std::vector<shape_group> groups;
   std::map<std::string, std::size_t> index;
-  for (const results::result_record& r : doc.records) {
+  for (const results::record& r : doc.records) {
     const std::string title = group_title(r);
     auto [it, fresh] = index.emplace(title, groups.size());
     if (fresh) groups.push_back({title, {}});
@@ -126,20 +126,20 @@ page_body time_body(const results::result_document& doc) {
   for (std::size_t i = 0; i < groups.size(); ++i) {
     shape_group& g = groups[i];
     std::stable_sort(g.records.begin(), g.records.end(),
-                     [](const results::result_record* a, const results::result_record* b) {
+                     [](const results::record* a, const results::record* b) {
                        const double x = timed(a) ? a->stats->median : 1e300,
                                     y = timed(b) ? b->stats->median : 1e300;
                        return x < y;
                      });
     bool fraction = false;
-    const results::result_record* ref = nullptr;
-    const results::result_record* slowest = nullptr;
-    for (const results::result_record* r : g.records) {
+    const results::record* ref = nullptr;
+    const results::record* slowest = nullptr;
+    for (const results::record* r : g.records) {
       fraction = fraction || r->fraction_of_ceiling > 0;
       if (r->reference && timed(r) && !ref) ref = r;
       if (timed(r)) slowest = r;
     }
-    const results::result_record* fastest =
+    const results::record* fastest =
         !g.records.empty() && timed(g.records.front()) ? g.records.front() : nullptr;
     std::string anchor = "s" + std::to_string(i + 1);
     summary.add_row(

@@ -24,9 +24,9 @@ std::string number(double x) {  // the shortest text that reads back as the same
 
 /// Names in first-seen order over the records.
 template <class Get>
-std::vector<std::string> columns(const results::result_document& doc, Get names_of) {
+std::vector<std::string> columns(const results::result_set& doc, Get names_of) {
   std::vector<std::string> out;
-  for (const results::result_record& r : doc.records) {
+  for (const results::record& r : doc.records) {
     for (const std::string& n : names_of(r)) {
       if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
     }
@@ -36,13 +36,13 @@ std::vector<std::string> columns(const results::result_document& doc, Get names_
 
 }  // namespace
 
-std::string records_csv(const results::result_document& doc) {
-  const std::vector<std::string> dims = columns(doc, [](const results::result_record& r) {
+std::string records_csv(const results::result_set& doc) {
+  const std::vector<std::string> dims = columns(doc, [](const results::record& r) {
     std::vector<std::string> n;
     for (const auto& [name, value] : r.shape) n.push_back(name);
     return n;
   });
-  const std::vector<std::string> knobs = columns(doc, [](const results::result_record& r) {
+  const std::vector<std::string> knobs = columns(doc, [](const results::record& r) {
     std::vector<std::string> n;
     for (const auto& [name, value] : r.knobs) n.push_back(name);
     return n;
@@ -60,7 +60,7 @@ std::string records_csv(const results::result_document& doc) {
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + field(header[i]);
   out += "\n";
-  for (const results::result_record& r : doc.records) {
+  for (const results::record& r : doc.records) {
     std::vector<std::string> row = {r.family, r.mode};
     for (const std::string& d : dims) {
       const auto it =
@@ -74,7 +74,7 @@ std::string records_csv(const results::result_document& doc) {
       row.push_back(it == r.knobs.end() ? "" : std::to_string(it->second));
     }
     row.push_back(results::to_text(r.status));
-    row.push_back(r.verification_status ? results::to_text(*r.verification_status) : "");
+    row.push_back(r.verified ? results::to_text(r.verified->status) : "");
     if (r.stats) {
       const results::sample_stats& s = *r.stats;
       for (double x : {s.median, s.p10, s.p90, s.min, s.mean, s.max, s.stdev, s.rel_stderr_median})

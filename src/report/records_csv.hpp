@@ -3,7 +3,7 @@
 // spreadsheets (`kk3tune report --csv`, `kk3tune sweep --csv`).
 #include <string>
 
-#include "results/document.hpp"
+#include "results/reader.hpp"
 
 namespace kk3::report {
 
@@ -13,6 +13,6 @@ namespace kk3::report {
 /// bytes_moved, achieved_tb_s, fraction_of_ceiling (both empty for a record without statistics:
 /// never timed), timing, objective, reason. Fields are quoted
 /// as RFC 4180 asks; numbers are the shortest text that reads back as the same double.
-std::string records_csv(const results::result_document& doc);
+std::string records_csv(const results::result_set& doc);
 
 }  // namespace kk3::report

@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "results/entries.hpp"
+#include "results/json_fields.hpp"
 
 namespace kk3::results {
 namespace {
@@ -21,21 +23,6 @@ json stats_json(const sample_stats& st, record_precision p) {
     }
   }
   return j;
-}
-
-sample_stats stats_from(const json& j) {
-  sample_stats s;
-  s.samples = j.at("samples").get<std::size_t>();
-  s.min = j.at("min_us");
-  s.median = j.at("median_us");
-  s.mean = j.at("mean_us");
-  s.p10 = j.at("p10_us");
-  s.p90 = j.at("p90_us");
-  s.max = j.at("max_us");
-  s.stdev = j.at("stdev_us");
-  s.iqr = j.at("iqr_us");
-  s.rel_stderr_median = j.at("rel_stderr_median");
-  return s;
 }
 
 constexpr std::pair<status, const char*> k_status_text[] = {
@@ -129,15 +116,18 @@ json verification_json(const verification& v) {
           {"first_mismatch", v.first_mismatch.empty() ? json(nullptr) : json(v.first_mismatch)}};
 }
 
+// The decoders are the reader's (results/entries.hpp), strict: one record decoder for the
+// journal and the result file.
+namespace {
+const std::filesystem::path& journal_record_label() {
+  static const std::filesystem::path label("a journal record");
+  return label;
+}
+}  // namespace
+
 verification verification_from_json(const json& j, const std::string& reason) {
-  verification v;
-  v.status = status_from_text(j.at("status").get<std::string>());
-  v.reason = reason;
-  v.seed = j.at("seed");
-  v.checks = j.at("checks");
-  v.shapes = j.at("shapes").get<std::vector<std::string>>();
-  if (!j.at("first_mismatch").is_null()) v.first_mismatch = j.at("first_mismatch");
-  return v;
+  const json_fields f(journal_record_label(), /*strict=*/true);
+  return read_verification(f, j, "/verification", reason);
 }
 
 json record_json(const record& r, record_precision p, double ceiling_tb_s) {
@@ -162,27 +152,9 @@ json record_json(const record& r, record_precision p, double ceiling_tb_s) {
 }
 
 record record_from_json(const json& j) {
-  record r;
-  r.family = j.at("family");
-  r.mode = j.at("mode");
-  r.variant = j.at("variant");
-  r.tokens = j.at("tokens");
-  for (const auto& [name, value] : j.at("shape").items()) {
-    r.shape.emplace_back(name, value.get<long long>());
-  }
-  for (const auto& [name, value] : j.at("knobs").items()) {
-    r.knobs.emplace_back(name, value.get<long long>());
-  }
-  r.reference = j.at("reference");
-  r.status = status_from_text(j.at("status").get<std::string>());
-  r.reason = j.at("reason");
-  r.rounds = j.at("rounds");
-  r.samples_us = j.at("samples_us").get<std::vector<double>>();
-  r.bytes_moved = j.at("bytes_moved");
-  if (!j.at("verification").is_null()) {
-    r.verified = verification_from_json(j.at("verification"), r.reason);
-  }
-  if (!j.at("statistics").is_null()) r.stats = stats_from(j.at("statistics"));
+  const json_fields f(journal_record_label(), /*strict=*/true);
+  record r = read_record(f, j, "");
+  r.at.clear();
   return r;
 }
 

@@ -42,8 +42,9 @@ enum class record_precision { full, rounded };
 
 /// A record as the result file holds it; `ceiling_tb_s` gives fraction_of_ceiling (0: none).
 [[nodiscard]] json record_json(const record& r, record_precision precision, double ceiling_tb_s);
-/// The inverse of record_json (the rounded form reads back rounded). Throws json exceptions
-/// (missing or mistyped fields) that the caller names the file and line or pointer for.
+/// The inverse of record_json (the rounded form reads back rounded): the reader's record decoder
+/// (results/entries.hpp), strict. Throws error(input) naming the missing or mistyped field, which
+/// the caller names the file and line for.
 [[nodiscard]] record record_from_json(const json& j);
 
 /// A finalist's verification as the result file holds it (its reason is the record's).

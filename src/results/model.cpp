@@ -18,6 +18,14 @@ std::vector<const select::choice*> dispatch_entry::baseline_changes() const {
   return out;
 }
 
+std::string record::key() const {
+  return family + "/" + mode + "/T" + std::to_string(tokens) + shape_suffix(shape) + "/" + variant;
+}
+
+std::string dispatch_entry::range_at(std::size_t i) const {
+  return at + "/ranges/" + std::to_string(i);
+}
+
 std::string shape_key(const std::string& family, const std::string& mode, const dims& shape) {
   std::string key = family + "/" + mode;
   for (const auto& [name, value] : shape) key += "/" + name + "=" + std::to_string(value);

@@ -2,6 +2,7 @@
 // The value model of a result: what the sweep fills, the journal and the result file store, and
 // merge, compare, report and emit read (STYLE.md, "Data out"). Plain values; the codec
 // (results/codec.hpp) is the only place that turns them into text and back.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -42,28 +43,48 @@ struct verification {
   std::string first_mismatch;
 };
 
-/// One family x mode x shape x variant.
+/// One family x mode x shape x variant: what a sweep measured, a journal holds, or a result file
+/// was read into (results/reader.hpp; a kind "time" file gives one per entry).
 struct record {
   std::string family, mode, variant;
   long long tokens = 0;
-  dims shape;  ///< the family's key dimensions (families::family::key_of)
-  knob_values knobs;
+  dims shape;         ///< the family's key dimensions (families::family::key_of)
+  knob_values knobs;  ///< empty when the file has none (kind time)
   bool reference = false;
+  /// time files: ok; sweeps: the record's status (an unlaunchable record has no statistics
+  /// unless verification found it so)
   results::status status = results::status::ok;
   std::string reason;
   int rounds = 0;  ///< measurement rounds it took part in
+  /// a finalist's verification (read from a file: its status and first_mismatch, and seed,
+  /// checks and shapes where the file has them)
   std::optional<verification> verified;
-  std::optional<sample_stats> stats;
+  std::optional<sample_stats> stats;  ///< microseconds
   std::vector<double> samples_us;
   double bytes_moved = 0;
+  /// Read from a file: what it stored (the codec computes both when it writes a record).
+  double achieved_tb_s = 0, fraction_of_ceiling = 0;
+  std::string timing_mode;  ///< time files: "graph", "isolated", "cold" or "chain"; sweeps: empty
+  /// Read from a file: what the time stands for, a time entry's timing.objective (before schema
+  /// 3: its mode and PDL) or its sweep family's objective (before schema 3: graph). Only times
+  /// under one objective are comparable. (A sweep's records take their family's.)
+  results::objective objective;
+  std::string at;  ///< the JSON pointer it was read from, for messages; empty when not read
+
+  /// "family/mode/T64-H16/variant": what compare matches records by.
+  [[nodiscard]] std::string key() const;
 };
 
 /// The dispatch ranges of one family x mode x model shape.
 struct dispatch_entry {
   std::string family, mode;
-  dims shape;  ///< the family's key dimensions
-  std::vector<select::range> ranges;
-  std::vector<select::choice> choices;  ///< per token count (the ranges merge them)
+  dims shape;                           ///< the family's key dimensions
+  std::vector<select::range> ranges;    ///< ascending token counts
+  std::vector<select::choice> choices;  ///< per token count (the ranges merge them; not read)
+  std::string at;  ///< the JSON pointer it was read from ("/dispatch/3"), for messages; or empty
+
+  /// The JSON pointer of range `i` ("/dispatch/3/ranges/0"), for messages.
+  [[nodiscard]] std::string range_at(std::size_t i) const;
 
   /// With sweep --baseline: the counts where the baseline had a choice, and those whose variant
   /// changed against it (both empty without a baseline table).
@@ -81,6 +102,8 @@ struct family_summary {
   /// mode -> its defines (name, value), in the config's order
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> modes;
   results::objective objective;  ///< what its selection minimised (SPEC 2, "Objective")
+  /// Read from a file: where it gives them, "shape_keys" (schema 2) or "shape_key" (schema 1)
+  std::string shape_keys_field = "shape_keys";
 };
 
 /// The sweep's item keys: "family/mode/heads=16" for a shape and "family/mode/heads=16/T64" for

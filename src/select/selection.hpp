@@ -5,6 +5,7 @@
 // Pure logic over measured medians: no GPU, no JSON.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kk3::select {
@@ -84,6 +85,9 @@ struct range {
   double margin = 0;                     ///< the median of the per-count margins
   bool incumbent_kept = false;           ///< true if it was kept on the tie band at any count
   std::vector<long long> tokens;         ///< the measured token counts it covers
+  /// The winner's knobs, in the file's order, when read from a result file (the sweep writer
+  /// looks them up in its records instead)
+  std::vector<std::pair<std::string, long long>> knobs;
 };
 
 /// Merges choices (ascending token counts) into ranges.

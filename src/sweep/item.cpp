@@ -304,8 +304,8 @@ dispatch_entry select_table(const gpu_session& g, const work_item& item, item_st
       previous = c->winner;
     }
   }
-  return {item.family->space.config.family, item.mode->name, item.key_shape, select::merge(choices),
-          choices};
+  return {item.family->space.config.family, item.mode->name, item.key_shape,
+          select::merge(choices),           choices,         {}};
 }
 
 }  // namespace

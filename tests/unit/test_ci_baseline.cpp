@@ -12,8 +12,8 @@
 #include <tuple>
 
 #include "core/json_parse.hpp"
-#include "results/document.hpp"
 #include "results/objective.hpp"
+#include "results/reader.hpp"
 #include "results/schema.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/sweep_config.hpp"
@@ -31,14 +31,14 @@ TEST(ci_baseline, matches_what_the_short_plan_would_produce) {
   request.config_dir = KK3_CONFIG_DIR;
   request.kernel_dir = KK3_KERNEL_DIR;
   const sweep::sweep_plan plan = sweep::make_plan(request);
-  const results::result_document baseline =
-      results::read_result_document(k_root / "ci" / "baseline" / "h200.json");
+  const results::result_set baseline =
+      results::read_result_set(k_root / "ci" / "baseline" / "h200.json");
 
   EXPECT_EQ(baseline.kind, "sweep");
   EXPECT_EQ(baseline.schema_version, results::k_schema_version)
       << "the baseline is of an older schema: make it again";
   EXPECT_TRUE(baseline.timed);
-  EXPECT_EQ(baseline.context.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(baseline.context.gpu.name, "NVIDIA H200");
   ASSERT_TRUE(baseline.plan);
   EXPECT_EQ(baseline.plan->tokens, request.config.tokens) << "the plan's token counts changed";
 
@@ -50,7 +50,7 @@ TEST(ci_baseline, matches_what_the_short_plan_would_produce) {
         planned.insert({f.space.config.family, m->name, v->id});
     }
     std::size_t records = 0;
-    for (const results::result_record& r : baseline.records) {
+    for (const results::record& r : baseline.records) {
       if (r.family != f.space.config.family) continue;
       ++records;
       const auto why = results::differences(r.objective, f.objective);
@@ -62,8 +62,7 @@ TEST(ci_baseline, matches_what_the_short_plan_would_produce) {
     }
     EXPECT_GT(records, 0u) << f.space.config.family << ": not in the baseline";
   }
-  for (const results::result_record& r : baseline.records)
-    swept.insert({r.family, r.mode, r.variant});
+  for (const results::record& r : baseline.records) swept.insert({r.family, r.mode, r.variant});
   EXPECT_EQ(swept, planned)
       << "the baseline sweeps other modes or variants than ci/short-plan.json";
   // Every count has a winner in the baseline's tables, so the job judges every count.

@@ -12,9 +12,8 @@
 #include "core/json_parse.hpp"
 #include "core/text.hpp"
 #include "results/codec.hpp"
-#include "results/document.hpp"
+#include "results/reader.hpp"
 #include "results/schema.hpp"
-#include "results/sweep_file.hpp"
 
 namespace kk3 {
 namespace {
@@ -57,15 +56,14 @@ TEST(codec, every_committed_result_file_reads) {
   bool gz = false;
   for (const committed& c : files) {
     SCOPED_TRACE(c.file.string());
-    const results::result_document d = results::read_result_document(c.file);
+    const results::result_set d = results::read_result_set(c.file);
     EXPECT_EQ(d.kind, c.doc["kind"].get<std::string>());
     EXPECT_FALSE(d.records.empty());
     ++versions.at(d.schema_version);
     gz = gz || c.file.extension() == ".gz";
     if (d.kind == "sweep") {
-      const results::result_file s = results::read_result_file(c.file);
-      EXPECT_TRUE(s.sweep || !s.not_a_sweep.empty());
-      if (s.sweep) EXPECT_EQ(s.sweep->dispatch.size(), d.dispatch.size());
+      const results::result_set s = results::read_result_set(c.file, results::reading::tables);
+      if (s.not_a_sweep.empty()) EXPECT_EQ(s.dispatch.size(), d.dispatch.size());
     }
   }
   for (int v = results::k_oldest_schema_version; v <= results::k_schema_version; ++v) {

@@ -18,16 +18,16 @@
 #include "core/text.hpp"
 #include "report/comparison_json.hpp"
 #include "results/codec.hpp"
-#include "results/document.hpp"
+#include "results/reader.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3::compare {
 namespace {
 
 namespace fs = std::filesystem;
-using results::read_result_document;
-using results::result_document;
-using results::result_record;
+using results::read_result_set;
+using results::record;
+using results::result_set;
 
 const fs::path k_dir = fs::path(KK3_FIXTURE_DIR) / "compare";
 const std::string k_s3 =
@@ -35,8 +35,8 @@ const std::string k_s3 =
 const std::string k_s2 =
     "split2-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early0-threads128";
 
-result_document fixture(const std::string& name) {
-  return read_result_document(k_dir / name);
+result_set fixture(const std::string& name) {
+  return read_result_set(k_dir / name);
 }
 
 comparison compare_fixtures(const std::string& base, const std::string& next,
@@ -131,14 +131,14 @@ TEST(compare, a_verification_regression_fails) {
 
 // `d` with the record of `variant` at T=`tokens` made unmeasured: this status and reason, no
 // statistics or samples (as the sweep records a fault, a timeout or an unlaunchable variant).
-result_document with_unmeasured(result_document d, const std::string& variant, long long tokens,
-                                results::status status, const std::string& reason) {
+result_set with_unmeasured(result_set d, const std::string& variant, long long tokens,
+                           results::status status, const std::string& reason) {
   bool changed = false;
   for (auto& r : d.records) {
     if (r.variant != variant || r.tokens != tokens) continue;
     r.status = status;
     r.reason = reason;
-    r.verification_status.reset();
+    r.verified.reset();
     r.stats.reset();
     r.samples_us.clear();
     changed = true;
@@ -151,8 +151,8 @@ TEST(compare, a_variant_that_now_hangs_or_faults_is_a_regression) {
   // A finalist that was ok in BASE and that the supervisor recorded as timeout or launch_failed
   // in NEW (issue 8: no statistics, the reason from the watchdog or the driver).
   for (const results::status status : {results::status::timeout, results::status::launch_failed}) {
-    const result_document base = fixture("sweep-base.json");
-    const result_document next = with_unmeasured(
+    const result_set base = fixture("sweep-base.json");
+    const result_set next = with_unmeasured(
         base, k_s3, 1, status, "its GPU work ran 61.0 s, beyond --variant-timeout 60.0 s");
     const comparison c = compare_documents(base, next, {});
     EXPECT_EQ(c.exit_code(), 1) << results::to_text(status);
@@ -166,7 +166,7 @@ TEST(compare, an_unlaunchable_variant_regresses_only_where_it_ran_before) {
   const std::string why =
       "unlaunchable at T1-H16: needs 240 KiB of shared memory per CTA (0 KiB static, "
       "240 KiB dynamic), the device allows 227 KiB";
-  const result_document base = fixture("sweep-base.json");
+  const result_set base = fixture("sweep-base.json");
   // ok in BASE (a verified finalist), unlaunchable now: a regression, like launch_failed.
   const comparison ok_before = compare_documents(
       base, with_unmeasured(base, k_s3, 1, results::status::unlaunchable, why), {});
@@ -182,16 +182,17 @@ TEST(compare, an_unlaunchable_variant_regresses_only_where_it_ran_before) {
   EXPECT_EQ(ran_before.verification[0].base_status, results::status::dropped);
   // Unlaunchable in both: matched, not timed in both, no regression; unlaunchable in BASE only: a
   // fix.
-  const result_document both = with_unmeasured(base, k_s3, 1, results::status::unlaunchable, why);
+  const result_set both = with_unmeasured(base, k_s3, 1, results::status::unlaunchable, why);
   const comparison same = compare_documents(both, both, {});
   EXPECT_EQ(same.exit_code(), 0);
   EXPECT_TRUE(same.verification.empty());
   EXPECT_EQ(same.counts.untimed, 1u);
   EXPECT_EQ(compare_documents(both, base, {}).exit_code(), 0);
   // A finalist whose verification found it unlaunchable at a verification shape.
-  result_document verified = base;
+  result_set verified = base;
   for (auto& r : verified.records) {
-    if (r.variant == k_s3 && r.tokens == 1) r.verification_status = results::status::unlaunchable;
+    if (r.variant == k_s3 && r.tokens == 1)
+      r.verified = results::verification{results::status::unlaunchable};
   }
   const comparison at_verification = compare_documents(base, verified, {});
   ASSERT_EQ(at_verification.verification.size(), 1u);
@@ -227,7 +228,7 @@ TEST(compare, two_kinds_are_refused) {
 }
 
 // Scales the statistics of every record (not the samples), as a hand edit would.
-result_document with_scaled_statistics(result_document d, double factor) {
+result_set with_scaled_statistics(result_set d, double factor) {
   for (auto& r : d.records) {
     auto& s = *r.stats;
     for (double* v : {&s.min, &s.median, &s.mean, &s.p10, &s.p90, &s.max, &s.stdev, &s.iqr}) {
@@ -238,7 +239,7 @@ result_document with_scaled_statistics(result_document d, double factor) {
 }
 
 TEST(compare, statistics_are_the_truth_when_the_samples_disagree) {
-  const result_document base = fixture("time-base.json");
+  const result_set base = fixture("time-base.json");
   const comparison c = compare_documents(base, with_scaled_statistics(base, 1.25), {});
   EXPECT_EQ(c.exit_code(), 1);
   for (const auto& r : c.records) {
@@ -255,8 +256,8 @@ TEST(compare, statistics_are_the_truth_when_the_samples_disagree) {
 TEST(compare, a_screened_record_is_at_most_noisy) {
   // sweep-base has MLA_S2 at T64 dropped after screening (2 samples); NEW screens it 20% slower.
   // Screening rounds cannot tell one sweep from another: noisy, with the effect, no regression.
-  const result_document base = fixture("sweep-base.json");
-  result_document next = base;
+  const result_set base = fixture("sweep-base.json");
+  result_set next = base;
   for (auto& r : next.records) {
     if (r.variant != k_s2 || r.tokens != 64) continue;
     ASSERT_EQ(r.status, results::status::dropped);
@@ -285,13 +286,13 @@ TEST(compare, a_screened_record_is_at_most_noisy) {
 }
 
 TEST(compare, a_screening_measurement_is_not_compared_with_a_final_one) {
-  const result_document base = fixture("sweep-base.json");
-  result_document next = base;
+  const result_set base = fixture("sweep-base.json");
+  result_set next = base;
   for (auto& r : next.records) {
     if (r.variant != k_s2 || r.tokens != 64) continue;
     ASSERT_EQ(r.status, results::status::dropped);
     r.status = results::status::ok;
-    r.verification_status = results::status::ok;
+    r.verified = results::verification{results::status::ok};
     r.stats->median *= 1.2;
     r.samples_us.assign(20, r.stats->median);
   }
@@ -310,9 +311,9 @@ TEST(compare, times_under_another_objective_are_not_comparable) {
   // The issue's cases: a graph-mode file against an isolated one (+108% "REGRESSION" before),
   // PDL on against off, and two chain models: listed as not comparable, never a regression.
   for (const char* name : {"time-base.json", "sweep-base.json"}) {
-    const result_document base = fixture(name);
+    const result_set base = fixture(name);
     auto with = [&](const std::function<void(results::objective&)>& change) {
-      result_document next = base;
+      result_set next = base;
       for (auto& r : next.records) {
         change(r.objective);
         if (r.stats) r.stats->median *= 2.08;
@@ -351,7 +352,7 @@ TEST(compare, times_under_another_objective_are_not_comparable) {
     }
   }
   // Two chain models differ in what the producer is.
-  result_document base = fixture("time-base.json"), next = base;
+  result_set base = fixture("time-base.json"), next = base;
   for (auto& r : base.records) r.objective.mode = results::timing_mode::chain;
   for (auto& r : next.records) {
     r.objective.mode = results::timing_mode::chain;
@@ -369,7 +370,7 @@ TEST(compare, times_under_another_objective_are_not_comparable) {
 }
 
 TEST(compare, both_files_machine_figures_are_shown) {
-  result_document base = fixture("time-base.json"), next = base;
+  result_set base = fixture("time-base.json"), next = base;
   base.context.copy_ceiling_tb_s = 4.229;
   base.context.empty_kernel_us = 0.541;
   next.context.copy_ceiling_tb_s = 3.1;
@@ -383,8 +384,8 @@ TEST(compare, both_files_machine_figures_are_shown) {
 }
 
 TEST(compare, thresholds_and_the_worst_first) {
-  result_document base = fixture("time-base.json");
-  result_document next = base;
+  result_set base = fixture("time-base.json");
+  result_set next = base;
   // +8% on one, +30% on another: both slower at 5%, the +30% listed first; at 10%, only it.
   next.records[0].stats->median *= 1.08;
   for (double& v : next.records[0].samples_us) v *= 1.08;
@@ -403,13 +404,13 @@ TEST(compare, thresholds_and_the_worst_first) {
 }
 
 TEST(compare, untimed_sweeps_compare_without_timing) {
-  result_document base = fixture("sweep-base.json");
+  result_set base = fixture("sweep-base.json");
   base.timed = false;
-  base.context.gpu_name.clear();
+  base.context.gpu.name.clear();
   base.dispatch.clear();
   for (auto& r : base.records) {
     r.status = results::status::unverified;
-    r.verification_status.reset();
+    r.verified.reset();
     r.stats.reset();
     r.samples_us.clear();
   }
@@ -455,8 +456,8 @@ TEST(compare, formats_show_the_regression_first) {
 }
 
 TEST(compare, long_lists_are_cut_unless_all) {
-  result_document base = fixture("time-base.json");
-  result_document next = base;
+  result_set base = fixture("time-base.json");
+  result_set next = base;
   next.records.clear();
   const comparison c = compare_documents(base, next, {});
   listing_options few;
@@ -471,7 +472,7 @@ TEST(compare, long_lists_are_cut_unless_all) {
 // --- two sweeps: the verdict on what ships ---------------------------------------------------
 
 /// The record of `variant` at `tokens` in `d`.
-result_record& record_of(result_document& d, const std::string& variant, long long tokens) {
+record& record_of(result_set& d, const std::string& variant, long long tokens) {
   for (auto& r : d.records) {
     if (r.variant == variant && r.tokens == tokens) return r;
   }
@@ -479,11 +480,11 @@ result_record& record_of(result_document& d, const std::string& variant, long lo
 }
 
 /// The winner sweep-base's dispatch table gives mla bf16 at T64.
-std::string winner_at(const result_document& d, const std::string& family, long long tokens) {
+std::string winner_at(const result_set& d, const std::string& family, long long tokens) {
   for (const auto& t : d.dispatch) {
     if (t.family != family) continue;
     for (const auto& r : t.ranges) {
-      if (tokens >= r.min_tokens && tokens <= r.max_tokens) return r.variant;
+      if (tokens >= r.min_tokens && tokens <= r.max_tokens) return r.winner;
     }
   }
   return {};
@@ -491,12 +492,12 @@ std::string winner_at(const result_document& d, const std::string& family, long 
 
 TEST(compare_shipped,
      the_winner_slower_beyond_threshold_and_noise_is_a_regression_naming_the_count) {
-  const result_document base = fixture("sweep-base.json");
+  const result_set base = fixture("sweep-base.json");
   const std::string winner = winner_at(base, "mla_decode_epilogue", 64);
   ASSERT_FALSE(winner.empty());
   for (const double factor : {1.10, 1.03}) {
-    result_document next = base;
-    result_record& r = record_of(next, winner, 64);
+    result_set next = base;
+    record& r = record_of(next, winner, 64);
     r.stats->median *= factor;
     for (double& x : r.samples_us) x *= factor;
     const comparison c = compare_documents(base, next, {});
@@ -529,11 +530,11 @@ TEST(compare_shipped, the_noise_floor_of_the_plans_holds_back_a_change_its_sampl
   // 6% slower with a 0.1% standard error: beyond the threshold, and far beyond the samples' own
   // noise, but within 2 sigma of a 3% floor (4.2% combined x 2): the same, as the sweep would see
   // it.
-  result_document base = fixture("sweep-base.json");
+  result_set base = fixture("sweep-base.json");
   const std::string winner = winner_at(base, "mla_decode_epilogue", 64);
-  result_document next = base;
-  for (result_document* d : {&base, &next}) {
-    d->plan = results::result_plan{};
+  result_set next = base;
+  for (result_set* d : {&base, &next}) {
+    d->plan = results::plan_summary{};
     d->plan->noise_floor = 0.03;
     d->plan->noise_sigmas = 2;
     record_of(*d, winner, 64).stats->rel_stderr_median = 0.001;
@@ -542,16 +543,16 @@ TEST(compare_shipped, the_noise_floor_of_the_plans_holds_back_a_change_its_sampl
   comparison c = compare_documents(base, next, {});
   EXPECT_EQ(c.rule.noise_floor, 0.03);
   EXPECT_EQ(c.exit_code(), 0) << format_table(c, {});
-  for (result_document* d : {&base, &next}) d->plan->noise_floor = 0.001;
+  for (result_set* d : {&base, &next}) d->plan->noise_floor = 0.001;
   c = compare_documents(base, next, {});
   EXPECT_EQ(c.exit_code(), 1) << format_table(c, {});
 }
 
 TEST(compare_shipped, a_variant_that_wins_nothing_is_listed_only_with_all_and_decides_nothing) {
-  const result_document base = fixture("sweep-base.json");
+  const result_set base = fixture("sweep-base.json");
   const std::string winner = winner_at(base, "mla_decode_epilogue", 64);
-  result_document next = base;
-  result_record* loser = nullptr;
+  result_set next = base;
+  record* loser = nullptr;
   for (auto& r : next.records) {
     if (r.family == "mla_decode_epilogue" && r.tokens == 64 && r.variant != winner &&
         r.status == results::status::ok)
@@ -570,8 +571,8 @@ TEST(compare_shipped, a_variant_that_wins_nothing_is_listed_only_with_all_and_de
 }
 
 TEST(compare_shipped, a_count_with_no_winner_any_more_is_lost_and_one_not_swept_is_no_verdict) {
-  const result_document base = fixture("sweep-base.json");
-  result_document next = base;
+  const result_set base = fixture("sweep-base.json");
+  result_set next = base;
   // NEW swept mla at T64 but none qualified: the range goes.
   for (auto& t : next.dispatch) {
     if (t.family != "mla_decode_epilogue") continue;
@@ -586,7 +587,7 @@ TEST(compare_shipped, a_count_with_no_winner_any_more_is_lost_and_one_not_swept_
   EXPECT_TRUE(
       contains(format_table(c, {}), "Lost: no qualified winner any more (regressions) (1)"));
   // NEW's plan did not sweep T64 at all: not a verdict.
-  next.plan = results::result_plan{};
+  next.plan = results::plan_summary{};
   for (long long t : {1LL, 1024LL}) next.plan->tokens.push_back(t);
   c = compare_documents(base, next, {});
   EXPECT_EQ(c.shipped_totals.lost, 0u);
@@ -598,8 +599,8 @@ TEST(compare_shipped, a_count_with_no_winner_any_more_is_lost_and_one_not_swept_
 // --baseline sweep1), 551 token counts: no regression, and a short default listing.
 TEST(compare_shipped, two_default_sweeps_of_one_build_are_no_regression) {
   const fs::path dir = fs::path(KK3_RESULTS_DIR) / "h200" / "chain-2026-12-01";
-  const comparison c = compare_documents(read_result_document(dir / "sweep1.json.gz"),
-                                         read_result_document(dir / "sweep2.json.gz"), {});
+  const comparison c = compare_documents(read_result_set(dir / "sweep1.json.gz"),
+                                         read_result_set(dir / "sweep2.json.gz"), {});
   EXPECT_EQ(c.shipped_totals.compared, 551u);
   EXPECT_EQ(c.shipped_totals.slower + c.shipped_totals.lost, 0u);
   EXPECT_EQ(c.exit_code(), 0) << c.summary_line();

@@ -10,7 +10,7 @@
 #include "core/text.hpp"
 #include "report/html_report.hpp"
 #include "report/records_csv.hpp"
-#include "results/document.hpp"
+#include "results/reader.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3 {
@@ -34,7 +34,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 
 std::string render(const std::string& file) {
-  const results::result_document doc = results::read_result_document(file);
+  const results::result_set doc = results::read_result_set(file);
   return report::render_html_report(doc, report::read_report_extras(file)).html;
 }
 
@@ -103,18 +103,18 @@ TEST(ReportHtml, EscapesEveryStringFromTheFile) {
 TEST(ReportHtml, UnlaunchableVariantsAreShownApartInGrey) {
   // The fixture plus a variant the GPU could not launch at T=1 and T=8 (never measured), and a
   // finalist at T=64 whose verification found it unlaunchable (timed, not qualified).
-  results::result_document doc = results::read_result_document(k_sweep);
+  results::result_set doc = results::read_result_set(k_sweep);
   const std::string why =
       "unlaunchable at T1-H16: needs 240 KiB of shared memory per CTA (0 KiB static, 240 KiB "
       "dynamic), the device allows 227 KiB & <more>";
   for (long long t : {8, 1}) {
-    results::result_record r = doc.records.front();
+    results::record r = doc.records.front();
     r.variant = "split8-unroll1-threads1024";
     r.reference = false;
     r.tokens = t;
     r.status = results::status::unlaunchable;
     r.reason = why;
-    r.verification_status.reset();
+    r.verified.reset();
     r.stats.reset();
     r.samples_us.clear();
     doc.records.push_back(r);
@@ -122,7 +122,7 @@ TEST(ReportHtml, UnlaunchableVariantsAreShownApartInGrey) {
   for (auto& r : doc.records) {
     if (r.mode == "bf16" && r.tokens == 64 && r.variant == "split4-unroll1-threads256") {
       r.status = results::status::unlaunchable;
-      r.verification_status = results::status::unlaunchable;
+      r.verified = results::verification{results::status::unlaunchable};
     }
   }
   const std::string html =
@@ -141,14 +141,14 @@ TEST(ReportHtml, UnlaunchableVariantsAreShownApartInGrey) {
 // Issue 25, item 5: a record that was never timed (unlaunchable) has no bandwidth: its CSV cells
 // are empty, not 0, so a mean over the column is not dragged down; a timed record keeps both.
 TEST(ReportCsv, AnUnlaunchableRecordsBandwidthAndFractionAreEmpty) {
-  results::result_document doc = results::read_result_document(k_sweep);
+  results::result_set doc = results::read_result_set(k_sweep);
   ASSERT_TRUE(doc.records.front().stats);
-  results::result_record r = doc.records.front();
+  results::record r = doc.records.front();
   r.variant = "split8-unroll1-threads1024";
   r.reference = false;
   r.status = results::status::unlaunchable;
   r.reason = "needs 240 KiB of shared memory per CTA";
-  r.verification_status.reset();
+  r.verified.reset();
   r.stats.reset();
   r.samples_us.clear();
   r.achieved_tb_s = 0;  // as a sweep writes an untimed record

@@ -1,4 +1,4 @@
-// Reading result files (src/results/document.hpp): the committed H200 results of both kinds
+// Reading result files (src/results/reader.hpp): the committed H200 results of both kinds
 // and both layouts, an untimed sweep, and every way a file can be unusable (each error names the
 // file and the JSON pointer).
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "results/document.hpp"
+#include "results/reader.hpp"
 #include "support/test_support.hpp"
 #include "sweep/result_file.hpp"
 
@@ -16,8 +16,8 @@ namespace kk3 {
 namespace {
 
 namespace fs = std::filesystem;
-using results::read_result_document;
-using results::result_document;
+using results::read_result_set;
+using results::result_set;
 
 const fs::path k_h200 = fs::path(KK3_RESULTS_DIR) / "h200";
 const fs::path k_sweeps = k_h200 / "sweep-families-2026-11-29";
@@ -27,7 +27,7 @@ const fs::path k_chain = k_h200 / "mla-bench-2026-11-29" / "bf16" / "chain-bf16-
 // The message of the error(input) reading `file` throws ("" and a failure if none is thrown).
 std::string input_error(const fs::path& file) {
   try {
-    (void)read_result_document(file);
+    (void)read_result_set(file);
   } catch (const error& e) {
     EXPECT_EQ(e.kind(), error_kind::input) << e.what();
     return e.what();
@@ -43,16 +43,18 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }
 
 TEST(result_reader, reads_a_time_result) {
-  const result_document d = read_result_document(k_chain);
+  const result_set d = read_result_set(k_chain);
   EXPECT_EQ(d.kind, "time");
   EXPECT_EQ(d.schema_version, 1);
   EXPECT_TRUE(d.timed);
-  EXPECT_EQ(d.context.gpu_name, "NVIDIA H200");
-  EXPECT_EQ(d.context.gpu_arch, "sm_90a");
-  EXPECT_EQ(d.context.compute_capability, "9.0");
-  EXPECT_EQ(d.context.sm_count, 132);
-  EXPECT_EQ(d.context.l2_bytes, 62914560);
-  EXPECT_EQ(d.context.sm_clock_mhz, 1980);
+  EXPECT_EQ(d.context.gpu.name, "NVIDIA H200");
+  EXPECT_EQ(d.context.gpu.arch, "sm_90a");
+  EXPECT_EQ(d.context.gpu.cc_major, 9);
+  EXPECT_EQ(d.context.gpu.cc_minor, 0);
+  EXPECT_EQ(d.context.gpu.sm_count, 132);
+  EXPECT_EQ(d.context.gpu.l2_bytes, 62914560);
+  ASSERT_TRUE(d.context.gpu.clocks);
+  EXPECT_EQ(d.context.gpu.clocks->sm_mhz, 1980);
   EXPECT_EQ(d.context.git_revision, "84fa5b85b325");
   EXPECT_EQ(d.context.utc_time, "2026-11-29T08:40:00Z");
   ASSERT_FALSE(d.context.argv.empty());
@@ -60,7 +62,7 @@ TEST(result_reader, reads_a_time_result) {
   EXPECT_TRUE(d.dispatch.empty());
 
   ASSERT_EQ(d.records.size(), 5u);
-  const results::result_record& r = d.records[0];
+  const results::record& r = d.records[0];
   EXPECT_EQ(r.at, "/results/0");
   EXPECT_EQ(r.key(),
             "mla_decode_epilogue/bf16/T64-H8/"
@@ -68,7 +70,7 @@ TEST(result_reader, reads_a_time_result) {
   EXPECT_EQ(r.status, results::status::ok);
   EXPECT_EQ(r.timing_mode, "chain");
   EXPECT_FALSE(r.reference);  // this early file has no "reference" member
-  EXPECT_FALSE(r.verification_status);
+  EXPECT_FALSE(r.verified);
   ASSERT_TRUE(r.stats);
   EXPECT_EQ(r.stats->samples, 49);
   EXPECT_DOUBLE_EQ(r.stats->median, 1.7184004187583923);
@@ -81,8 +83,7 @@ TEST(result_reader, reads_a_time_result) {
 TEST(result_reader, reads_the_first_time_layout) {
   // Before `time` measured several variants, the one measurement sat at the top level and the
   // variant in the subject.
-  const result_document d =
-      read_result_document(k_h200 / "measure-engine-2026-11-29" / "repeat1-T8.json");
+  const result_set d = read_result_set(k_h200 / "measure-engine-2026-11-29" / "repeat1-T8.json");
   EXPECT_EQ(d.kind, "time");
   ASSERT_EQ(d.records.size(), 1u);
   EXPECT_EQ(d.records[0].key(), "copy_example/default/T8/vec_bytes16-unroll1-threads256");
@@ -101,8 +102,8 @@ TEST(result_reader, reads_a_gzipped_time_result_as_it_is) {
                                    test::shell_quote(json.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
-  const result_document d = read_result_document(gz);
-  const result_document plain = read_result_document(json);
+  const result_set d = read_result_set(gz);
+  const result_set plain = read_result_set(json);
   ASSERT_EQ(plain.records.size(), d.records.size());
   EXPECT_EQ(plain.records.back().samples_us, d.records.back().samples_us);
   ASSERT_EQ(d.records.size(), 96u);
@@ -135,18 +136,19 @@ TEST(result_reader, a_truncated_or_corrupt_gzip_result_is_an_input_error_naming_
 }
 
 TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
-  const result_document d = read_result_document(k_sweeps / "small.json");
+  const result_set d = read_result_set(k_sweeps / "small.json");
   EXPECT_EQ(d.kind, "sweep");
   EXPECT_TRUE(d.timed);
-  EXPECT_EQ(d.context.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(d.context.gpu.name, "NVIDIA H200");
   ASSERT_EQ(d.records.size(), 32u);
-  const results::result_record& r = d.records[5];
+  const results::record& r = d.records[5];
   EXPECT_EQ(r.at, "/records/5");
   EXPECT_EQ(r.key(),
             "mla_decode_epilogue/bf16/T64-H16/"
             "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early0-threads128");
   EXPECT_EQ(r.status, results::status::ok);
-  EXPECT_EQ(r.verification_status, results::status::ok);
+  ASSERT_TRUE(r.verified);
+  EXPECT_EQ(r.verified->status, results::status::ok);
   ASSERT_EQ(r.knobs.size(), 7u);
   EXPECT_EQ(r.knobs[0], (std::pair<std::string, long long>("SPLIT", 3)));
   ASSERT_TRUE(r.stats);
@@ -156,7 +158,7 @@ TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
   EXPECT_DOUBLE_EQ(r.fraction_of_ceiling, 0.25966821087935427);
 
   ASSERT_EQ(d.dispatch.size(), 3u);
-  const results::sweep_dispatch& t = d.dispatch[2];
+  const results::dispatch_entry& t = d.dispatch[2];
   EXPECT_EQ(t.at, "/dispatch/2");
   EXPECT_EQ(t.family, "attn_res");
   EXPECT_EQ(t.shape,
@@ -164,9 +166,9 @@ TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
   ASSERT_EQ(t.ranges.size(), 2u);
   EXPECT_EQ(t.ranges[0].min_tokens, 1);
   EXPECT_EQ(t.ranges[0].max_tokens, 65);
-  EXPECT_EQ(t.ranges[1].variant,
+  EXPECT_EQ(t.ranges[1].winner,
             "b1-threads512-early_blocks0-keep0-stage0-occ1-tpc1-cvt1-nc3-spread0-red0");
-  EXPECT_EQ(t.ranges[1].runner_up,
+  EXPECT_EQ(t.ranges[1].runner_up.value_or(""),
             "b1-threads1024-early_blocks0-keep0-stage0-occ0-tpc1-cvt0-nc3-spread0-red0");
   EXPECT_DOUBLE_EQ(t.ranges[1].margin, 0.28123882499860864);
 }
@@ -174,7 +176,7 @@ TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
 TEST(result_reader, reads_the_large_committed_sweep) {
   // The full default sweep on the H200 from a cold cache (results/h200/sweep-default-2026-12-01):
   // 25 attn_res modes and 4 mla modes, 19 token counts each.
-  const result_document sweep = read_result_document(k_default_sweep / "default-cold.json.gz");
+  const result_set sweep = read_result_set(k_default_sweep / "default-cold.json.gz");
   ASSERT_EQ(sweep.records.size(), 27153u);
   std::size_t dropped = 0, unlaunchable = 0;
   for (const auto& r : sweep.records) {
@@ -186,7 +188,7 @@ TEST(result_reader, reads_the_large_committed_sweep) {
     if (r.status != results::status::dropped) continue;
     ++dropped;
     EXPECT_EQ(r.samples_us.size(), 2u);
-    EXPECT_FALSE(r.verification_status);
+    EXPECT_FALSE(r.verified);
     EXPECT_TRUE(r.stats);
   }
   EXPECT_EQ(dropped, 23961u);
@@ -209,9 +211,9 @@ TEST(result_reader, reads_an_untimed_sweep) {
   ],
   "dispatch": []
 })");
-  const result_document d = read_result_document(file);
+  const result_set d = read_result_set(file);
   EXPECT_FALSE(d.timed);
-  EXPECT_EQ(d.context.gpu_name, "");
+  EXPECT_EQ(d.context.gpu.name, "");
   EXPECT_EQ(d.context.nvrtc_version, "");
   ASSERT_EQ(d.records.size(), 1u);
   EXPECT_EQ(d.records[0].status, results::status::unverified);
@@ -251,15 +253,16 @@ TEST(result_reader, reads_unlaunchable_records_as_the_sweep_writes_them) {
   const fs::path file = dir.path() / "sweep.json";
   test::write_text(file, sweep::sweep_json(r));
 
-  const result_document d = read_result_document(file);
+  const result_set d = read_result_set(file);
   ASSERT_EQ(d.records.size(), 2u);
   EXPECT_EQ(d.records[0].status, results::status::unlaunchable);
   EXPECT_EQ(d.records[0].reason, never.reason);
   EXPECT_FALSE(d.records[0].stats);
-  EXPECT_FALSE(d.records[0].verification_status);
+  EXPECT_FALSE(d.records[0].verified);
   EXPECT_TRUE(d.records[0].samples_us.empty());
   EXPECT_EQ(d.records[1].status, results::status::unlaunchable);
-  EXPECT_EQ(d.records[1].verification_status, results::status::unlaunchable);
+  ASSERT_TRUE(d.records[1].verified);
+  EXPECT_EQ(d.records[1].verified->status, results::status::unlaunchable);
   ASSERT_TRUE(d.records[1].stats);
   EXPECT_EQ(d.records[1].samples_us.size(), 3u);
 }
@@ -271,7 +274,7 @@ TEST(result_reader, a_count_with_a_fraction_is_still_readable) {
   std::string text = replaced(read_file(k_chain), "\"samples\": 49,", "\"samples\": 61.25,");
   text = replaced(text, "\"tokens\": 64,", "\"tokens\": 64.0,");
   test::write_text(file, text);
-  const result_document d = read_result_document(file);
+  const result_set d = read_result_set(file);
   // The count is the model's (results::sample_stats): read like every integer field, rounded.
   EXPECT_EQ(d.records[0].stats->samples, 61u);
   EXPECT_EQ(d.records[0].tokens, 64);
@@ -295,7 +298,7 @@ class result_reader_errors : public ::testing::Test {
 
 TEST_F(result_reader_errors, an_unreadable_file_is_an_io_error) {
   try {
-    (void)read_result_document(dir.path() / "missing.json");
+    (void)read_result_set(dir.path() / "missing.json");
     FAIL() << "no error";
   } catch (const error& e) {
     EXPECT_EQ(e.kind(), error_kind::io);
