@@ -130,6 +130,18 @@ select::range read_range(const json_fields& f, const json& r, const std::string&
   return out;
 }
 
+/// A record or a dispatch entry with its head read: where it is, its family, mode and shape.
+template <class Entry>
+Entry headed(const json_fields& f, const json& e, const std::string& at) {
+  json_fields::entry_head head = f.head(e, at);
+  Entry out;
+  out.at = at;
+  out.family = std::move(head.family);
+  out.mode = std::move(head.mode);
+  out.shape = std::move(head.shape);
+  return out;
+}
+
 }  // namespace
 
 std::vector<record> read_time_entries(const json_fields& r, const json& doc) {
@@ -160,12 +172,7 @@ std::vector<record> read_time_entries(const json_fields& r, const json& doc) {
 }
 
 record read_record(const json_fields& r, const json& e, const std::string& at) {
-  json_fields::entry_head head = r.head(e, at);
-  record rec;
-  rec.at = at;
-  rec.family = std::move(head.family);
-  rec.mode = std::move(head.mode);
-  rec.shape = std::move(head.shape);
+  record rec = headed<record>(r, e, at);
   rec.tokens = r.integer(e, at, "tokens");
   rec.variant = r.string(e, at, "variant");
   // Strict (a journal's record, in full): every field the codec writes; lenient: what is there.
@@ -232,12 +239,7 @@ std::vector<family_summary> read_families(const json_fields& f, const json& doc)
 }
 
 dispatch_entry read_dispatch(const json_fields& f, const json& d, const std::string& at) {
-  json_fields::entry_head head = f.head(d, at);
-  dispatch_entry out;
-  out.at = at;
-  out.family = std::move(head.family);
-  out.mode = std::move(head.mode);
-  out.shape = std::move(head.shape);
+  dispatch_entry out = headed<dispatch_entry>(f, d, at);
   const auto& ranges = f.array(d, at, "ranges");
   if (f.strict() && ranges.empty()) f.fail(at + "/ranges", "expected at least one range");
   for (std::size_t i = 0; i < ranges.size(); ++i)

@@ -4,7 +4,7 @@
 # merge, compare, report and emit (from its sweep with tables added, as a GPU run would give
 # them), and the header it gets compiles and selects by experts. Also checks that nothing outside
 # the family's folder (tests/families/expert_scale: host side, kernel, config) and its
-# registration line names it. KK3TUNE is the test-only kk3tune (build/test-families/bin/kk3tune),
+# registration line names it. KK3TUNE is the test-only kk3tune (build/test-families/bin/kk3tune-test-families),
 # the only one that registers the test families.
 # usage: tests/ci/third_family.sh KK3TUNE SOURCE_DIR
 set -euo pipefail

@@ -3,7 +3,7 @@
 # for, timed with `time --shape experts=N`, swept with a plan of two experts values (whole, and
 # in shards 1/2 + 2/2, merged), and its header emitted from the real sweep and compiled. Writes
 # everything under OUTDIR; exits 77 without a GPU. KK3TUNE is the test-only kk3tune
-# (build/test-families/bin/kk3tune), the only one that registers the test families.
+# (build/test-families/bin/kk3tune-test-families), the only one that registers the test families.
 # usage: tests/ci/third_family_gpu.sh KK3TUNE OUTDIR
 set -uo pipefail
 kk3=${1:?usage: third_family_gpu.sh KK3TUNE OUTDIR}
