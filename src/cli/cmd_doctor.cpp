@@ -62,8 +62,8 @@ int run_doctor(const global_options& global) {
   for (int i = 0; i < count; ++i) {
     const device::device_info d = device::query_device(i);
     std::cout << "\n  GPU " << i << ": " << d.name << " (" << d.pci_bus_id << ")\n";
-    field("compute capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) +
-                                    " (kernels compile for " + d.arch + ")");
+    field("compute capability",
+          device::compute_capability_text(d) + " (kernels compile for " + d.arch + ")");
     field("SMs", std::to_string(d.sm_count));
     field("L2", mib(d.l2_bytes));
     field("memory", mib(d.memory_bytes) + ", " + std::to_string(d.memory_bus_bits) + "-bit bus");

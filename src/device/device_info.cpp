@@ -1,5 +1,7 @@
 #include "device/device_info.hpp"
 
+#include <cstdio>
+
 #include "core/arch.hpp"
 #include "core/error.hpp"
 #include "device/check.hpp"
@@ -14,6 +16,29 @@ int device_count() {
 
 std::string version_string(int cuda_version) {
   return std::to_string(cuda_version / 1000) + "." + std::to_string(cuda_version % 1000 / 10);
+}
+
+namespace {
+bool major_minor(const std::string& text, int& major, int& minor) {
+  return std::sscanf(text.c_str(), "%d.%d", &major, &minor) == 2;
+}
+}  // namespace
+
+int parse_version_string(const std::string& text) {
+  int major = 0, minor = 0;
+  return major_minor(text, major, minor) ? major * 1000 + minor * 10 : 0;
+}
+
+std::string compute_capability_text(const device_info& d) {
+  return std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
+}
+
+bool parse_compute_capability(const std::string& text, device_info& d) {
+  int major = 0, minor = 0;
+  if (!major_minor(text, major, minor)) return false;
+  d.cc_major = major;
+  d.cc_minor = minor;
+  return true;
 }
 
 namespace {

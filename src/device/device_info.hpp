@@ -40,5 +40,12 @@ int selected_gpu();
 [[nodiscard]] device_info query_device(int ordinal);
 /// "13.0" from 13000.
 std::string version_string(int cuda_version);
+/// 13000 from "13.0" (version_string's inverse); 0 when `text` is not "X.Y".
+[[nodiscard]] int parse_version_string(const std::string& text);
+/// "9.0": the compute capability as results and doctor write it.
+std::string compute_capability_text(const device_info& d);
+/// Sets d.cc_major and d.cc_minor from "9.0" (compute_capability_text's inverse); false, and
+/// nothing set, when `text` is not "X.Y".
+bool parse_compute_capability(const std::string& text, device_info& d);
 
 }  // namespace kk3::device

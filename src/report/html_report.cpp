@@ -201,9 +201,8 @@ std::string context_html(const results::result_set& doc, const report_extras& ex
   const device::device_info& gpu = c.gpu;
   std::string out = "<section id=\"context\">\n<h2>Run context</h2>\n<dl class=\"ctx\">\n";
   add_fact(out, "GPU", gpu.name);
-  std::string arch = gpu.cc_major > 0 || gpu.cc_minor > 0
-                         ? std::to_string(gpu.cc_major) + "." + std::to_string(gpu.cc_minor)
-                         : "";
+  std::string arch =
+      gpu.cc_major > 0 || gpu.cc_minor > 0 ? device::compute_capability_text(gpu) : "";
   if (!gpu.arch.empty()) arch += (arch.empty() ? "" : " · ") + gpu.arch;
   add_fact(out, "compute capability · arch", arch);
   add_fact(out, "SMs", gpu.sm_count > 0 ? std::to_string(gpu.sm_count) : "");

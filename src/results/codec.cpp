@@ -69,17 +69,16 @@ json statistics_json(const sample_stats& st) {
 }
 
 json context_json(const run_context& c) {
-  json gpu = {
-      {"name", c.gpu.name},
-      {"pci_bus_id", c.gpu.pci_bus_id},
-      {"compute_capability", std::to_string(c.gpu.cc_major) + "." + std::to_string(c.gpu.cc_minor)},
-      {"arch", c.gpu.arch},
-      {"sm_count", c.gpu.sm_count},
-      {"l2_bytes", c.gpu.l2_bytes},
-      {"memory_bytes", c.gpu.memory_bytes},
-      {"max_sm_clock_mhz", c.gpu.max_sm_clock_mhz},
-      {"max_memory_clock_mhz", c.gpu.max_memory_clock_mhz},
-      {"driver_version", device::version_string(c.gpu.driver_version)}};
+  json gpu = {{"name", c.gpu.name},
+              {"pci_bus_id", c.gpu.pci_bus_id},
+              {"compute_capability", device::compute_capability_text(c.gpu)},
+              {"arch", c.gpu.arch},
+              {"sm_count", c.gpu.sm_count},
+              {"l2_bytes", c.gpu.l2_bytes},
+              {"memory_bytes", c.gpu.memory_bytes},
+              {"max_sm_clock_mhz", c.gpu.max_sm_clock_mhz},
+              {"max_memory_clock_mhz", c.gpu.max_memory_clock_mhz},
+              {"driver_version", device::version_string(c.gpu.driver_version)}};
   if (c.gpu.clocks) {
     gpu["sm_clock_mhz"] = c.gpu.clocks->sm_mhz;
     gpu["memory_clock_mhz"] = c.gpu.clocks->memory_mhz;

@@ -1,13 +1,13 @@
 #include "results/reader.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <optional>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/text.hpp"
+#include "device/device_info.hpp"
 #include "results/codec.hpp"
 #include "results/entries.hpp"
 #include "results/json_fields.hpp"
@@ -16,16 +16,6 @@ namespace kk3::results {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-// "9.0" -> (9, 0); "13.0" (a CUDA version) -> 13000, as device_info holds them (0: not given).
-bool major_minor(const std::string& text, int& major, int& minor) {
-  return std::sscanf(text.c_str(), "%d.%d", &major, &minor) == 2;
-}
-
-int cuda_version_of(const std::string& text) {
-  int major = 0, minor = 0;
-  return major_minor(text, major, minor) ? major * 1000 + minor * 10 : 0;
-}
 
 // The context block. For the tables, the GPU's name and arch and the build are required.
 run_context read_context(const json_fields& r, const json& doc) {
@@ -41,8 +31,9 @@ run_context read_context(const json_fields& r, const json& doc) {
     if (!gpu->is_object()) r.fail(g, "expected an object or null");
     c.gpu.name = text(*gpu, g, "name");
     c.gpu.arch = text(*gpu, g, "arch");
-    major_minor(r.optional_string(*gpu, g, "compute_capability"), c.gpu.cc_major, c.gpu.cc_minor);
-    c.gpu.driver_version = cuda_version_of(r.optional_string(*gpu, g, "driver_version"));
+    device::parse_compute_capability(r.optional_string(*gpu, g, "compute_capability"), c.gpu);
+    c.gpu.driver_version =
+        device::parse_version_string(r.optional_string(*gpu, g, "driver_version"));
     c.gpu.sm_count = static_cast<int>(r.optional_integer(*gpu, g, "sm_count"));
     c.gpu.l2_bytes = r.optional_integer(*gpu, g, "l2_bytes");
     if (r.find(*gpu, "sm_clock_mhz") || r.find(*gpu, "memory_clock_mhz")) {
