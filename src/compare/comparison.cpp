@@ -76,6 +76,37 @@ void check_comparable(const file_summary& base, const file_summary& next, const 
   }
 }
 
+// The machines' figures against each other (machine_check); a note when they differ.
+void check_machines(comparison& c) {
+  const auto format = format_double;
+  machine_check& m = c.machine;
+  m.floor = c.shipped_verdict ? c.rule.noise_floor : select::k_default_noise_floor;
+  auto change = [&m](double base, double next) -> std::optional<double> {
+    if (!(base > 0 && next > 0)) return std::nullopt;
+    m.known = true;
+    const double x = next / base - 1;
+    if (std::abs(x) > m.floor) m.differ = true;
+    return x;
+  };
+  m.empty_kernel_change = change(c.base.empty_kernel_us, c.next.empty_kernel_us);
+  m.copy_ceiling_change = change(c.base.copy_ceiling_tb_s, c.next.copy_ceiling_tb_s);
+  if (!m.differ) return;
+  std::vector<std::string> moved;
+  if (m.empty_kernel_change)
+    moved.push_back("the empty-kernel launch " + format("%.3f", c.base.empty_kernel_us) + " -> " +
+                    format("%.3f", c.next.empty_kernel_us) + " us (" +
+                    format("%+.1f", *m.empty_kernel_change * 100) + "%)");
+  if (m.copy_ceiling_change)
+    moved.push_back("the copy ceiling " + format("%.3f", c.base.copy_ceiling_tb_s) + " -> " +
+                    format("%.3f", c.next.copy_ceiling_tb_s) + " TB/s (" +
+                    format("%+.1f", *m.copy_ceiling_change * 100) + "%)");
+  c.notes.push_back("BASE and NEW were timed on machines that differ: " + join(moved, ", ") +
+                    ", beyond the noise floor " + format("%g", m.floor * 100) +
+                    "%. Launch-bound counts (small T) move with the machine, so a change there "
+                    "is the machine's until both builds are timed on one machine "
+                    "(ci/gpu-regression.sh does, with a base build: docs/development.md)");
+}
+
 // Statuses that mean the variant failed, or (unlaunchable) cannot run on the GPU at that shape.
 bool failed(results::status s) {
   using results::status;
@@ -471,7 +502,7 @@ std::string comparison::summary_line() const {
          n(k.untimed) + " untimed; " + n(k.winners_changed) + " winner" +
          (k.winners_changed == 1 ? "" : "s") + " changed); " + n(counts.verification_regressions) +
          " verification regression" + (counts.verification_regressions == 1 ? "" : "s") + ": " +
-         outcome;
+         outcome + (machine.differ ? " (on machines that differ: see the notes)" : "");
 }
 
 std::string comparison::records_line() const {
@@ -573,6 +604,7 @@ comparison compare_documents(const results::result_set& base, const results::res
   }
   compare_dispatch(base, next, c);
   if (base.kind == "sweep" && next.kind == "sweep") compare_shipped(base, next, c);
+  check_machines(c);
 
   std::sort(c.records.begin(), c.records.end(), shown_before);
   auto by_id = [](const auto& a, const auto& b) { return id_less(a.id, b.id); };

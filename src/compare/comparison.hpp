@@ -107,6 +107,20 @@ struct shipped_rule {
   double noise_floor = 0;
 };
 
+/// Whether BASE and NEW were timed on machines alike: their figures (the empty-kernel launch, the
+/// copy ceiling) within the noise floor of each other. Two H200s of one model can differ: one
+/// launched an empty kernel in 0.662 us against the baseline machine's 0.627 (+5.5%), and the
+/// same build was 6-10% slower there at every launch-bound count (T = 1, 16), a "regression" of
+/// the machine (results/h200/ci-regression-2026-12-03). A verdict across machines that differ
+/// holds only once both builds are timed on one machine (ci/gpu-regression.sh does that).
+struct machine_check {
+  bool known = false;   ///< both files carry at least one of the figures
+  bool differ = false;  ///< a figure moved by more than the floor
+  std::optional<double> empty_kernel_change,
+      copy_ceiling_change;  ///< NEW / BASE - 1, where both files have it
+  double floor = 0;         ///< the noise floor the figures are held to
+};
+
 /// How many counts of each.
 struct shipped_counts {
   std::size_t compared = 0, same = 0, faster = 0, slower = 0, lost = 0, gained = 0, untimed = 0;
@@ -146,6 +160,7 @@ struct comparison {
   shipped_rule rule;
   std::vector<count_comparison> shipped;  ///< by table, then tokens
   shipped_counts shipped_totals;
+  machine_check machine;
 
   bool regression() const {
     if (counts.verification_regressions > 0) return true;

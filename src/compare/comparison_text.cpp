@@ -14,9 +14,7 @@ namespace {
 using row = std::vector<std::string>;
 
 std::string format(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
+  return format_double(fmt, v);
 }
 
 std::string us_text(double us) {

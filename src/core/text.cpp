@@ -183,10 +183,14 @@ std::string replace_chars(std::string_view text,
   return out;
 }
 
-std::string format_number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
+std::string format_double(const char* fmt, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, x);
   return buf;
+}
+
+std::string format_number(double x) {
+  return format_double("%.6g", x);
 }
 
 void require_output_file(const std::filesystem::path& file, const std::string& what,

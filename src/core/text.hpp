@@ -34,6 +34,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// "227.5").
 std::string format_number(double x);
 
+/// One number through a printf format ("%.3f", "%+.1f"): what snprintf writes, up to 63 bytes.
+std::string format_double(const char* fmt, double x);
+
 /// The whole of `text` as a decimal integer (an optional sign, then digits); nullopt for anything
 /// else, including a number beyond 64 bits.
 [[nodiscard]] std::optional<long long> parse_integer(const std::string& text);

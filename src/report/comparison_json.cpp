@@ -29,6 +29,10 @@ json file_json(const compare::file_summary& s) {
         {"empty_kernel_us", s.empty_kernel_us > 0 ? json(s.empty_kernel_us) : json(nullptr)}}}};
 }
 
+json optional_json(const std::optional<double>& x) {
+  return x ? json(*x) : json(nullptr);
+}
+
 json id_json(const compare::record_id& id) {
   return {{"family", id.family},
           {"mode", id.mode},
@@ -148,6 +152,12 @@ std::string comparison_json(const compare::comparison& c) {
                       {"dispatch_tables_changed", k.dispatch_entries_changed},
                       {"only_in_base", k.only_in_base},
                       {"only_in_new", k.only_in_new}}},
+                    {"machines",
+                     {{"known", c.machine.known},
+                      {"differ", c.machine.differ},
+                      {"empty_kernel_change", optional_json(c.machine.empty_kernel_change)},
+                      {"copy_ceiling_change", optional_json(c.machine.copy_ceiling_change)},
+                      {"noise_floor", c.machine.floor}}},
                     {"verdict_on", c.shipped_verdict ? "shipped" : "records"},
                     {"shipped", shipped_block},
                     {"summary", c.summary_line()},

@@ -383,6 +383,49 @@ TEST(compare, both_files_machine_figures_are_shown) {
   EXPECT_TRUE(j["new"]["figures"]["empty_kernel_us"].is_null());
 }
 
+TEST(compare, machines_whose_figures_differ_beyond_the_noise_floor_are_flagged) {
+  // The figures of two H200 machines (results/h200/result-model-2026-12-03): 0.627 us and 4.203
+  // TB/s for the baseline's, 0.632 us for one alike (+0.8%), 0.662 us for one that is not
+  // (+5.6%, beyond the plans' 1.5% floor).
+  result_set base = fixture("sweep-base.json"), alike = base, other = base;
+  base.context.empty_kernel_us = 0.627;
+  base.context.copy_ceiling_tb_s = 4.203;
+  alike.context.empty_kernel_us = 0.632;
+  alike.context.copy_ceiling_tb_s = 4.228;
+  other.context.empty_kernel_us = 0.662;
+  other.context.copy_ceiling_tb_s = 4.228;
+
+  const comparison same = compare_documents(base, alike, {});
+  EXPECT_TRUE(same.machine.known);
+  EXPECT_FALSE(same.machine.differ);
+  EXPECT_EQ(same.machine.floor, 0.015);
+  EXPECT_FALSE(contains(same.summary_line(), "machines that differ")) << same.summary_line();
+
+  const comparison c = compare_documents(base, other, {});
+  EXPECT_TRUE(c.machine.differ);
+  ASSERT_TRUE(c.machine.empty_kernel_change);
+  EXPECT_NEAR(*c.machine.empty_kernel_change, 0.662 / 0.627 - 1, 1e-12);
+  EXPECT_EQ(c.exit_code(), 0) << "the flag changes no verdict";
+  EXPECT_TRUE(contains(c.summary_line(), "(on machines that differ: see the notes)"));
+  const std::string text = format_table(c, {});
+  EXPECT_TRUE(contains(text, "the empty-kernel launch 0.627 -> 0.662 us (+5.6%)")) << text;
+  EXPECT_TRUE(contains(text, "the copy ceiling 4.203 -> 4.228 TB/s (+0.6%)")) << text;
+  const auto j = nlohmann::json::parse(report::comparison_json(c));
+  EXPECT_EQ(j["machines"]["differ"], true);
+  EXPECT_EQ(j["machines"]["noise_floor"], 0.015);
+
+  // A file without figures (written before they were measured): nothing to flag.
+  result_set bare = base;
+  bare.context.empty_kernel_us = 0;
+  bare.context.copy_ceiling_tb_s = 0;
+  const comparison unknown = compare_documents(bare, other, {});
+  EXPECT_FALSE(unknown.machine.known);
+  EXPECT_FALSE(unknown.machine.differ);
+  EXPECT_TRUE(nlohmann::json::parse(report::comparison_json(unknown))["machines"]
+                  ["empty_kernel_change"]
+                      .is_null());
+}
+
 TEST(compare, thresholds_and_the_worst_first) {
   result_set base = fixture("time-base.json");
   result_set next = base;
