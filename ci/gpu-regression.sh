@@ -81,6 +81,16 @@ compare() {
   echo "gpu-regression: compare exited $rc" >&2
 }
 machines_differ() { grep -q '"differ": true' "$out/compare-$1.json" 2>/dev/null; }
+# regressed N: what comparison N found regressed, one per line and sorted: "TABLE TN" for each
+# count slower or lost (the shipped counts_by_token entries of compare's JSON, indented 8),
+# "verification" when a record's verification regressed.
+regressed() {
+  awk '/^    "verification_regressions": [1-9]/ { print "verification" }
+       /^        "table": / { table = $2 }
+       /^        "tokens": / { tokens = $2 }
+       /^        "verdict": "(slower|lost)"/ { gsub(/[",]/, "", table); gsub(/,/, "", tokens); print table " T" tokens }' \
+    "$out/compare-$1.json" | sort -u
+}
 
 compare "$baseline" "$out/sweep.json" "Screen: this build against the committed baseline ($baseline)"
 screen=$rc
@@ -162,8 +172,11 @@ if [ "$first" -ge 2 ] || [ "$second" -ge 2 ]; then
   echo "gpu-regression: a confirmation gave no verdict (exits $first, $second)" >&2
   exit 2
 fi
-if [ "$first" = 1 ] && [ "$second" = 1 ]; then verdict=1; what="a regression, confirmed by both sweeps"
-else verdict=0; what="no regression on this runner (confirmation exits $first, $second; the screen's $screen)"
+# A regression is one both NEW sweeps show against BASE: the same count slower or lost, or a
+# verification regression in both.
+confirmed=$(comm -12 <(regressed $((n_compares - 1))) <(regressed "$n_compares") | paste -sd, - | sed 's/,/, /g')
+if [ -n "$confirmed" ]; then verdict=1; what="a regression, confirmed by both sweeps: $confirmed;"
+else verdict=0; what="no regression on this runner (confirmation exits $first, $second, none in both; the screen's $screen)"
 fi
 printf '\n**Verdict: %s** (exit %d)\n' "$what" "$verdict" >>"$summary"
 echo "gpu-regression: exit $verdict: $what; markdown in $summary" >&2

@@ -31,7 +31,7 @@ sed -e 's/FAKE_SWEEP2:-}/NO_SECOND:-}/' -e 's/from=\$FAKE_SWEEP$/from=\$FAKE_BAS
 chmod +x "$tmp/kk3tune" "$tmp/base-kk3tune"
 run() {  # BASELINE FAKE_SWEEP [SWEEP_RC] -> exit code in $rc, output in $tmp/log
   rm -f "$tmp/swept" "$tmp/base-swept"
-  KK3TUNE=$tmp/kk3tune KK3_CI_OUT=$tmp/out FAKE_SWEEP=$2 FAKE_SWEEP_RC=${3:-0} GITHUB_STEP_SUMMARY= \
+  KK3TUNE=$tmp/kk3tune KK3_CI_OUT=$tmp/out FAKE_SWEEP=$2 FAKE_SWEEP_RC=${3:-0} GITHUB_STEP_SUMMARY='' \
     KK3_CONFIRM=${KK3_CONFIRM:-never} "$source/ci/gpu-regression.sh" "$1" >"$tmp/log" 2>&1
   rc=$?
 }
@@ -84,18 +84,27 @@ export KK3_BASE_KK3TUNE=$tmp/base-kk3tune KK3_CONFIRM=auto
 FAKE_BASE=$fixtures/sweep-slow.json run "$fixtures/sweep-base.json" "$fixtures/sweep-slow.json"
 [ $rc = 0 ] || fail "the machine's slowdown: exit $rc, expected 0: $(cat "$tmp/log")"
 grep -q "confirming on this runner because the screen found a regression" "$tmp/log" || fail "the machine's slowdown: no confirmation: $(cat "$tmp/log")"
-grep -q "^\*\*Verdict: no regression on this runner (confirmation exits 0, 0; the screen's 1)\*\* (exit 0)" "$tmp/out/compare.md" || fail "the machine's slowdown: the summary has no verdict: $(cat "$tmp/out/compare.md")"
+grep -q "^\*\*Verdict: no regression on this runner (confirmation exits 0, 0, none in both; the screen's 1)\*\* (exit 0)" "$tmp/out/compare.md" || fail "the machine's slowdown: the summary has no verdict: $(cat "$tmp/out/compare.md")"
 [ -e "$tmp/base-swept" ] || fail "the base build did not sweep"
 # The screen fails and the base build is fast on this runner: confirmed by both NEW sweeps.
 FAKE_BASE=$fixtures/sweep-base.json run "$fixtures/sweep-base.json" "$fixtures/sweep-slow.json"
 [ $rc = 1 ] || fail "a real regression: exit $rc, expected 1: $(cat "$tmp/log")"
 grep -q "exit 1: a regression, confirmed by both sweeps" "$tmp/log" || fail "a real regression: no verdict line: $(cat "$tmp/log")"
 [ "$(grep -c "mla_decode_epilogue/bf16/H=16 *T64" "$tmp/log")" -ge 3 ] || fail "a real regression: the screen and both confirmations do not all name the count"
+grep -q "exit 1: a regression, confirmed by both sweeps: mla_decode_epilogue/bf16/H=16 T64;" "$tmp/log" || fail "a real regression: the verdict does not name the count: $(grep 'gpu-regression: exit' "$tmp/log")"
 # Only one of the two NEW sweeps is slow: noise, no regression.
 FAKE_BASE=$fixtures/sweep-base.json FAKE_SWEEP2=$fixtures/sweep-base.json \
   run "$fixtures/sweep-base.json" "$fixtures/sweep-slow.json"
 [ $rc = 0 ] || fail "one slow sweep of two: exit $rc, expected 0: $(cat "$tmp/log")"
 grep -q "confirmation exits 1, 0" "$tmp/log" || fail "one slow sweep of two: $(cat "$tmp/log")"
+# Both NEW sweeps regress, but not at one count or in one way: no regression confirmed.
+FAKE_BASE=$fixtures/sweep-base.json FAKE_SWEEP2=$fixtures/sweep-verify.json \
+  run "$fixtures/sweep-base.json" "$fixtures/sweep-slow.json"
+[ $rc = 0 ] || fail "two sweeps regressing differently: exit $rc, expected 0: $(cat "$tmp/log")"
+grep -q "confirmation exits 1, 1, none in both" "$tmp/log" || fail "two sweeps regressing differently: $(grep 'gpu-regression: exit' "$tmp/log")"
+# A verification regression in both: confirmed.
+FAKE_BASE=$fixtures/sweep-base.json run "$fixtures/sweep-base.json" "$fixtures/sweep-verify.json"
+[ $rc = 1 ] && grep -q "confirmed by both sweeps: verification;" "$tmp/log" || fail "a verification regression: exit $rc: $(grep 'gpu-regression: exit' "$tmp/log")"
 # The screen passes on a machine that differs from the baseline's: confirmed too (a change may hide).
 with_figures() {  # FROM TO EMPTY_KERNEL_US: a copy with the machine's figures
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["context"]["figures"]={"copy_ceiling_tb_s":4.2,"empty_kernel_us":float(sys.argv[3])}; json.dump(d,open(sys.argv[2],"w"))' "$@"
@@ -116,10 +125,10 @@ KK3_CONFIRM=sometimes run "$fixtures/sweep-base.json" "$fixtures/sweep-base.json
 [ $rc = 2 ] && grep -q "KK3_CONFIRM=sometimes: expected auto, always or never" "$tmp/log" || fail "a bad KK3_CONFIRM: exit $rc: $(cat "$tmp/log")"
 # No base build: a baseline of a dirty tree names no revision to build; the screen stands, said so.
 sed 's/"git_revision": "3d9d0f28690b"/"git_revision": "3d9d0f28690b-dirty"/' "$fixtures/sweep-base.json" >"$tmp/dirty.json"
-KK3_BASE_KK3TUNE= run "$tmp/dirty.json" "$fixtures/sweep-slow.json"
+KK3_BASE_KK3TUNE='' run "$tmp/dirty.json" "$fixtures/sweep-slow.json"
 [ $rc = 1 ] || fail "no base build: exit $rc, expected the screen's 1"
 grep -q "no base build: the baseline names no clean revision (3d9d0f28690b-dirty); set KK3_BASE_KK3TUNE or KK3_BASE_REF. The screen's verdict (exit 1) stands unconfirmed" "$tmp/log" || fail "no base build: $(cat "$tmp/log")"
-KK3_BASE_KK3TUNE= KK3_BASE_REF=0123456789abcdef0123456789abcdef01234567 run "$fixtures/sweep-base.json" "$fixtures/sweep-slow.json"
+KK3_BASE_KK3TUNE='' KK3_BASE_REF=0123456789abcdef0123456789abcdef01234567 run "$fixtures/sweep-base.json" "$fixtures/sweep-slow.json"
 [ $rc = 2 ] && grep -q "base revision 0123456789abcdef0123456789abcdef01234567 is not in this repository" "$tmp/log" || fail "an unknown base revision: exit $rc: $(cat "$tmp/log")"
 KK3_BASE_KK3TUNE=$tmp/missing run "$fixtures/sweep-base.json" "$fixtures/sweep-slow.json"
 [ $rc = 2 ] && grep -q "the base build $tmp/missing is not an executable" "$tmp/log" || fail "a missing base binary: exit $rc"

@@ -2,8 +2,9 @@
 // kk3tune writes today, timed under the objective ci/short-plan.json gives each family today, and
 // covering what that plan sweeps. When the plan, a family's default objective or the schema
 // changes, this fails until the baseline is made again on the H200 (the command is in
-// results/h200/ci-regression-2026-12-02/README.md): a baseline of another objective would make
-// the job's every count "not timed comparably" (exit 2), or worse, compare unlike times.
+// docs/development.md, "Regression checks in CI"): a baseline of another objective would make
+// the job's every count "not timed comparably" (exit 2), or worse, compare unlike times. It must
+// also name a clean revision: the job builds it to confirm a failing screen on the runner.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -39,6 +40,11 @@ TEST(ci_baseline, matches_what_the_short_plan_would_produce) {
       << "the baseline is of an older schema: make it again";
   EXPECT_TRUE(baseline.timed);
   EXPECT_EQ(baseline.context.gpu.name, "NVIDIA H200");
+  const std::string& revision = baseline.context.git_revision;
+  EXPECT_TRUE(revision.size() >= 7 &&
+              revision.find_first_not_of("0123456789abcdef") == std::string::npos)
+      << "the baseline's git_revision \"" << revision
+      << "\" names no clean revision the job could build: make it from a clean tree";
   ASSERT_TRUE(baseline.plan);
   EXPECT_EQ(baseline.plan->tokens, request.config.tokens) << "the plan's token counts changed";
 
