@@ -421,9 +421,9 @@ TEST(compare, machines_whose_figures_differ_beyond_the_noise_floor_are_flagged) 
   const comparison unknown = compare_documents(bare, other, {});
   EXPECT_FALSE(unknown.machine.known);
   EXPECT_FALSE(unknown.machine.differ);
-  EXPECT_TRUE(nlohmann::json::parse(report::comparison_json(unknown))["machines"]
-                  ["empty_kernel_change"]
-                      .is_null());
+  EXPECT_TRUE(
+      nlohmann::json::parse(report::comparison_json(unknown))["machines"]["empty_kernel_change"]
+          .is_null());
 }
 
 TEST(compare, thresholds_and_the_worst_first) {
