@@ -175,7 +175,7 @@ fi
 # A regression is one both NEW sweeps show against BASE: the same count slower or lost, or a
 # verification regression in both.
 confirmed=$(comm -12 <(regressed $((n_compares - 1))) <(regressed "$n_compares") | paste -sd, - | sed 's/,/, /g')
-if [ -n "$confirmed" ]; then verdict=1; what="a regression, confirmed by both sweeps: $confirmed;"
+if [ -n "$confirmed" ]; then verdict=1; what="a regression, confirmed by both sweeps: $confirmed"
 else verdict=0; what="no regression on this runner (confirmation exits $first, $second, none in both; the screen's $screen)"
 fi
 printf '\n**Verdict: %s** (exit %d)\n' "$what" "$verdict" >>"$summary"

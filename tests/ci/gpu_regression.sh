@@ -91,7 +91,7 @@ FAKE_BASE=$fixtures/sweep-base.json run "$fixtures/sweep-base.json" "$fixtures/s
 [ $rc = 1 ] || fail "a real regression: exit $rc, expected 1: $(cat "$tmp/log")"
 grep -q "exit 1: a regression, confirmed by both sweeps" "$tmp/log" || fail "a real regression: no verdict line: $(cat "$tmp/log")"
 [ "$(grep -c "mla_decode_epilogue/bf16/H=16 *T64" "$tmp/log")" -ge 3 ] || fail "a real regression: the screen and both confirmations do not all name the count"
-grep -q "exit 1: a regression, confirmed by both sweeps: mla_decode_epilogue/bf16/H=16 T64;" "$tmp/log" || fail "a real regression: the verdict does not name the count: $(grep 'gpu-regression: exit' "$tmp/log")"
+grep -q "exit 1: a regression, confirmed by both sweeps: mla_decode_epilogue/bf16/H=16 T64; markdown in" "$tmp/log" || fail "a real regression: the verdict does not name the count: $(grep 'gpu-regression: exit' "$tmp/log")"
 # Only one of the two NEW sweeps is slow: noise, no regression.
 FAKE_BASE=$fixtures/sweep-base.json FAKE_SWEEP2=$fixtures/sweep-base.json \
   run "$fixtures/sweep-base.json" "$fixtures/sweep-slow.json"
@@ -104,7 +104,7 @@ FAKE_BASE=$fixtures/sweep-base.json FAKE_SWEEP2=$fixtures/sweep-verify.json \
 grep -q "confirmation exits 1, 1, none in both" "$tmp/log" || fail "two sweeps regressing differently: $(grep 'gpu-regression: exit' "$tmp/log")"
 # A verification regression in both: confirmed.
 FAKE_BASE=$fixtures/sweep-base.json run "$fixtures/sweep-base.json" "$fixtures/sweep-verify.json"
-[ $rc = 1 ] && grep -q "confirmed by both sweeps: verification;" "$tmp/log" || fail "a verification regression: exit $rc: $(grep 'gpu-regression: exit' "$tmp/log")"
+[ $rc = 1 ] && grep -q "confirmed by both sweeps: verification; markdown in" "$tmp/log" || fail "a verification regression: exit $rc: $(grep 'gpu-regression: exit' "$tmp/log")"
 # The screen passes on a machine that differs from the baseline's: confirmed too (a change may hide).
 with_figures() {  # FROM TO EMPTY_KERNEL_US: a copy with the machine's figures
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["context"]["figures"]={"copy_ceiling_tb_s":4.2,"empty_kernel_us":float(sys.argv[3])}; json.dump(d,open(sys.argv[2],"w"))' "$@"
