@@ -90,16 +90,16 @@ int run_emit(const global_options& global, const emit_options& o) {
   if (sweeps.empty())
     std::cerr << "emit: no input: every table falls back to the reference variant\n";
 
-  // The families a sweep gives tables of (build_dispatch_headers takes every such table or throws).
-  std::set<std::string> tabled;
+  // The families a sweep gives tables of (a test family gets a header only from one).
+  std::set<std::string> swept;
   for (const results::result_set& s : sweeps) {
-    for (const results::dispatch_entry& d : s.dispatch) tabled.insert(d.family);
+    for (const results::dispatch_entry& d : s.dispatch) swept.insert(d.family);
   }
   const located_dir configs = find_config_dir(global.config_dir);
   std::vector<families::family_space> spaces;
   for (const families::family* f : families::select_families("", false)) {
     // A test family gets a header only from a sweep of it (a product family always gets one).
-    if (f->is_test() && !tabled.count(f->name())) continue;
+    if (f->is_test() && !swept.count(f->name())) continue;
     spaces.push_back(families::load_family_space(*f, configs.dir));
   }
   std::vector<std::string> notes;
@@ -112,6 +112,17 @@ int run_emit(const global_options& global, const emit_options& o) {
     throw error(error_kind::input, e.what());
   }
   for (const std::string& note : notes) std::cerr << "emit: " << note << "\n";
+  // The families that got a table (a sweep's tables that do not match the current config give
+  // none: the notes say so).
+  std::set<std::string> tabled;
+  for (const codegen::emitted_header& h : headers) {
+    if (h.tabled) tabled.insert(h.family);
+  }
+  if (!sweeps.empty() && tabled.empty()) {
+    throw error(error_kind::input,
+                "emit: no input has a table that matches the current configs (the lines above "
+                "say why); nothing was written");
+  }
   refuse_reference_only(o, headers, tabled);
 
   for (const codegen::emitted_header& h : headers) {
@@ -139,7 +150,9 @@ void add_emit_command(CLI::App& app, const global_options& global, int& exit_cod
       "timed sweep, emit exits 2). "
       "The tables (family, architecture sm_90/sm_100, mode, model shape) of all inputs are "
       "combined; two "
-      "inputs with the same table are refused (exit 2); a table no input gives selects the "
+      "inputs with the same table are refused (exit 2); a family's tables that do not match its "
+      "current config (a sweep from before the config changed) are skipped, naming the file and "
+      "why (when no table is left, emit exits 2); a table no input gives selects the "
       "reference variant");
   cmd->add_option("--out", o->out, "output folder: writes DIR/kk3tune/dispatch/<family>.h")
       ->required();

@@ -293,10 +293,11 @@ std::string table_text(const family_facts& ff, const table_arch_def& def,
 // by two inputs is refused: which one is meant cannot be guessed (a sweep's shards and the file
 // they were merged into give the same tables: pass one or the other).
 std::vector<table_source> tables_for(const std::vector<results::result_set>& sweeps,
+                                     const std::set<const results::result_set*>& stale,
                                      const family_facts& ff, const table_arch_def& def) {
   std::map<std::pair<std::size_t, std::vector<long long>>, table_source> by_table;
   for (const results::result_set& s : sweeps) {
-    if (table_arch(s.context.gpu.arch) != def.name) continue;
+    if (table_arch(s.context.gpu.arch) != def.name || stale.count(&s)) continue;
     for (const results::dispatch_entry& d : s.dispatch) {
       if (d.family != ff.space->config.family) continue;
       const auto key = std::make_pair(mode_index(ff.space->config, d.mode), shape_of(d, ff));
@@ -383,26 +384,35 @@ header_arch arch_from(const table_arch_def& def, const std::vector<table_source>
   return a;
 }
 
-// Every input with tables for the family must match its current config, used or not: the
-// caller passes exactly the files whose tables are wanted.
-void check_configs(const std::vector<results::result_set>& sweeps, const family_facts& ff) {
+// The inputs whose tables of the family do not match its current config (knob names, shape key,
+// modes, ranges, variants): a sweep from before the family's config changed. Their tables of
+// this family are not used, each with a note naming the file, the JSON path and why; their
+// other families' tables are (a sweep of both families, then of one again after its config
+// changed, gives a header of each).
+std::set<const results::result_set*> stale_inputs(const std::vector<results::result_set>& sweeps,
+                                                  const family_facts& ff,
+                                                  std::vector<std::string>& notes) {
+  std::set<const results::result_set*> stale;
+  const std::string& family = ff.space->config.family;
   for (const results::result_set& s : sweeps) {
-    if (!has_tables_for(s, ff.space->config.family)) continue;
+    if (!has_tables_for(s, family)) continue;
     if (const mismatch bad = config_mismatch(s, ff)) {
-      fail(s, bad.at,
-           bad.what + " (sweep " + ff.space->config.family +
-               " again with the current config, or leave this file out)");
+      stale.insert(&s);
+      notes.push_back("skipped the " + family + " tables of " + s.file.string() + ": " + bad.at +
+                      ": " + bad.what + " (sweep " + family + " again with the current config)");
     }
   }
+  return stale;
 }
 
 // The header model of one family.
 dispatch_model family_model(const family_facts& ff, const std::vector<results::result_set>& sweeps,
-                            std::vector<std::string>& summary) {
+                            const std::set<const results::result_set*>& stale,
+                            std::vector<std::string>& summary, bool& tabled) {
   dispatch_model m = base_model(ff);
   std::set<std::size_t> used;
   for (const table_arch_def& def : k_table_archs) {
-    const std::vector<table_source> tables = tables_for(sweeps, ff, def);
+    const std::vector<table_source> tables = tables_for(sweeps, stale, ff, def);
     if (tables.empty()) {
       header_arch a;
       a.name = def.name;
@@ -412,6 +422,7 @@ dispatch_model family_model(const family_facts& ff, const std::vector<results::r
       continue;
     }
     m.archs.push_back(arch_from(def, tables, ff, used));
+    tabled = true;
     std::set<std::string> files;
     for (const table_source& t : tables) files.insert(t.file->file.string());
     summary.push_back(std::string(def.name) + ": " + std::to_string(tables.size()) +
@@ -450,15 +461,17 @@ std::vector<emitted_header> build_dispatch_headers(
       notes.push_back(s.file.string() + ": no dispatch tables (an untimed sweep?): not used");
   }
 
-  // A file that does not match the config is named before any conflict between files.
+  // A file that does not match a config is named before any conflict between files.
+  std::map<std::string, std::set<const results::result_set*>> stale;
   for (const families::family_space& space : spaces)
-    check_configs(sweeps, facts.at(space.config.family));
+    stale[space.config.family] = stale_inputs(sweeps, facts.at(space.config.family), notes);
 
   std::vector<emitted_header> out;
   for (const families::family_space& space : spaces) {
     std::vector<std::string> summary;
-    const dispatch_model m = family_model(facts.at(space.config.family), sweeps, summary);
     emitted_header h;
+    const dispatch_model m = family_model(facts.at(space.config.family), sweeps,
+                                          stale.at(space.config.family), summary, h.tabled);
     h.family = m.family;
     h.relative = std::filesystem::path("kk3tune") / "dispatch" / (m.family + ".h");
     h.text = dispatch_header(m);

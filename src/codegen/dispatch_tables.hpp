@@ -28,6 +28,7 @@ struct emitted_header {
   std::filesystem::path relative;  ///< kk3tune/dispatch/<family>.h, under the output folder
   std::string text;
   std::string summary;  ///< one line per arch: where its tables came from
+  bool tabled = false;  ///< it has a table from a sweep (else select() gives the reference)
 };
 
 /// The headers of the given families (the non-example ones, in registry order), from the
@@ -35,10 +36,11 @@ struct emitted_header {
 /// error(usage) naming the file and the JSON path for an architecture without tables, a family
 /// kk3tune does not know, or malformed tables (a second table for a mode and shape, ranges not
 /// ascending). Then every sweep with tables for a family is checked against the family's current
-/// config: throws error(usage) naming the file and the JSON path for knob names, a shape key,
-/// modes, ranges or variants that do not match. Throws error(usage) naming the table and both
-/// files when two sweeps give the same table. Adds a line to `notes` for each sweep without
-/// dispatch tables (not used).
+/// config: a sweep whose knob names, shape key, modes, ranges or variants do not match it gives
+/// no table of that family (a line in `notes` names the file, the JSON path and why); its other
+/// families' tables are used. Throws error(usage) naming the table and both files when two
+/// sweeps give the same table. Adds a line to `notes` for each sweep without dispatch tables
+/// (not used).
 std::vector<emitted_header> build_dispatch_headers(
     const std::vector<families::family_space>& spaces,
     const std::vector<results::result_set>& sweeps, std::vector<std::string>& notes);

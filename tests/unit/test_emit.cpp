@@ -388,20 +388,6 @@ TEST(emit, a_bad_sweep_exits_2_naming_the_file_and_the_json_path) {
       {k_fixture_time, R"("utc": "x")", "/context/utc_time: missing"},
       {R"("arch": "sm_90a")", R"("arch": "sm_80")",
        "/context/gpu/arch: \"sm_80\" has no dispatch tables"},
-      {R"("knobs": ["SPLIT", "UNROLL")", R"("knobs": ["UNROLL", "SPLIT")",
-       "/families/mla_decode_epilogue/knobs: the knob names [UNROLL, SPLIT, EARLY_READS"},
-      {R"("knobs": ["B", "GPW")", R"("knobs": ["B", "GPX")",
-       "/families/attn_res/knobs: the knob names"},
-      {R"("shape_key": "heads")", R"("shape_key": "blocks")",
-       "/families/mla_decode_epilogue/shape_key"},
-      {R"("family": "mla_decode_epilogue", "mode": "bf16", "heads": 16)",
-       R"("family": "mla_decode_epilogue", "mode": "bf17", "heads": 16)",
-       "/dispatch/0/mode: \"bf17\" is not a mode"},
-      {R"("knobs": {"SPLIT": 3, "UNROLL": 1, "EARLY_READS": 1, "CACHE_WAIT": 0, "ROWS_PER_WARP": 1, "TRIGGER_EARLY": 0, "THREADS": 128},
-        "runner_up": "split2)",
-       R"("knobs": {"SPLIT": 3, "UNROLL": 3, "EARLY_READS": 1, "CACHE_WAIT": 0, "ROWS_PER_WARP": 1, "TRIGGER_EARLY": 0, "THREADS": 128},
-        "runner_up": "split2)",
-       "/dispatch/0/ranges/0/knobs: {3, 3, 1, 0, 1, 0, 128} is not a variant of"},
       {R"("min_tokens": 65, "max_tokens": 512)", R"("min_tokens": 64, "max_tokens": 512)",
        "/dispatch/0/ranges/1/min_tokens: ranges must ascend"},
       {R"("min_tokens": 65, "max_tokens": 512)", R"("min_tokens": 65)",
@@ -419,10 +405,49 @@ TEST(emit, a_bad_sweep_exits_2_naming_the_file_and_the_json_path) {
   }
 }
 
-// Every input must match the current config (the caller passes exactly the files wanted): a
-// sweep from before a family's knobs changed (attn_res's old knobs, issue 14) is refused naming
-// the file and both knob lists, whether or not another input has newer tables.
-TEST(emit, every_input_must_match_the_config) {
+// Tables that do not match the family's current config (knob names, shape key, mode, a range's
+// knobs) give that family no table, naming the file and the JSON path; the other family's
+// tables of the file are emitted (a_familys_stale_tables_are_skipped_and_the_rest_emitted).
+TEST(emit, tables_that_do_not_match_the_config_are_skipped_naming_the_file_and_the_json_path) {
+  struct bad_case {
+    std::string from, to, family, message;
+  };
+  const std::vector<bad_case> cases = {
+      {R"("knobs": ["SPLIT", "UNROLL")", R"("knobs": ["UNROLL", "SPLIT")", "mla_decode_epilogue",
+       "/families/mla_decode_epilogue/knobs: the knob names [UNROLL, SPLIT, EARLY_READS"},
+      {R"("knobs": ["B", "GPW")", R"("knobs": ["B", "GPX")", "attn_res",
+       "/families/attn_res/knobs: the knob names"},
+      {R"("shape_key": "heads")", R"("shape_key": "blocks")", "mla_decode_epilogue",
+       "/families/mla_decode_epilogue/shape_key"},
+      {R"("family": "mla_decode_epilogue", "mode": "bf16", "heads": 16)",
+       R"("family": "mla_decode_epilogue", "mode": "bf17", "heads": 16)", "mla_decode_epilogue",
+       "/dispatch/0/mode: \"bf17\" is not a mode"},
+      {R"("knobs": {"SPLIT": 3, "UNROLL": 1, "EARLY_READS": 1, "CACHE_WAIT": 0, "ROWS_PER_WARP": 1, "TRIGGER_EARLY": 0, "THREADS": 128},
+        "runner_up": "split2)",
+       R"("knobs": {"SPLIT": 3, "UNROLL": 3, "EARLY_READS": 1, "CACHE_WAIT": 0, "ROWS_PER_WARP": 1, "TRIGGER_EARLY": 0, "THREADS": 128},
+        "runner_up": "split2)",
+       "mla_decode_epilogue",
+       "/dispatch/0/ranges/0/knobs: {3, 3, 1, 0, 1, 0, 128} is not a variant of"},
+  };
+  for (const bad_case& c : cases) {
+    test::temp_dir in, out;
+    const std::string file = fixture_with(in, "bad.json", c.from, c.to);
+    const auto r = emit({file}, out.path());
+    EXPECT_EQ(r.exit_code, 0) << c.to << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output,
+                         "emit: skipped the " + c.family + " tables of " + file + ": " + c.message))
+        << c.to << "\n"
+        << r.output;
+    const std::string other = c.family == "attn_res" ? "mla_decode_epilogue" : "attn_res";
+    EXPECT_TRUE(contains(r.output, other + ".h  (sm_90: ")) << r.output;
+    EXPECT_FALSE(contains(r.output, other + ".h  (sm_90: no sweep")) << r.output;
+  }
+}
+
+// A family's tables that do not match its current config (a sweep from before attn_res's knobs
+// changed, issue 14) are skipped, naming the file and both knob lists; the input's other family
+// is emitted, and another input's newer tables of the stale family are. With nothing left, exit 2.
+TEST(emit, a_familys_stale_tables_are_skipped_and_the_rest_emitted) {
   const std::string new_knobs =
       R"("knobs": ["B", "GPW", "NC", "STAGE", "UNROLL", "STAGES", "TPC", "TRIGGER"])";
   const std::string old_knobs =
@@ -435,16 +460,55 @@ TEST(emit, every_input_must_match_the_config) {
   test::temp_dir in;
   const fs::path stale = in.path() / "stale.json";
   test::write_text(stale, replace(read_file(k_fixture), new_knobs, old_knobs));
-  for (const auto& inputs : {std::vector<std::string>{stale.string()},
-                             std::vector<std::string>{k_fixture.string(), stale.string()}}) {
+  const std::string skipped = "emit: skipped the attn_res tables of " + stale.string() + ": " +
+                              mismatch + " (sweep attn_res again with the current config)";
+  const fs::path attn = fs::path("kk3tune") / "dispatch" / "attn_res.h";
+  const fs::path mla = fs::path("kk3tune") / "dispatch" / "mla_decode_epilogue.h";
+
+  test::temp_dir whole;  // the fixture alone: both families' tables
+  ASSERT_EQ(emit({k_fixture.string()}, whole.path()).exit_code, 0);
+
+  {  // The stale file alone: mla's tables, attn_res a reference-only header (none existed).
     test::temp_dir out;
-    const auto r = emit(inputs, out.path());
+    const auto r = emit({stale.string()}, out.path());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, skipped)) << r.output;
+    auto tables = [](const std::string& header) {  // what follows the provenance block
+      return header.substr(header.find("---- end of provenance ----"));
+    };
+    EXPECT_EQ(tables(read_file(out.path() / mla)), tables(read_file(whole.path() / mla)));
+    const std::string header = read_file(out.path() / attn);
+    const auto tuned = header.find("constexpr bool is_tuned(");
+    ASSERT_NE(tuned, std::string::npos);
+    EXPECT_FALSE(contains(header.substr(tuned, header.find("\n}", tuned) - tuned), "return true;"))
+        << "attn_res got a table from the stale file";
+    // Again over those headers and the whole fixture's: attn_res's header is not replaced with a
+    // reference-only one (exit 2, nothing written).
+    const auto again = emit({stale.string()}, whole.path());
+    EXPECT_EQ(again.exit_code, 2) << again.output;
+    EXPECT_TRUE(contains(again.output, "no input has a table of attn_res")) << again.output;
+  }
+  {  // With the fixture too: attn_res's tables come from the fixture, not from the stale file.
+    test::temp_dir out;
+    const auto r = emit({stale.string(), k_fixture.string()}, out.path());
+    // The two inputs give the same mla tables: refused as two inputs with one table.
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_TRUE(contains(r.output, stale.string() + ": " + mismatch +
-                                       " (sweep attn_res again with the current config, or leave "
-                                       "this file out)"))
+    EXPECT_TRUE(contains(r.output, "two inputs give the table mla_decode_epilogue")) << r.output;
+    EXPECT_FALSE(contains(r.output, "two inputs give the table attn_res")) << r.output;
+  }
+  {  // Every table stale: nothing to emit, exit 2, nothing written.
+    const fs::path all_stale = in.path() / "all-stale.json";
+    std::string text = replace(read_file(stale), R"("knobs": ["SPLIT", "UNROLL")",
+                               R"("knobs": ["UNROLL", "SPLIT")");
+    test::write_text(all_stale, text);
+    test::temp_dir out;
+    const auto r = emit({all_stale.string()}, out.path());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_TRUE(contains(r.output, skipped.substr(0, 40))) << r.output;
+    EXPECT_TRUE(contains(r.output, "skipped the mla_decode_epilogue tables of")) << r.output;
+    EXPECT_TRUE(contains(r.output, "no input has a table that matches the current configs"))
         << r.output;
-    EXPECT_FALSE(fs::exists(out.path() / "kk3tune")) << "nothing is written when an input is bad";
+    EXPECT_FALSE(fs::exists(out.path() / "kk3tune")) << "nothing is written";
   }
 }
 
