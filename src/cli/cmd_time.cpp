@@ -12,7 +12,7 @@
 #include "core/nvtx.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
-#include "report/measurement_json.hpp"
+#include "results/time_file.hpp"
 #include "timing/context.hpp"
 #include "timing/figures.hpp"
 #include "timing/timer.hpp"
@@ -177,10 +177,12 @@ int run_time(const global_options& global, time_options o) {
         *v.engine, v.info, timer, v.kernel_dir, find_config_dir(global.config_dir).dir);
     context.empty_kernel_us = timing::measure_empty_kernel(timer, helpers);
     if (o.ceiling_tb_s <= 0) o.ceiling_tb_s = context.copy_ceiling_tb_s;
-    report::measured_subject subject{
+    const results::time_subject subject{
         v.space.config.family, v.mode->name, v.shape.tokens, v.space.impl->key_of(v.shape), v.seed,
         o.ceiling_tb_s,        reference,    objective};
-    const std::string doc = report::measurement_json(context, subject, result);
+    std::vector<results::time_entry> entries;
+    for (const timing::measurement& m : result) entries.push_back(timing::time_entry_of(m));
+    const std::string doc = results::time_text(context, subject, entries);
     if (o.json == "-")
       std::cout << doc;
     else

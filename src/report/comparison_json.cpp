@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_parse.hpp"
-#include "report/measurement_json.hpp"
 #include "results/codec.hpp"
 #include "results/schema.hpp"
 

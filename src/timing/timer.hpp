@@ -9,6 +9,7 @@
 #include "device/launch.hpp"
 #include "families/family.hpp"
 #include "results/objective.hpp"
+#include "results/time_file.hpp"
 #include "timing/helper_kernels.hpp"
 #include "timing/statistics.hpp"
 
@@ -87,6 +88,9 @@ struct measurement {
   double chain_total_us = 0;  ///< chain: median time per chain with the variant
   double chain_base_us = 0;   ///< chain: median time per chain without it
 };
+
+/// The measurement as an entry of a time result file (results/time_file.hpp).
+[[nodiscard]] results::time_entry time_entry_of(const measurement& m);
 
 class l2_flusher;
 

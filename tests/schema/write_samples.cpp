@@ -8,11 +8,12 @@
 #include <random>
 
 #include "core/text.hpp"
-#include "report/measurement_json.hpp"
 #include "results/codec.hpp"
+#include "results/time_file.hpp"
 #include "sweep/result_file.hpp"
 #include "sweep/sweep.hpp"
 #include "timing/statistics.hpp"
+#include "timing/timer.hpp"
 
 namespace {
 
@@ -76,7 +77,7 @@ timing::measurement measurement(std::mt19937& rng, const std::string& label,
 
 std::string time_json(results::timing_mode mode) {
   std::mt19937 rng(7);
-  report::measured_subject s;
+  results::time_subject s;
   s.family = "mla_decode_epilogue";
   s.mode = "bf16";
   s.tokens = 64;
@@ -84,9 +85,9 @@ std::string time_json(results::timing_mode mode) {
   s.seed = 4126352145ULL;
   s.copy_ceiling_tb_s = 4.17;
   s.reference = "split1";
-  return report::measurement_json(
-      h200_context(), s,
-      {measurement(rng, "split1", mode, 1.98), measurement(rng, "split3", mode, 1.74)});
+  return results::time_text(h200_context(), s,
+                            {timing::time_entry_of(measurement(rng, "split1", mode, 1.98)),
+                             timing::time_entry_of(measurement(rng, "split3", mode, 1.74))});
 }
 
 std::string sweep_json() {
