@@ -221,8 +221,9 @@ void add_verify_command(CLI::App& app, const global_options& global, int& exit_c
   auto o = std::make_shared<verify_cli_options>();
   CLI::App* cmd = app.add_subcommand(
       "verify",
-      "Check every variant against the CPU reference (bit for bit, or within SPEC 1.3's accuracy "
-      "bound) and bit for bit against the reference variant, with the PDL hazard check");
+      "Check every variant against the CPU reference (bit for bit, or within the family's accuracy "
+      "bound: docs/verification.md, \"The numerics contract\") and bit for bit against the "
+      "reference variant, with the PDL hazard check");
   cmd->add_option("--family", o->family, "kernel family")->required();
   cmd->add_option("--mode", o->mode, "only this mode (default: all)");
   cmd->add_option(
