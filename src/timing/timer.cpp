@@ -503,25 +503,24 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
 }
 
 results::time_entry time_entry_of(const measurement& m) {
-  results::time_entry e;
-  e.variant = m.label;
-  e.mode = m.mode;
-  e.pdl = m.pdl;
-  e.launches_per_sample = m.launches_per_sample;
-  e.rotated_workspaces = m.rotated_workspaces;
-  e.placements = m.placements;
-  e.event_overhead_us = m.event_overhead_us;
-  e.stopped = to_string(m.stopped);
-  e.wall_s = m.wall_s;
-  e.stats = m.stats;
-  e.bytes_moved = m.bytes_moved;
-  e.fits_in_l2 = m.fits_in_l2;
-  e.samples_us = m.samples_us;
-  e.clock_mhz = m.clock_mhz;
-  e.throttled = m.throttled;
-  e.chain_total_us = m.chain_total_us;
-  e.chain_base_us = m.chain_base_us;
-  return e;
+  // In results::time_entry's field order.
+  return {m.label,
+          m.mode,
+          m.pdl,
+          m.launches_per_sample,
+          m.rotated_workspaces,
+          m.placements,
+          m.event_overhead_us,
+          to_string(m.stopped),
+          m.wall_s,
+          m.stats,
+          m.bytes_moved,
+          m.fits_in_l2,
+          m.samples_us,
+          m.clock_mhz,
+          m.throttled,
+          m.chain_total_us,
+          m.chain_base_us};
 }
 
 }  // namespace kk3::timing
