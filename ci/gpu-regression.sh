@@ -12,7 +12,7 @@
 # (else to $KK3_CI_OUT/compare.md). Exit codes: 0 no regression, 1 a slower count or a
 # verification regression (confirmed on this runner where a base build was at hand), 2 no
 # baseline or an unusable one (another GPU, another kind, another schema_version), or a base
-# build that cannot be made, 3 no GPU on this runner.
+# build that cannot be made, or a confirmation whose JSON it cannot read, 3 no GPU on this runner.
 #
 #   ci/gpu-regression.sh [BASELINE.json]      (default: ci/baseline/h200.json)
 #
@@ -173,7 +173,15 @@ if [ "$first" -ge 2 ] || [ "$second" -ge 2 ]; then
   exit 2
 fi
 # A regression is one both NEW sweeps show against BASE: the same count slower or lost, or a
-# verification regression in both.
+# verification regression in both. A comparison that failed but whose JSON names nothing
+# regressed cannot be read here (its layout moved): no verdict, rather than a silent pass.
+for pair in "$((n_compares - 1)):$first" "$n_compares:$second"; do
+  n=${pair%:*}
+  if [ "${pair#*:}" = 1 ] && [ -z "$(regressed "$n")" ]; then
+    echo "gpu-regression: $out/compare-$n.json says REGRESSION but names no count or verification this script can read" >&2
+    exit 2
+  fi
+done
 confirmed=$(comm -12 <(regressed $((n_compares - 1))) <(regressed "$n_compares") | paste -sd, - | sed 's/,/, /g')
 if [ -n "$confirmed" ]; then verdict=1; what="a regression, confirmed by both sweeps: $confirmed"
 else verdict=0; what="no regression on this runner (confirmation exits $first, $second, none in both; the screen's $screen)"

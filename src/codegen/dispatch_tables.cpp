@@ -408,7 +408,7 @@ std::set<const results::result_set*> stale_inputs(const std::vector<results::res
 // The header model of one family.
 dispatch_model family_model(const family_facts& ff, const std::vector<results::result_set>& sweeps,
                             const std::set<const results::result_set*>& stale,
-                            std::vector<std::string>& summary, bool& tabled) {
+                            std::vector<std::string>& summary) {
   dispatch_model m = base_model(ff);
   std::set<std::size_t> used;
   for (const table_arch_def& def : k_table_archs) {
@@ -422,7 +422,6 @@ dispatch_model family_model(const family_facts& ff, const std::vector<results::r
       continue;
     }
     m.archs.push_back(arch_from(def, tables, ff, used));
-    tabled = true;
     std::set<std::string> files;
     for (const table_source& t : tables) files.insert(t.file->file.string());
     summary.push_back(std::string(def.name) + ": " + std::to_string(tables.size()) +
@@ -469,10 +468,12 @@ std::vector<emitted_header> build_dispatch_headers(
   std::vector<emitted_header> out;
   for (const families::family_space& space : spaces) {
     std::vector<std::string> summary;
+    const dispatch_model m =
+        family_model(facts.at(space.config.family), sweeps, stale.at(space.config.family), summary);
     emitted_header h;
-    const dispatch_model m = family_model(facts.at(space.config.family), sweeps,
-                                          stale.at(space.config.family), summary, h.tabled);
     h.family = m.family;
+    h.tabled =
+        std::any_of(m.archs.begin(), m.archs.end(), [](const header_arch& a) { return a.tuned; });
     h.relative = std::filesystem::path("kk3tune") / "dispatch" / (m.family + ".h");
     h.text = dispatch_header(m);
     h.summary = join(summary, "; ");

@@ -13,9 +13,7 @@ namespace {
 
 using row = std::vector<std::string>;
 
-std::string format(const char* fmt, double v) {
-  return format_double(fmt, v);
-}
+const auto format = format_double;
 
 std::string us_text(double us) {
   return format("%.3f", us);

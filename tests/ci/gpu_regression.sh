@@ -16,6 +16,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 # $FAKE_SWEEP2, when set) and exits $FAKE_SWEEP_RC. The base build's stand-in copies $FAKE_BASE.
 cat >"$tmp/kk3tune" <<STUB
 #!/usr/bin/env bash
+if [ "\$1" = compare ] && [ -n "\${FAKE_REINDENT:-}" ] && [ "\${*: -1}" = json ]; then
+  "$kk3" "\$@" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), indent=3))'
+  exit "\${PIPESTATUS[0]}"
+fi
 if [ "\$1" = sweep ]; then
   while [ \$# -gt 0 ]; do [ "\$1" = --out ] && out=\$2; shift; done
   from=\$FAKE_SWEEP
@@ -92,6 +96,9 @@ FAKE_BASE=$fixtures/sweep-base.json run "$fixtures/sweep-base.json" "$fixtures/s
 grep -q "exit 1: a regression, confirmed by both sweeps" "$tmp/log" || fail "a real regression: no verdict line: $(cat "$tmp/log")"
 [ "$(grep -c "mla_decode_epilogue/bf16/H=16 *T64" "$tmp/log")" -ge 3 ] || fail "a real regression: the screen and both confirmations do not all name the count"
 grep -q "exit 1: a regression, confirmed by both sweeps: mla_decode_epilogue/bf16/H=16 T64; markdown in" "$tmp/log" || fail "a real regression: the verdict does not name the count: $(grep 'gpu-regression: exit' "$tmp/log")"
+# compare's JSON in a layout the script cannot read: no verdict (exit 2), never a silent pass.
+FAKE_REINDENT=1 FAKE_BASE=$fixtures/sweep-base.json run "$fixtures/sweep-base.json" "$fixtures/sweep-slow.json"
+[ $rc = 2 ] && grep -q "says REGRESSION but names no count or verification this script can read" "$tmp/log" || fail "an unreadable comparison: exit $rc: $(grep 'gpu-regression' "$tmp/log")"
 # Only one of the two NEW sweeps is slow: noise, no regression.
 FAKE_BASE=$fixtures/sweep-base.json FAKE_SWEEP2=$fixtures/sweep-base.json \
   run "$fixtures/sweep-base.json" "$fixtures/sweep-slow.json"
