@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "merge/merge.hpp"
-#include "results/codec.hpp"
+#include "results/sweep_file.hpp"
 
 namespace kk3::cli {
 namespace {
@@ -22,11 +22,11 @@ int run_merge(const global_options& global, const merge_options& o) {
   require_output_file(o.out, "--out " + o.out.string(), {o.inputs.begin(), o.inputs.end()});
   std::vector<merge::shard_input> shards;
   for (const std::string& input : o.inputs) shards.push_back(merge::read_shard(input));
-  const nlohmann::ordered_json merged = merge::merge_shards(std::move(shards), global.argv);
-  write_file_atomic(o.out, results::sweep_text(merged));
+  const results::result_set merged = merge::merge_shards(std::move(shards), global.argv);
+  write_file_atomic(o.out, results::sweep_file_text(merged));
   std::cout << "wrote " << o.out.string() << "  (" << o.inputs.size() << " file(s), "
-            << merged.at("plan").at("items").size() << " items, " << merged.at("records").size()
-            << " records, " << merged.at("dispatch").size() << " tables)\n";
+            << merged.plan->items.size() << " items, " << merged.records.size() << " records, "
+            << merged.dispatch.size() << " tables)\n";
   return k_exit_ok;
 }
 

@@ -30,8 +30,7 @@ int run_report(const report_options& o) {
     std::cout << "wrote " << o.csv.string() << "  (" << doc.records.size() << " records as CSV)\n";
   }
   if (o.html.empty()) return k_exit_ok;
-  const report::html_report page =
-      report::render_html_report(doc, report::read_report_extras(o.input));
+  const report::html_report page = report::render_html_report(doc);
   write_file_atomic(o.html, page.html);
   std::cout << "wrote " << o.html.string() << "  (" << doc.kind << " result, " << doc.records.size()
             << " records, " << page.plots << " plots, " << (page.html.size() + 1023) / 1024

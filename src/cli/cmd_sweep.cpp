@@ -29,8 +29,8 @@
 #include "jit/toolkit.hpp"
 #include "merge/merge.hpp"
 #include "report/records_csv.hpp"
-#include "results/codec.hpp"
 #include "results/reader.hpp"
+#include "results/sweep_file.hpp"
 #include "sweep/baseline.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
@@ -241,15 +241,14 @@ void merge_gpu_parts(const global_options& global, const sweep_options& o, std::
   std::vector<merge::shard_input> parts;
   for (std::size_t w = 0; w < workers; ++w)
     parts.push_back(merge::read_shard(gpu_part(o.out, static_cast<int>(w))));
-  const nlohmann::ordered_json merged = merge::merge_shards(std::move(parts), global.argv);
-  write_file_atomic(o.out, results::sweep_text(merged));
+  const results::result_set merged = merge::merge_shards(std::move(parts), global.argv);
+  write_file_atomic(o.out, results::sweep_file_text(merged));
   std::error_code ec;
   for (std::size_t w = 0; w < workers; ++w)
     std::filesystem::remove(gpu_part(o.out, static_cast<int>(w)), ec);
   std::filesystem::remove_all(claims, ec);
   std::cout << "\nmerged the parts of " << workers << " GPUs into " << o.out.string() << ": "
-            << merged.at("records").size() << " records, " << merged.at("dispatch").size()
-            << " tables\n";
+            << merged.records.size() << " records, " << merged.dispatch.size() << " tables\n";
 }
 
 /// --gpus with several GPUs: one supervised worker per GPU (CUDA_VISIBLE_DEVICES), each pulling

@@ -325,6 +325,15 @@ std::string objective_of(const results::result_set& s, const std::string& family
   return results::describe(results::objective{});
 }
 
+// plan.digest (the shards of a plan share it); empty in files from before sharding.
+std::string plan_digest(const results::result_set& s) {
+  return s.plan ? s.plan->digest : std::string();
+}
+// plan.shard.index; 0 for an unsharded (or merged) file.
+long long shard_index(const results::result_set& s) {
+  return s.plan && s.plan->shard ? s.plan->shard->index : 0;
+}
+
 // The sweeps the tables came from: one per plan for files with a plan digest (the shards of
 // a plan and the file merged from them name the same sweep: the first shard's context, as the
 // merged file has), one per file for the older ones (the digest of the file's bytes).
@@ -333,18 +342,19 @@ std::vector<header_source> sources_of(const std::vector<table_source>& tables) {
   std::map<std::string, const results::result_set*> first_of;  // by digest
   for (const table_source& t : tables) {
     const results::result_set& s = *t.file;
-    const std::string key = s.plan_digest.empty() ? "result " + s.digest : "plan " + s.plan_digest;
+    const std::string plan = plan_digest(s);
+    const std::string key = plan.empty() ? "result " + s.digest : "plan " + plan;
     const auto it = first_of.find(key);
-    if (it == first_of.end() ||
-        std::tie(s.shard_index, s.digest) < std::tie(it->second->shard_index, it->second->digest))
+    if (it == first_of.end() || std::make_pair(shard_index(s), s.digest) <
+                                    std::make_pair(shard_index(*it->second), it->second->digest))
       first_of[key] = &s;
   }
   std::vector<header_source> out;
   for (const auto& [key, s] : first_of) {
-    const bool plan = !s->plan_digest.empty();
+    const std::string plan = plan_digest(*s);
     const results::run_context& c = s->context;
     out.push_back({c.gpu.name, c.gpu.arch, c.tool_version, c.git_revision, c.nvrtc_version,
-                   c.utc_time, plan ? "plan" : "result", plan ? s->plan_digest : s->digest,
+                   c.utc_time, plan.empty() ? "result" : "plan", plan.empty() ? s->digest : plan,
                    objective_of(*s, family)});
   }
   std::sort(out.begin(), out.end(), [](const header_source& x, const header_source& y) {

@@ -40,7 +40,7 @@ file_summary summarize(const results::result_set& d) {
   s.git_revision = d.context.git_revision;
   s.utc_time = d.context.utc_time;
   s.records = d.records.size();
-  s.timed = d.timed;
+  s.timed = d.timed();
   s.copy_ceiling_tb_s = d.context.copy_ceiling_tb_s;
   s.empty_kernel_us = d.context.empty_kernel_us;
   for (const auto& r : d.records) s.timed_records += is_timed(r);

@@ -4,91 +4,55 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
-#include "core/json_parse.hpp"
 #include "core/text.hpp"
 #include "results/codec.hpp"
-#include "results/json_fields.hpp"
-#include "results/model.hpp"
+#include "results/reader.hpp"
+#include "results/sweep_file.hpp"
 
 namespace kk3::merge {
 namespace {
 
 using json = nlohmann::ordered_json;
-using results::json_fields;
 
 std::string shard_label(const shard_input& s) {
   return s.count == 0 ? "unsharded" : std::to_string(s.index) + "/" + std::to_string(s.count);
 }
 
 std::string named(const shard_input& s) {
-  return s.file.string() + " (shard " + shard_label(s) + ")";
+  return s.set.file.string() + " (shard " + shard_label(s) + ")";
 }
 
-// The fields sharding added; a file without them was written before `sweep --shard` existed and
-// does not say which items it covers.
-void require_sharding_fields(const json_fields& f, const json& plan) {
-  for (const char* key : {"digest", "items", "shard"}) {
-    if (!f.find(plan, key)) {
-      f.fail(std::string("/plan/") + key,
-             "missing: the file predates sharding (kk3tune before issue 15); re-run the sweep "
-             "with this kk3tune to merge it");
-    }
-  }
-  f.string(plan, "/plan", "digest");
-  const json& objective =
-      f.member(plan, "/plan", "objective");  // schema 3: family -> objective; 2: "graph"
-  if (!objective.is_object() && !objective.is_string())
-    f.fail("/plan/objective", "expected an object");
-  f.strings(plan, "/plan", "items");
-}
-
-// plan.shard: null (the file covers every item) or {"index", "count", "items"}.
-void read_coverage(const json_fields& f, const json& plan, shard_input& s) {
-  const std::size_t n_items = plan.at("items").size();
-  const json& shard = plan.at("shard");
-  if (shard.is_null()) {
-    for (std::size_t i = 0; i < n_items; ++i) s.items.push_back(i);
-    return;
-  }
-  if (!shard.is_object()) f.fail("/plan/shard", "expected null or an object");
-  s.index = f.integer(shard, "/plan/shard", "index");
-  s.count = f.integer(shard, "/plan/shard", "count");
-  if (s.count < 1 || s.index < 1 || s.index > s.count) {
-    f.fail("/plan/shard", "expected 1 <= index <= count, got " + shard_label(s));
-  }
-  const json& items = f.array(shard, "/plan/shard", "items");
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::string at = "/plan/shard/items/" + std::to_string(i);
-    const long long v = f.integer_value(items[i], at);
-    if (v < 0 || static_cast<std::size_t>(v) >= n_items)
-      f.fail(at, std::to_string(v) + " is not an index into /plan/items (0 to " +
-                     std::to_string(n_items - 1) + ")");
-    if (!s.items.empty() && static_cast<std::size_t>(v) <= s.items.back())
-      f.fail(at, "the indices must ascend");
-    s.items.push_back(static_cast<std::size_t>(v));
-  }
+[[noreturn]] void fail(const shard_input& s, const std::string& at, const std::string& what) {
+  throw error(error_kind::input, s.set.file.string() + ": " + at + ": " + what);
 }
 
 }  // namespace
 
 shard_input read_shard(const std::filesystem::path& file) {
   shard_input s;
-  s.file = file;
-  s.doc = parse_json_text(file, read_file(file));
-  const json_fields f(s.file, /*strict=*/true);
-  if (!s.doc.is_object()) f.fail("", "expected a JSON object (a sweep result)");
-  const json* kind = f.find(s.doc, "kind");
-  if (!kind || *kind != "sweep")
-    f.fail("/kind",
-           (kind ? kind->dump() : std::string("missing")) + ": merge takes sweep results only");
-  f.schema_version(s.doc);
-  f.object(s.doc, "", "context");
-  f.array(s.doc, "", "records");
-  f.array(s.doc, "", "dispatch");
-  const json& plan = f.object(s.doc, "", "plan");
-  require_sharding_fields(f, plan);
-  read_coverage(f, plan, s);
+  s.set = results::read_result_set(file, results::reading::whole);
+  if (!s.set.plan) fail(s, "/plan", "missing");
+  // The fields sharding added; a file without them was written before `sweep --shard` existed
+  // and does not say which items it covers.
+  const results::sweep_plan& plan = *s.set.plan;
+  for (const auto& [key, absent] :
+       {std::pair{"digest", plan.digest.empty()}, {"items", plan.items.empty()}}) {
+    if (absent) {
+      fail(s, std::string("/plan/") + key,
+           "missing: the file predates sharding (kk3tune before issue 15); re-run the sweep "
+           "with this kk3tune to merge it");
+    }
+  }
+  if (plan.shard) {  // the reader checked its indices
+    s.index = plan.shard->index;
+    s.count = plan.shard->count;
+    s.items.assign(plan.shard->items.begin(), plan.shard->items.end());
+  } else {
+    for (std::size_t i = 0; i < plan.items.size(); ++i) s.items.push_back(i);
+  }
   return s;
 }
 
@@ -100,6 +64,20 @@ struct agreed_field {
   const char* conflict;
 };
 
+// What of a file two shards must agree on, as the file holds it (the sweep file's writer's
+// blocks), so that a difference is named by its JSON path and its two values.
+json agreed_part(const results::result_set& s) {
+  const results::sweep_plan& p = *s.plan;
+  return {{"context", results::sweep_context_json(s.context)},
+          {"plan",
+           {{"digest", p.digest},
+            {"items", p.items},
+            {"objective", results::objectives_json(s.families)},
+            {"timed", p.timed},
+            {"archs", p.archs}}},
+          {"families", results::families_json(s.families)}};
+}
+
 // What a file's value of a field prints as in a message; long values (the item list) only
 // say that they differ.
 std::string value_text(const json& doc, const json::json_pointer& p) {
@@ -110,7 +88,8 @@ std::string value_text(const json& doc, const json::json_pointer& p) {
 
 // Every field where `b` differs from `a`, as "different builds (/context/git_revision: "x" vs
 // "y")".
-std::vector<std::string> differences(const shard_input& a, const shard_input& b) {
+std::vector<std::string> differences(const shard_input& x, const shard_input& y) {
+  const json a = agreed_part(x.set), b = agreed_part(y.set);
   std::vector<agreed_field> fields = {{"/plan/digest", "different plans"},
                                       {"/plan/items", "different plans"},
                                       {"/families", "different plans"},
@@ -119,22 +98,21 @@ std::vector<std::string> differences(const shard_input& a, const shard_input& b)
                                       {"/context/tool_version", "different builds"},
                                       {"/context/git_revision", "different builds"},
                                       {"/context/nvrtc_version", "different builds"}};
-  const json::json_pointer timed("/plan/timed");
-  const bool same_timing = value_text(a.doc, timed) == value_text(b.doc, timed);
-  if (same_timing && a.doc.contains(timed) && a.doc.at(timed) == true) {
-    fields.push_back({"/context/gpu/name", "different GPUs"});
-    fields.push_back({"/context/gpu/arch", "different GPUs"});
-  } else if (same_timing) {
-    fields.push_back({"/plan/archs", "different GPU architectures compiled for"});
+  if (x.set.timed() == y.set.timed()) {
+    if (x.set.timed()) {
+      fields.push_back({"/context/gpu/name", "different GPUs"});
+      fields.push_back({"/context/gpu/arch", "different GPUs"});
+    } else {
+      fields.push_back({"/plan/archs", "different GPU architectures compiled for"});
+    }
   }
   std::vector<std::string> out;
   for (const agreed_field& field : fields) {
     const json::json_pointer p(field.pointer);
-    const bool same = a.doc.contains(p) == b.doc.contains(p) &&
-                      (!a.doc.contains(p) || a.doc.at(p) == b.doc.at(p));
+    const bool same = a.contains(p) == b.contains(p) && (!a.contains(p) || a.at(p) == b.at(p));
     if (!same) {
-      out.push_back(std::string(field.conflict) + " (" + field.pointer + ": " +
-                    value_text(a.doc, p) + " vs " + value_text(b.doc, p) + ")");
+      out.push_back(std::string(field.conflict) + " (" + field.pointer + ": " + value_text(a, p) +
+                    " vs " + value_text(b, p) + ")");
     }
   }
   return out;
@@ -144,7 +122,8 @@ void require_one_run(const std::vector<shard_input>& inputs) {
   for (std::size_t i = 1; i < inputs.size(); ++i) {
     const std::vector<std::string> diff = differences(inputs[0], inputs[i]);
     if (!diff.empty()) {
-      throw error(error_kind::input, inputs[0].file.string() + " and " + inputs[i].file.string() +
+      throw error(error_kind::input, inputs[0].set.file.string() + " and " +
+                                         inputs[i].set.file.string() +
                                          " cannot be merged: " + join(diff, "; "));
     }
   }
@@ -198,8 +177,8 @@ std::vector<std::size_t> owners(const std::vector<shard_input>& inputs,
   return owner;
 }
 
-// The item index of each entry of a file's "records" or "dispatch" list. A record with tokens 0
-// (a compile-only or compile_failed record) belongs to the first item of its family and mode.
+// The item index of each record and table of a file. A record with tokens 0 (a compile-only or
+// compile_failed record) belongs to the first item of its family and mode.
 class item_index {
  public:
   explicit item_index(const std::vector<std::string>& keys) {
@@ -210,18 +189,17 @@ class item_index {
       m_first_of_mode.emplace(mode, i);                                 // keeps the first
     }
   }
-  std::size_t of(const json_fields& f, const json& e, const std::string& at, bool is_record) const {
-    if (!e.is_object()) f.fail(at, "expected an object");
-    const std::string family = f.string(e, at, "family"), mode = f.string(e, at, "mode");
-    if (is_record && f.integer(e, at, "tokens") == 0) {
-      const auto it = m_first_of_mode.find(family + "/" + mode);
+  template <class Entry>
+  std::size_t of(const shard_input& s, const Entry& e, long long tokens) const {
+    if (tokens == 0) {
+      const auto it = m_first_of_mode.find(e.family + "/" + e.mode);
       if (it == m_first_of_mode.end())
-        f.fail(at, "family " + family + " mode " + mode + " has no item in /plan/items");
+        fail(s, e.at, "family " + e.family + " mode " + e.mode + " has no item in /plan/items");
       return it->second;
     }
-    const std::string key = results::shape_key(family, mode, f.shape(e, at, family));
+    const std::string key = results::shape_key(e.family, e.mode, e.shape);
     const auto it = m_at.find(key);
-    if (it == m_at.end()) f.fail(at, "its item \"" + key + "\" is not in /plan/items");
+    if (it == m_at.end()) fail(s, e.at, "its item \"" + key + "\" is not in /plan/items");
     return it->second;
   }
 
@@ -230,85 +208,85 @@ class item_index {
   std::map<std::string, std::size_t> m_first_of_mode;
 };
 
-// fraction_of_ceiling against the merged ceiling (the sweep writer's rounding).
-void rescale(const json_fields& f, json& record, const std::string& at, double ceiling_tb_s) {
-  const double tb_s = f.number(record, at, "achieved_tb_s");
-  record["fraction_of_ceiling"] = results::fraction_of_ceiling(tb_s, ceiling_tb_s);
-}
-
-// The entries of one list ("records" or "dispatch") of every input, in item order; within an
-// item, in the order of its file. Records of a file with another ceiling are rescaled.
-json merged_list(const std::vector<shard_input>& inputs, const std::vector<std::size_t>& owner,
-                 const item_index& index, const char* list, double ceiling_tb_s) {
-  std::vector<json> per_item(owner.size(), json::array());
-  const bool is_record = std::string(list) == "records";
+// The entries of one list (records, or dispatch tables) of every input, in item order; within
+// an item, in the order of its file. `tokens_of` is a record's count (a table's: none, -1);
+// `adjust` is applied to each entry of input i.
+template <class Entry, class Tokens, class Adjust>
+std::vector<Entry> merged_list(std::vector<shard_input>& inputs,
+                               const std::vector<std::size_t>& owner, const item_index& index,
+                               std::vector<Entry> results::result_set::*list, Tokens tokens_of,
+                               Adjust adjust) {
+  std::vector<std::vector<Entry>> per_item(owner.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const json_fields f(inputs[i].file, /*strict=*/true);
-    const json& plan = inputs[i].doc.at("plan");
-    const bool rescaled = is_record && f.number(plan, "/plan", "copy_ceiling_tb_s") != ceiling_tb_s;
-    const json& entries = inputs[i].doc.at(list);
-    for (std::size_t e = 0; e < entries.size(); ++e) {
-      const std::string at = std::string("/") + list + "/" + std::to_string(e);
-      const std::size_t item = index.of(f, entries[e], at, is_record);
+    for (Entry& e : inputs[i].set.*list) {
+      const std::size_t item = index.of(inputs[i], e, tokens_of(e));
       if (owner[item] != i)
-        f.fail(at, "belongs to an item this file does not cover (" + shard_label(inputs[i]) + ")");
-      json entry = entries[e];
-      if (rescaled) rescale(f, entry, at, ceiling_tb_s);
-      per_item[item].push_back(std::move(entry));
+        fail(inputs[i], e.at,
+             "belongs to an item this file does not cover (" + shard_label(inputs[i]) + ")");
+      adjust(i, e);
+      per_item[item].push_back(std::move(e));
     }
   }
-  json out = json::array();
-  for (json& entries : per_item) {
-    for (json& e : entries) out.push_back(std::move(e));
+  std::vector<Entry> out;
+  for (std::vector<Entry>& entries : per_item) {
+    for (Entry& e : entries) out.push_back(std::move(e));
   }
   return out;
 }
 
 // The summed counts, the largest ceiling and wall time, the shards merged; no shard.
-void merge_plan(const std::vector<shard_input>& inputs, json& plan) {
-  long long compiles = 0, failures = 0;
-  json merged_from = json::array();
+results::sweep_plan merged_plan(const std::vector<shard_input>& inputs) {
+  results::sweep_plan plan = *inputs[0].set.plan;
+  plan.compiles = plan.compile_failures = 0;
+  plan.merged_from.clear();
   for (const shard_input& s : inputs) {
-    const json_fields f(s.file, /*strict=*/true);
-    const json& p = s.doc.at("plan");
-    compiles += f.integer(p, "/plan", "compiles");
-    failures += f.integer(p, "/plan", "compile_failures");
-    for (const char* key : {"copy_ceiling_tb_s", "wall_s"}) {
-      if (f.number(p, "/plan", key) > plan.at(key).get<double>()) plan[key] = p.at(key);
-    }
-    const json& context = s.doc.at("context");
-    merged_from.push_back({{"file", s.file.string()},
-                           {"shard", s.count == 0 ? json(nullptr) : json(shard_label(s))},
-                           {"utc_time", f.string(context, "/context", "utc_time")}});
+    const results::sweep_plan& p = *s.set.plan;
+    plan.compiles += p.compiles;
+    plan.compile_failures += p.compile_failures;
+    plan.copy_ceiling_tb_s = std::max(plan.copy_ceiling_tb_s, p.copy_ceiling_tb_s);
+    plan.wall_s = std::max(plan.wall_s, p.wall_s);
+    plan.merged_from.push_back(
+        {s.set.file.string(),
+         s.count == 0 ? std::nullopt : std::optional<std::string>(shard_label(s)),
+         s.set.context.utc_time});
   }
-  plan["compiles"] = compiles;
-  plan["compile_failures"] = failures;
-  plan["shard"] = nullptr;
-  plan["merged_from"] = std::move(merged_from);
+  plan.shard.reset();
+  return plan;
 }
 
 }  // namespace
 
-json merge_shards(std::vector<shard_input> inputs, const std::vector<std::string>& argv) {
+results::result_set merge_shards(std::vector<shard_input> inputs,
+                                 const std::vector<std::string>& argv) {
   if (inputs.empty()) throw error(error_kind::usage, "merge: no input files");
   // The first shard first: its context is the merged file's.
   std::stable_sort(inputs.begin(), inputs.end(),
                    [](const shard_input& a, const shard_input& b) { return a.index < b.index; });
   require_one_run(inputs);
-  const std::vector<std::string> keys =
-      inputs[0].doc.at("plan").at("items").get<std::vector<std::string>>();
+  const std::vector<std::string> keys = inputs[0].set.plan->items;
   const std::vector<std::size_t> owner = owners(inputs, keys);
-
-  json out = inputs[0].doc;
-  out["context"]["argv"] = argv;
-  const json_fields f(inputs[0].file, /*strict=*/true);
-  f.number(out.at("plan"), "/plan", "copy_ceiling_tb_s");
-  f.number(out.at("plan"), "/plan", "wall_s");
-  merge_plan(inputs, out["plan"]);
-  const double ceiling_tb_s = out["plan"]["copy_ceiling_tb_s"].get<double>();
   const item_index index(keys);
-  out["records"] = merged_list(inputs, owner, index, "records", ceiling_tb_s);
-  out["dispatch"] = merged_list(inputs, owner, index, "dispatch", ceiling_tb_s);
+
+  results::sweep_plan plan = merged_plan(inputs);
+  // A shard that measured another copy ceiling: its fractions are taken of the merged one.
+  const double ceiling_tb_s = plan.copy_ceiling_tb_s;
+  auto records = merged_list(
+      inputs, owner, index, &results::result_set::records,
+      [](const results::record& r) { return r.tokens; },
+      [&](std::size_t i, results::record& r) {
+        if (inputs[i].set.plan->copy_ceiling_tb_s != ceiling_tb_s)
+          r.fraction_of_ceiling = results::fraction_of_ceiling(r.achieved_tb_s, ceiling_tb_s);
+      });
+  auto dispatch = merged_list(
+      inputs, owner, index, &results::result_set::dispatch,
+      [](const results::dispatch_entry&) { return -1LL; },
+      [](std::size_t, results::dispatch_entry&) {});
+
+  results::result_set out = std::move(inputs[0].set);
+  out.context.argv = argv;
+  out.plan = std::move(plan);
+  out.records = std::move(records);
+  out.dispatch = std::move(dispatch);
   return out;
 }
 

@@ -3,17 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
-#include <stdexcept>
 
-#include "core/gzip.hpp"
 #include "device/device_info.hpp"
 #include "report/html_sections.hpp"
 #include "report/svg_plot.hpp"
 #include "results/objective.hpp"
+#include "results/sweep_file.hpp"
 
 namespace kk3::report {
 namespace html {
@@ -116,16 +113,60 @@ std::pair<std::string, std::string> plan_entry(std::string key, const ordered_js
   return {key, v.is_number() ? format_sig(v.get<double>(), 4) + unit : value_text(v)};
 }
 
-/// An objective as the result file holds it, in words (results::describe).
-std::string objective_text(const ordered_json& v) {
-  return results::describe(results::objective_from_json(
-      v, results::objective{}, "", [&](const std::string& at, const std::string& what) {
-        throw std::runtime_error("objective" + at + ": " + what);
-      }));
+/// A sweep's plan block as labelled values, in the file's order: the model's plan as the sweep
+/// file's writer holds it (results/sweep_file.hpp), so the page shows what the file says; each
+/// family's objective in words.
+std::vector<std::pair<std::string, std::string>> plan_facts(const results::result_set& doc) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!doc.plan) return out;
+  const ordered_json plan = results::plan_json(*doc.plan, doc.families);
+  for (const auto& [k, v] : plan.items()) {
+    if (k == "objective") {
+      for (const results::family_summary& f : doc.families)
+        out.emplace_back("objective (" + f.family + ")", results::describe(f.objective));
+      continue;
+    }
+    out.push_back(plan_entry(k, v));
+  }
+  return out;
 }
 
 std::string range_text(double lo, double hi) {
   return lo == hi ? format_sig(lo, 6) : format_sig(lo, 6) + "–" + format_sig(hi, 6);
+}
+
+/// A time file's subject seed and its entries' timing settings (each distinct value once), as
+/// labelled values.
+std::vector<std::pair<std::string, std::string>> subject_facts(const results::result_set& doc) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (doc.kind != "time") return out;
+  if (doc.seed) out.emplace_back("seed", std::to_string(*doc.seed));
+  std::set<std::string> modes, pdl, objectives;
+  std::map<std::string, int> stopped;
+  double lo = 1e300, hi = 0;
+  for (const results::record& r : doc.records) {
+    if (!r.timing_mode.empty()) modes.insert(r.timing_mode);
+    if (r.pdl) pdl.insert(*r.pdl ? "on" : "off");
+    if (!r.stopped.empty()) ++stopped[r.stopped];
+    objectives.insert(results::describe(r.objective));
+    if (r.launches_per_sample > 0) {
+      lo = std::min(lo, r.launches_per_sample);
+      hi = std::max(hi, r.launches_per_sample);
+    }
+  }
+  auto join = [](const std::set<std::string>& set) {
+    std::string text;
+    for (const std::string& v : set) text += (text.empty() ? "" : ", ") + v;
+    return text;
+  };
+  if (!objectives.empty()) out.emplace_back("objective", join(objectives));
+  if (!modes.empty()) out.emplace_back("timing mode", join(modes));
+  if (!pdl.empty()) out.emplace_back("PDL", join(pdl));
+  if (hi > 0) out.emplace_back("launches per sample", range_text(lo, hi));
+  std::string st;
+  for (const auto& [k, n] : stopped) st += (st.empty() ? "" : ", ") + k + " " + std::to_string(n);
+  if (!st.empty()) out.emplace_back("stopped", st);
+  return out;
 }
 
 constexpr const char* k_style = R"CSS(
@@ -196,7 +237,7 @@ void add_fact(std::string& out, const std::string& name, const std::string& valu
          ">" + html_escape(value) + "</dd></div>\n";
 }
 
-std::string context_html(const results::result_set& doc, const report_extras& extras) {
+std::string context_html(const results::result_set& doc) {
   const results::run_context& c = doc.context;
   const device::device_info& gpu = c.gpu;
   std::string out = "<section id=\"context\">\n<h2>Run context</h2>\n<dl class=\"ctx\">\n";
@@ -225,13 +266,13 @@ std::string context_html(const results::result_set& doc, const report_extras& ex
   add_fact(out, "file",
            doc.file.filename().string() + " · kind " + doc.kind + " · schema " +
                std::to_string(doc.schema_version));
-  for (const auto& [k, v] : extras.subject) add_fact(out, k, v);
+  for (const auto& [k, v] : subject_facts(doc)) add_fact(out, k, v);
   std::string argv;
   for (const std::string& a : c.argv) argv += (argv.empty() ? "" : " ") + a;
   add_fact(out, "command", argv, true, true);
-  if (!extras.plan.empty()) {
+  if (const auto plan = plan_facts(doc); !plan.empty()) {
     out += "</dl>\n<h3>Plan</h3>\n<dl class=\"ctx\">\n";
-    for (const auto& [k, v] : extras.plan)
+    for (const auto& [k, v] : plan)
       add_fact(out, k, v, k == "token counts" || k == "config", k == "config");
   }
   return out + "</dl>\n</section>\n";
@@ -239,78 +280,7 @@ std::string context_html(const results::result_set& doc, const report_extras& ex
 
 }  // namespace
 
-report_extras read_report_extras(const std::filesystem::path& file) {
-  report_extras x;
-  try {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return x;
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    const std::string text = maybe_gunzip(file, buf.str());
-    // Only the small blocks are kept: the records and raw samples are dropped while parsing.
-    static const std::set<std::string> k_skip = {"records",    "dispatch",  "families",
-                                                 "samples_us", "clock_mhz", "throttled",
-                                                 "context",    "statistics"};
-    const ordered_json doc = ordered_json::parse(
-        text,
-        [](int, ordered_json::parse_event_t event, ordered_json& parsed) {
-          return !(event == ordered_json::parse_event_t::key && parsed.is_string() &&
-                   k_skip.count(parsed.get<std::string>()));
-        },
-        false);
-    if (!doc.is_object()) return x;
-    if (auto plan = doc.find("plan"); plan != doc.end() && plan->is_object()) {
-      for (const auto& [k, v] : plan->items()) {
-        if (k == "objective" && v.is_object()) {  // family -> objective: one line each, in words
-          for (const auto& [family, o] : v.items())
-            x.plan.emplace_back("objective (" + family + ")", objective_text(o));
-          continue;
-        }
-        x.plan.push_back(plan_entry(k, v));
-      }
-    }
-    if (auto subject = doc.find("subject"); subject != doc.end() && subject->is_object()) {
-      if (auto seed = subject->find("seed"); seed != subject->end())
-        x.subject.emplace_back("seed", value_text(*seed));
-    }
-    if (auto results = doc.find("results"); results != doc.end() && results->is_array()) {
-      std::set<std::string> modes, pdl, objectives;
-      std::map<std::string, int> stopped;
-      double lo = 1e300, hi = 0;
-      for (const ordered_json& r : *results) {
-        const auto t = r.find("timing");
-        if (t == r.end() || !t->is_object()) continue;
-        if (t->contains("mode")) modes.insert(value_text((*t)["mode"]));
-        if (t->contains("pdl"))
-          pdl.insert((*t)["pdl"].is_boolean() && (*t)["pdl"].get<bool>() ? "on" : "off");
-        if (t->contains("stopped")) ++stopped[value_text((*t)["stopped"])];
-        if (t->contains("objective")) objectives.insert(objective_text((*t)["objective"]));
-        if (auto n = t->find("launches_per_sample"); n != t->end() && n->is_number()) {
-          lo = std::min(lo, n->get<double>());
-          hi = std::max(hi, n->get<double>());
-        }
-      }
-      auto join = [](const std::set<std::string>& s) {
-        std::string out;
-        for (const std::string& v : s) out += (out.empty() ? "" : ", ") + v;
-        return out;
-      };
-      if (!objectives.empty()) x.subject.emplace_back("objective", join(objectives));
-      if (!modes.empty()) x.subject.emplace_back("timing mode", join(modes));
-      if (!pdl.empty()) x.subject.emplace_back("PDL", join(pdl));
-      if (hi > 0) x.subject.emplace_back("launches per sample", range_text(lo, hi));
-      std::string st;
-      for (const auto& [k, n] : stopped)
-        st += (st.empty() ? "" : ", ") + k + " " + std::to_string(n);
-      if (!st.empty()) x.subject.emplace_back("stopped", st);
-    }
-  } catch (const std::exception&) {
-    return {};
-  }
-  return x;
-}
-
-html_report render_html_report(const results::result_set& doc, const report_extras& extras) {
+html_report render_html_report(const results::result_set& doc) {
   const bool sweep = doc.kind == "sweep";
   const html::page_body body = sweep ? html::sweep_body(doc) : html::time_body(doc);
   const std::string name = doc.file.filename().string();
@@ -327,7 +297,7 @@ html_report render_html_report(const results::result_set& doc, const report_extr
          " · " + std::to_string(doc.records.size()) + " records" +
          (sweep ? " · " + std::to_string(doc.dispatch.size()) + " dispatch tables" : "") +
          "</p></header>\n";
-  out += "<main>\n" + context_html(doc, extras);
+  out += "<main>\n" + context_html(doc);
   out += "<section id=\"summary\">\n" + body.summary_html;
   if (body.sections.size() > 1) {
     out += "<nav class=\"toc\">\n";

@@ -13,16 +13,6 @@
 
 namespace kk3::report {
 
-/// What the result model does not carry but the page's header shows: a sweep's plan, a time
-/// file's subject seed and timing settings, as display text, in file order.
-struct report_extras {
-  std::vector<std::pair<std::string, std::string>> plan;     ///< sweeps: the "plan" block
-  std::vector<std::pair<std::string, std::string>> subject;  ///< time files: seed, timing
-};
-
-/// Reads the extras from the result file; best effort: anything unreadable is left out.
-report_extras read_report_extras(const std::filesystem::path& file);
-
 /// The page and what it holds.
 struct html_report {
   std::string html;
@@ -30,6 +20,6 @@ struct html_report {
 };
 
 /// Renders the page for a document as read by results::read_result_set.
-html_report render_html_report(const results::result_set& doc, const report_extras& extras = {});
+[[nodiscard]] html_report render_html_report(const results::result_set& doc);
 
 }  // namespace kk3::report

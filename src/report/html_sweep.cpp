@@ -591,7 +591,7 @@ page_body sweep_body(const results::result_set& doc) {
     body.sections.push_back(std::move(s));
   }
   body.summary_html = "<h2>Summary</h2>\n";
-  if (!doc.timed) {
+  if (!doc.timed()) {
     body.summary_html +=
         "<p class=\"note\">This sweep ran without a GPU: every variant was compiled and "
         "checked, nothing was timed.</p>\n";

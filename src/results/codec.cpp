@@ -102,9 +102,14 @@ json knobs_json(const knob_values& knobs) {
   return k;
 }
 
-double fraction_of_ceiling(double achieved_tb_s, double ceiling_tb_s, record_precision precision) {
-  const double fraction = ceiling_tb_s > 0 ? achieved_tb_s / ceiling_tb_s : 0;
-  return precision == record_precision::full ? fraction : rounded(fraction, 1e6);
+double fraction_of_ceiling(double achieved_tb_s, double ceiling_tb_s) {
+  return ceiling_tb_s > 0 ? achieved_tb_s / ceiling_tb_s : 0;
+}
+
+void set_throughput(record& r, double ceiling_tb_s) {
+  r.achieved_tb_s =
+      r.stats && r.stats->median > 0 ? r.bytes_moved / (r.stats->median * 1e-6) / 1e12 : 0;
+  r.fraction_of_ceiling = fraction_of_ceiling(r.achieved_tb_s, ceiling_tb_s);
 }
 
 json verification_json(const verification& v) {
@@ -129,7 +134,7 @@ verification verification_from_json(const json& j, const std::string& reason) {
   return read_verification(f, j, "/verification", reason);
 }
 
-json record_json(const record& r, record_precision p, double ceiling_tb_s) {
+json record_json(const record& r, record_precision p) {
   json e = {{"family", r.family},       {"mode", r.mode},
             {"tokens", r.tokens},       {"shape", shape_json(r.shape)},
             {"variant", r.variant},     {"knobs", knobs_json(r.knobs)},
@@ -143,10 +148,10 @@ json record_json(const record& r, record_precision p, double ceiling_tb_s) {
   }
   e["samples_us"] = samples;
   e["bytes_moved"] = r.bytes_moved;
-  const double tb_s =
-      r.stats && r.stats->median > 0 ? r.bytes_moved / (r.stats->median * 1e-6) / 1e12 : 0;
-  e["achieved_tb_s"] = p == record_precision::full ? tb_s : rounded(tb_s, 1e6);
-  e["fraction_of_ceiling"] = fraction_of_ceiling(tb_s, ceiling_tb_s, p);
+  for (auto [key, value] : {std::pair{"achieved_tb_s", r.achieved_tb_s},
+                            {"fraction_of_ceiling", r.fraction_of_ceiling}}) {
+    e[key] = p == record_precision::full ? value : rounded(value, 1e6);
+  }
   return e;
 }
 
@@ -155,27 +160,6 @@ record record_from_json(const json& j) {
   record r = read_record(f, j, "");
   r.at.clear();
   return r;
-}
-
-std::string sweep_text(const json& doc) {
-  const auto records = doc.find("records");
-  if (records == doc.end() || !records->is_array()) {
-    throw error(error_kind::usage, "sweep_text: the document has no \"records\" array");
-  }
-  std::string lines = "[";
-  for (std::size_t i = 0; i < records->size(); ++i) {
-    lines += (i ? ",\n    " : "\n    ") + (*records)[i].dump();
-  }
-  lines += records->empty() ? "]" : "\n  ]";
-  // The placeholder is searched for with its key at the top level's indent, so a string
-  // "@records@" elsewhere (an argv word) is never taken for it.
-  const std::string key = "\n  \"records\": ";
-  const std::string placeholder = key + "\"@records@\"";
-  json shell = doc;
-  shell["records"] = "@records@";
-  std::string text = shell.dump(2);
-  text.replace(text.find(placeholder), placeholder.size(), key + lines);
-  return text + "\n";
 }
 
 }  // namespace kk3::results

@@ -1,9 +1,10 @@
 #pragma once
 // The one JSON codec of the result model (results/model.hpp): a record, its statistics and its
 // verification as the result file and the journal hold them (results/schema: sweep_record), and
-// the text layout of a sweep file. The journal writes records at full precision, so that a
+// the blocks every result file shares. The journal writes records at full precision, so that a
 // resumed sweep selects exactly as an uninterrupted one; the result file rounds times to 0.1 ns
-// and fractions to 1e-6 (far below any noise). A status is text only here.
+// and fractions to 1e-6 (far below any noise). A status is text only here. The sweep file's
+// writer, built on it, is results/sweep_file.hpp.
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,13 +36,15 @@ using json = nlohmann::ordered_json;
 
 enum class record_precision { full, rounded };
 
-/// The fraction of the copy ceiling a record achieved, as the result file holds it (to 1e-6;
-/// 0 without a ceiling). `merge` recomputes it against the merged ceiling the same way.
-[[nodiscard]] double fraction_of_ceiling(double achieved_tb_s, double ceiling_tb_s,
-                                         record_precision precision = record_precision::rounded);
+/// The fraction of the copy ceiling a record achieved (0 without a ceiling).
+[[nodiscard]] double fraction_of_ceiling(double achieved_tb_s, double ceiling_tb_s);
 
-/// A record as the result file holds it; `ceiling_tb_s` gives fraction_of_ceiling (0: none).
-[[nodiscard]] json record_json(const record& r, record_precision precision, double ceiling_tb_s);
+/// Sets a just-measured record's achieved_tb_s (bytes moved over its median) and its
+/// fraction_of_ceiling of `ceiling_tb_s` (0: none), at full precision.
+void set_throughput(record& r, double ceiling_tb_s);
+
+/// A record as the result file holds it (its achieved_tb_s and fraction_of_ceiling as they are).
+[[nodiscard]] json record_json(const record& r, record_precision precision);
 /// The inverse of record_json (the rounded form reads back rounded): the reader's record decoder
 /// (results/entries.hpp), strict. Throws error(input) naming the missing or mistyped field, which
 /// the caller names the file and line for.
@@ -50,12 +53,5 @@ enum class record_precision { full, rounded };
 /// A finalist's verification as the result file holds it (its reason is the record's).
 [[nodiscard]] json verification_json(const verification& v);
 [[nodiscard]] verification verification_from_json(const json& j, const std::string& reason);
-
-/// The text layout of a sweep result file: `doc` (an object with a "records" array)
-/// pretty-printed with a 2-space indent, except "records", which holds one record per line (tens
-/// of thousands of records stay readable, diffable and small). Shared by the sweep writer and
-/// `kk3tune merge`, so a merged file has the same bytes as one sweep that wrote the same
-/// document. Ends with a newline.
-[[nodiscard]] std::string sweep_text(const json& doc);
 
 }  // namespace kk3::results

@@ -51,12 +51,15 @@ record read_time_entry(const json_fields& r, const json& e, const std::string& a
   if (const json* t = r.find(e, "timing")) {
     if (!t->is_object()) r.fail(at + "/timing", "expected an object");
     rec.timing_mode = r.optional_string(*t, at + "/timing", "mode");
+    if (r.find(*t, "pdl")) rec.pdl = r.optional_boolean(*t, at + "/timing", "pdl");
+    rec.launches_per_sample = r.optional_number(*t, at + "/timing", "launches_per_sample");
+    rec.stopped = r.optional_string(*t, at + "/timing", "stopped");
     if (const json* o = r.find(*t, "objective")) {
       rec.objective = r.objective(*o, at + "/timing/objective");
     } else {  // before schema 3: the mode and PDL say it
       if (!rec.timing_mode.empty())
         rec.objective = r.objective(rec.timing_mode, at + "/timing/mode");
-      if (r.find(*t, "pdl")) rec.objective.pdl = r.optional_boolean(*t, at + "/timing", "pdl");
+      if (rec.pdl) rec.objective.pdl = *rec.pdl;
     }
   }
   r.member(e, at, "statistics");  // a time result is always timed
@@ -106,6 +109,24 @@ family_summary read_family(const json_fields& f, const std::string& name, const 
   }
   if (const json* o = f.find(family, "objective"))
     out.objective = f.objective(*o, at + "/objective");
+  // What the sweep wrote of the family's config; no reader uses it but a sweep file written
+  // again (merge). Read where it is there, as it is.
+  out.entry = f.optional_string(family, at, "entry");
+  out.source = f.optional_string(family, at, "source");
+  if (const json* ref = f.find(family, "reference"); ref && ref->is_object()) {
+    out.reference = f.optional_string(*ref, at + "/reference", "variant");
+    if (f.find(*ref, "knobs")) out.reference_knobs = f.knobs(*ref, at + "/reference", "knobs");
+  }
+  if (const json* modes = f.find(family, "modes"); modes && modes->is_object()) {
+    for (const auto& [mode, defines] : modes->items()) {
+      const std::string m = at + "/modes/" + json_pointer_token(mode);
+      if (!defines.is_object()) f.fail(m, "expected an object of define -> value");
+      std::vector<std::pair<std::string, std::string>> d;
+      for (const auto& [name, value] : defines.items())  // the sweep writes strings
+        d.emplace_back(name, value.is_string() ? value.get<std::string>() : value.dump());
+      out.modes.emplace_back(mode, std::move(d));
+    }
+  }
   return out;
 }
 
@@ -127,6 +148,28 @@ select::range read_range(const json_fields& f, const json& r, const std::string&
   if (std::string runner_up = f.optional_string(r, at, "runner_up"); !runner_up.empty())
     out.runner_up = std::move(runner_up);
   out.incumbent_kept = f.optional_boolean(r, at, "incumbent_kept");
+  if (const json* tokens = f.find(r, "tokens")) {
+    if (!tokens->is_array()) f.fail(at + "/tokens", "expected an array of token counts");
+    for (std::size_t i = 0; i < tokens->size(); ++i)
+      out.tokens.push_back(f.integer_value((*tokens)[i], at + "/tokens/" + std::to_string(i)));
+  }
+  return out;
+}
+
+// A table's "baseline" block (sweep --baseline).
+baseline_summary read_baseline(const json_fields& f, const json& b, const std::string& at) {
+  if (!b.is_object()) f.fail(at, "expected an object");
+  baseline_summary out;
+  out.counts = f.integer(b, at, "counts");
+  const json& changes = f.array(b, at, "changes");
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const std::string c = at + "/changes/" + std::to_string(i);
+    if (!changes[i].is_object()) f.fail(c, "expected an object");
+    const json& e = changes[i];
+    out.changes.push_back({f.integer(e, c, "tokens"), f.string(e, c, "from"), f.string(e, c, "to"),
+                           f.optional_boolean(e, c, "from_qualified"), f.number(e, c, "gain"),
+                           f.number(e, c, "gain_sigmas")});
+  }
   return out;
 }
 
@@ -244,6 +287,7 @@ dispatch_entry read_dispatch(const json_fields& f, const json& d, const std::str
   if (f.strict() && ranges.empty()) f.fail(at + "/ranges", "expected at least one range");
   for (std::size_t i = 0; i < ranges.size(); ++i)
     out.ranges.push_back(read_range(f, ranges[i], out.range_at(i)));
+  if (const json* b = f.find(d, "baseline")) out.baseline = read_baseline(f, *b, at + "/baseline");
   return out;
 }
 

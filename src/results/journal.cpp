@@ -17,7 +17,10 @@ constexpr int k_journal_version = 3;  // 3: records carry their model shape by d
 /// sweep selects exactly as an uninterrupted one would), in the result file's record layout.
 json records_json(const std::vector<record>& records) {
   json a = json::array();
-  for (const auto& r : records) a.push_back(record_json(r, record_precision::full, 0));
+  for (record r : records) {
+    set_throughput(r, 0);  // a resumed run's ceiling is the first run's: the file takes it then
+    a.push_back(record_json(r, record_precision::full));
+  }
   return a;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Typed, located access to a result file's JSON for the codec's readers (and merge): every
+// Typed, located access to a result file's JSON for the codec's readers: every
 // failure names the file and the JSON pointer.
 #include <algorithm>
 #include <cmath>

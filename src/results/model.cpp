@@ -18,6 +18,20 @@ std::vector<const select::choice*> dispatch_entry::baseline_changes() const {
   return out;
 }
 
+std::optional<baseline_summary> dispatch_entry::summarize_baseline() const {
+  const std::vector<const select::choice*> counts = baseline_counts();
+  if (counts.empty()) return std::nullopt;
+  baseline_summary out;
+  out.counts = static_cast<long long>(counts.size());
+  // Against a baseline variant that no longer qualifies here, the gain is over the next
+  // incumbent.
+  for (const select::choice* c : baseline_changes()) {
+    out.changes.push_back(
+        {c->tokens, *c->baseline, c->winner, c->baseline_qualified, c->gain, c->gain_sigmas});
+  }
+  return out;
+}
+
 std::string record::key() const {
   return family + "/" + mode + "/T" + std::to_string(tokens) + shape_suffix(shape) + "/" + variant;
 }

@@ -62,9 +62,16 @@ struct record {
   std::optional<sample_stats> stats;  ///< microseconds
   std::vector<double> samples_us;
   double bytes_moved = 0;
-  /// Read from a file: what it stored (the codec computes both when it writes a record).
+  /// TB/s at the median, and its fraction of the run's copy ceiling: what the file stored, or
+  /// (a record just measured) set_throughput's (results/codec.hpp). The codec writes them as
+  /// they are, so a record read and written again keeps its bytes.
   double achieved_tb_s = 0, fraction_of_ceiling = 0;
   std::string timing_mode;  ///< time files: "graph", "isolated", "cold" or "chain"; sweeps: empty
+  /// Time files: the entry's timing.pdl, timing.launches_per_sample and timing.stopped, where it
+  /// has them (none, 0 and empty otherwise, and in sweeps).
+  std::optional<bool> pdl;
+  double launches_per_sample = 0;
+  std::string stopped;
   /// Read from a file: what the time stands for, a time entry's timing.objective (before schema
   /// 3: its mode and PDL) or its sweep family's objective (before schema 3: graph). Only times
   /// under one objective are comparable. (A sweep's records take their family's.)
@@ -75,12 +82,29 @@ struct record {
   [[nodiscard]] std::string key() const;
 };
 
+/// A count of a table swept with --baseline whose variant changed against the baseline's.
+struct baseline_change {
+  long long tokens = 0;
+  std::string from, to;              ///< the baseline's variant, and this run's
+  bool from_qualified = false;       ///< the baseline's variant was measured and qualified here
+  double gain = 0, gain_sigmas = 0;  ///< over the incumbent (select::choice)
+};
+
+/// A table's part of sweep --baseline: how many of its counts the baseline held, and the changes.
+struct baseline_summary {
+  long long counts = 0;
+  std::vector<baseline_change> changes;
+};
+
 /// The dispatch ranges of one family x mode x model shape.
 struct dispatch_entry {
   std::string family, mode;
   dims shape;                           ///< the family's key dimensions
   std::vector<select::range> ranges;    ///< ascending token counts
   std::vector<select::choice> choices;  ///< per token count (the ranges merge them; not read)
+  /// sweep --baseline: what the result file says of the baseline (the sweep's is
+  /// summarize_baseline)
+  std::optional<baseline_summary> baseline;
   std::string at;  ///< the JSON pointer it was read from ("/dispatch/3"), for messages; or empty
 
   /// The JSON pointer of range `i` ("/dispatch/3/ranges/0"), for messages.
@@ -90,6 +114,8 @@ struct dispatch_entry {
   /// changed against it (both empty without a baseline table).
   [[nodiscard]] std::vector<const select::choice*> baseline_counts() const;
   [[nodiscard]] std::vector<const select::choice*> baseline_changes() const;
+  /// The baseline block of these choices (none without a baseline table).
+  [[nodiscard]] std::optional<baseline_summary> summarize_baseline() const;
 };
 
 /// What a family looked like to the sweep (for the result file and codegen).

@@ -1,7 +1,8 @@
 #pragma once
 // A whole result file in the one value model (results/model.hpp, results/context.hpp): what
 // results/reader.hpp reads any kk3tune result file into (kind "time" from `kk3tune time --json`,
-// kind "sweep" from `kk3tune sweep`), for compare, report, emit and sweep --baseline.
+// kind "sweep" from `kk3tune sweep`), for compare, report, emit, merge and sweep --baseline; and,
+// for a sweep, what results/sweep_file.hpp writes (the sweep's file and merge's).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -12,11 +13,36 @@
 
 namespace kk3::results {
 
-/// What a sweep's plan says about its token counts and its selection rule (absent fields stay
-/// unset: a file from before they were written).
-struct plan_summary {
-  std::vector<long long> tokens;  ///< the token counts swept
-  std::optional<double> min_gain, noise_sigmas, noise_floor;
+/// plan.shard of a file that holds part of a plan (`sweep --shard I/N`, or one `--gpus` worker).
+struct shard_coverage {
+  long long index = 0, count = 0;  ///< shard I of N
+  std::vector<long long> items;    ///< indices into sweep_plan::items it covers, ascending
+};
+
+/// One entry of plan.merged_from: a file `kk3tune merge` merged.
+struct merged_input {
+  std::string file;                  ///< as given to merge
+  std::optional<std::string> shard;  ///< "I/N"; none for an unsharded file
+  std::string utc_time;              ///< its context.utc_time
+};
+
+/// A sweep's plan block (absent fields stay unset or empty: a file from before they were
+/// written). The family -> objective map it also holds is the families' (family_summary).
+struct sweep_plan {
+  std::string config;                                         ///< the plan file the sweep ran
+  std::vector<long long> tokens;                              ///< the token counts swept
+  std::vector<std::string> archs;                             ///< what was compiled for
+  std::optional<double> min_gain, noise_sigmas, noise_floor;  ///< the selection rule
+  bool timed = true;             ///< false for a sweep run without a GPU
+  double copy_ceiling_tb_s = 0;  ///< what fraction_of_ceiling is taken of
+  long long compiles = 0, compile_failures = 0;
+  double wall_s = 0;
+  std::string digest;  ///< the plan's (the shards of one plan share it); empty before sharding
+  /// sweep --baseline: its file and the digest of its bytes
+  std::optional<std::pair<std::string, std::string>> baseline;
+  std::vector<std::string> items;         ///< every work item of the plan, in order
+  std::optional<shard_coverage> shard;    ///< none: the file covers every item
+  std::vector<merged_input> merged_from;  ///< a merged file's inputs; empty otherwise
 };
 
 /// A result file, as read.
@@ -25,18 +51,18 @@ struct result_set {
   std::string digest;          ///< hash_hex of the file's bytes (32 hex digits)
   std::string kind;            ///< "time" or "sweep"
   int schema_version = 0;      ///< as the file gave it (the reader upgrades what it reads)
-  run_context context;         ///< fields absent in the file stay empty / 0
-  std::vector<family_summary> families;  ///< sweeps: what the file says about each family
-  std::vector<record> records;           ///< empty when read for the tables only
-  std::vector<dispatch_entry> dispatch;  ///< sweeps with a GPU; empty otherwise
-  bool timed = true;  ///< false for a sweep run without a GPU ("timed": false in its plan)
-  std::optional<plan_summary> plan;  ///< sweeps that have a plan block
-  std::string plan_digest;    ///< plan.digest (the shards of one plan share it); empty in files
-                              ///< from before sharding
-  long long shard_index = 0;  ///< plan.shard.index; 0 for an unsharded (or merged) file
+  run_context context;         ///< fields absent in the file stay empty / 0; no GPU: gpu.name ""
+  std::vector<family_summary> families;    ///< sweeps: what the file says about each family
+  std::vector<record> records;             ///< empty when read for the tables only
+  std::vector<dispatch_entry> dispatch;    ///< sweeps with a GPU; empty otherwise
+  std::optional<sweep_plan> plan;          ///< sweeps that have a plan block
+  std::optional<unsigned long long> seed;  ///< time files: the subject's seed, where it has one
   /// Read for the tables only: why the file has none (another kind, an untimed sweep); then
   /// nothing else is read. Empty otherwise.
   std::string not_a_sweep;
+
+  /// False for a sweep run without a GPU ("timed": false in its plan).
+  [[nodiscard]] bool timed() const { return !plan || plan->timed; }
 };
 
 }  // namespace kk3::results

@@ -85,8 +85,8 @@ struct range {
   double margin = 0;                     ///< the median of the per-count margins
   bool incumbent_kept = false;           ///< true if it was kept on the tie band at any count
   std::vector<long long> tokens;         ///< the measured token counts it covers
-  /// The winner's knobs, in the file's order, when read from a result file (the sweep writer
-  /// looks them up in its records instead)
+  /// The winner's knobs, in the config's order (the sweep's result set takes them from its
+  /// records; a result file holds them)
   std::vector<std::pair<std::string, long long>> knobs;
 };
 

@@ -304,8 +304,13 @@ dispatch_entry select_table(const gpu_session& g, const work_item& item, item_st
       previous = c->winner;
     }
   }
-  return {item.family->space.config.family, item.mode->name, item.key_shape,
-          select::merge(choices),           choices,         {}};
+  results::dispatch_entry d;
+  d.family = item.family->space.config.family;
+  d.mode = item.mode->name;
+  d.shape = item.key_shape;
+  d.ranges = select::merge(choices);
+  d.choices = std::move(choices);
+  return d;
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ TEST(ci_baseline, matches_what_the_short_plan_would_produce) {
   EXPECT_EQ(baseline.kind, "sweep");
   EXPECT_EQ(baseline.schema_version, results::k_schema_version)
       << "the baseline is of an older schema: make it again";
-  EXPECT_TRUE(baseline.timed);
+  EXPECT_TRUE(baseline.timed());
   EXPECT_EQ(baseline.context.gpu.name, "NVIDIA H200");
   const std::string& revision = baseline.context.git_revision;
   EXPECT_TRUE(revision.size() >= 7 &&

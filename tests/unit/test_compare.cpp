@@ -448,7 +448,8 @@ TEST(compare, thresholds_and_the_worst_first) {
 
 TEST(compare, untimed_sweeps_compare_without_timing) {
   result_set base = fixture("sweep-base.json");
-  base.timed = false;
+  if (!base.plan) base.plan.emplace();
+  base.plan->timed = false;
   base.context.gpu.name.clear();
   base.dispatch.clear();
   for (auto& r : base.records) {
@@ -577,7 +578,7 @@ TEST(compare_shipped, the_noise_floor_of_the_plans_holds_back_a_change_its_sampl
   const std::string winner = winner_at(base, "mla_decode_epilogue", 64);
   result_set next = base;
   for (result_set* d : {&base, &next}) {
-    d->plan = results::plan_summary{};
+    d->plan = results::sweep_plan{};
     d->plan->noise_floor = 0.03;
     d->plan->noise_sigmas = 2;
     record_of(*d, winner, 64).stats->rel_stderr_median = 0.001;
@@ -630,7 +631,7 @@ TEST(compare_shipped, a_count_with_no_winner_any_more_is_lost_and_one_not_swept_
   EXPECT_TRUE(
       contains(format_table(c, {}), "Lost: no qualified winner any more (regressions) (1)"));
   // NEW's plan did not sweep T64 at all: not a verdict.
-  next.plan = results::plan_summary{};
+  next.plan = results::sweep_plan{};
   for (long long t : {1LL, 1024LL}) next.plan->tokens.push_back(t);
   c = compare_documents(base, next, {});
   EXPECT_EQ(c.shipped_totals.lost, 0u);

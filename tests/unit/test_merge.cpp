@@ -3,6 +3,7 @@
 // (exit 2) that names it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -12,7 +13,9 @@
 #include "core/gzip.hpp"
 #include "core/text.hpp"
 #include "merge/merge.hpp"
-#include "results/codec.hpp"
+#include "results/objective.hpp"
+#include "results/reader.hpp"
+#include "results/sweep_file.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3 {
@@ -44,10 +47,22 @@ double rounded(double x) {
   return std::round(x * 1e6) / 1e6;
 }
 
-// The records of item i: a compile-only record on a mode's first item, then two token counts.
+// The records of item i: a compile-only record on a mode's first item, then two token counts,
+// timed and verified.
 void add_records(json& records, std::size_t i, double ceiling_tb_s) {
   const item& it = k_items[i];
   auto record = [&](long long tokens, const std::string& status, double tb_s) {
+    const bool timed = status == "ok";
+    const json stats = {{"samples", 12},    {"min_us", 1.5},
+                        {"median_us", 1.6}, {"mean_us", 1.625},
+                        {"p10_us", 1.5},    {"p90_us", 1.7},
+                        {"max_us", 1.9},    {"stdev_us", 0.1234},
+                        {"iqr_us", 0.1},    {"rel_stderr_median", 0.004321}};
+    const json verified = {{"status", "ok"},
+                           {"seed", 7},
+                           {"checks", 3},
+                           {"shapes", {"T1-H" + std::to_string(it.heads)}},
+                           {"first_mismatch", nullptr}};
     return json{{"family", "mla_decode_epilogue"},
                 {"mode", it.mode},
                 {"tokens", tokens},
@@ -58,16 +73,16 @@ void add_records(json& records, std::size_t i, double ceiling_tb_s) {
                 {"status", status},
                 {"reason", ""},
                 {"rounds", 1},
-                {"verification", nullptr},
-                {"statistics", nullptr},
-                {"samples_us", json::array()},
-                {"bytes_moved", 1000 * (i + 1)},
-                {"achieved_tb_s", tb_s},
+                {"verification", timed ? verified : json(nullptr)},
+                {"statistics", timed ? stats : json(nullptr)},
+                {"samples_us", timed ? json{1.6, 1.5} : json::array()},
+                {"bytes_moved", 1000.0 * static_cast<double>(i + 1)},
+                {"achieved_tb_s", rounded(tb_s)},
                 {"fraction_of_ceiling", rounded(tb_s / ceiling_tb_s)}};
   };
   if (k_compiles[i] > 0) records.push_back(record(0, "unverified", 0.0));
-  records.push_back(record(1, "ok", 0.123457 * (i + 1)));
-  records.push_back(record(64, "ok", 1.234567 * (i + 1)));
+  records.push_back(record(1, "ok", 0.123457 * static_cast<double>(i + 1)));
+  records.push_back(record(64, "ok", 1.234567 * static_cast<double>(i + 1)));
 }
 
 json dispatch_of(std::size_t i) {
@@ -81,7 +96,13 @@ json dispatch_of(std::size_t i) {
           {"ranges", {range}}};
 }
 
-// A sweep result covering `covered` (all items: the unsharded file) at shard `index`/`count`.
+// The families block and each family's objective, as the sweep writes them.
+json objective_json() {
+  return results::to_json(results::objective{});
+}
+
+// A sweep result covering `covered` (all items: the unsharded file) at shard `index`/`count`:
+// every field the sweep writes (schema 3), so that a merge that dropped one would show.
 json sweep_doc(const std::vector<std::size_t>& covered, int index, int count, double ceiling_tb_s,
                const std::string& time) {
   json items = json::array();
@@ -94,32 +115,54 @@ json sweep_doc(const std::vector<std::size_t>& covered, int index, int count, do
     add_records(records, i, ceiling_tb_s);
     dispatch.push_back(dispatch_of(i));
   }
-  json doc = {{"schema_version", 2}, {"kind", "sweep"}};
+  json doc = {{"schema_version", 3}, {"kind", "sweep"}};
   doc["context"] = {
-      {"gpu", {{"name", "NVIDIA H200"}, {"arch", "sm_90a"}, {"sm_count", 132}}},
+      {"gpu",
+       {{"name", "NVIDIA H200"},
+        {"pci_bus_id", "0000:00:06.0"},
+        {"compute_capability", "9.0"},
+        {"arch", "sm_90a"},
+        {"sm_count", 132},
+        {"l2_bytes", 62914560},
+        {"memory_bytes", 150109880320LL},
+        {"max_sm_clock_mhz", 1980},
+        {"max_memory_clock_mhz", 3201},
+        {"driver_version", "13.0"},
+        {"sm_clock_mhz", 1980},
+        {"memory_clock_mhz", 3201}}},
+      {"nvrtc_version", "13.0"},
       {"tool_version", "0.1.0"},
       {"git_revision", "0123456789ab"},
-      {"nvrtc_version", "13.0"},
       {"argv",
        {"kk3tune", "sweep", "--shard", std::to_string(index) + "/" + std::to_string(count)}},
-      {"utc_time", time}};
+      {"utc_time", time},
+      {"figures", {{"copy_ceiling_tb_s", ceiling_tb_s}, {"empty_kernel_us", 2.25}}}};
   doc["plan"] = {
       {"config", "plan.json"},
       {"tokens", {1, 64}},
       {"archs", {"sm_90a"}},
       {"min_gain", 0.02},
       {"noise_sigmas", 2.0},
+      {"noise_floor", 0.015},
       {"timed", true},
       {"copy_ceiling_tb_s", ceiling_tb_s},
       {"compiles", compiles},
       {"compile_failures", failures},
       {"wall_s", 10.5 + index},
       {"digest", "00112233445566778899aabbccddeeff"},
-      {"objective", "graph"},
+      {"objective", {{"mla_decode_epilogue", objective_json()}}},
+      {"baseline", nullptr},
       {"items", items},
       {"shard",
        count == 0 ? json(nullptr) : json{{"index", index}, {"count", count}, {"items", covered}}}};
-  doc["families"] = {{"mla_decode_epilogue", {{"knobs", {"SPLIT"}}, {"shape_keys", {"heads"}}}}};
+  doc["families"] = {{"mla_decode_epilogue",
+                      {{"knobs", {"SPLIT"}},
+                       {"entry", "mla<{SPLIT}>"},
+                       {"source", "mla.cuh"},
+                       {"shape_keys", {"heads"}},
+                       {"reference", {{"variant", "s0"}, {"knobs", {{"SPLIT", 1}}}}},
+                       {"modes", {{"bf16", {{"FP8", "0"}}}, {"fp8", {{"FP8", "1"}}}}},
+                       {"objective", objective_json()}}}};
   doc["records"] = records;
   doc["dispatch"] = dispatch;
   return doc;
@@ -179,6 +222,66 @@ TEST(merge, the_shards_merge_into_the_unsharded_file) {
   EXPECT_EQ(merged["plan"]["merged_from"], from);
 }
 
+// The merge's writer is the sweep's: a file it reads whole, it writes back byte for byte.
+TEST(merge, a_sweep_read_whole_is_written_back_byte_for_byte) {
+  const test::temp_dir dir;
+  for (const json& doc : {whole(), shard_2()}) {
+    const fs::path file = write_doc(dir, "s.json", doc);
+    EXPECT_EQ(results::sweep_file_text(results::read_result_set(file, results::reading::whole)),
+              read_file(file));
+  }
+}
+
+// A committed sweep (with --baseline, so its tables carry baseline blocks), cut into three
+// shards by its items, merges back into its own bytes (but for plan.merged_from).
+TEST(merge, a_committed_sweep_cut_into_shards_merges_back_into_its_bytes) {
+  const fs::path file = fs::path(KK3_RESULTS_DIR) / "h200" / "chain-2026-12-01" / "sweep2.json.gz";
+  const std::string text = gunzip(file, read_file(file));
+  const json doc = json::parse(text);
+  const std::vector<std::string> keys = doc["plan"]["items"].get<std::vector<std::string>>();
+  ASSERT_GT(keys.size(), 3u);
+  auto item_of = [&](const json& e) {  // a record's or table's item
+    std::string key = e["family"].get<std::string>() + "/" + e["mode"].get<std::string>();
+    for (const auto& [name, value] : e["shape"].items())
+      key += "/" + name + "=" + std::to_string(value.get<long long>());
+    return static_cast<std::size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin());
+  };
+  constexpr int k_shards = 3;
+  const test::temp_dir dir;
+  std::vector<merge::shard_input> inputs;
+  std::size_t tables_with_baseline = 0;
+  for (int k = 1; k <= k_shards; ++k) {
+    json shard = doc;
+    json covered = json::array(), records = json::array(), dispatch = json::array();
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (static_cast<int>(i % k_shards) == k - 1) covered.push_back(i);
+    auto mine = [&](const json& e) { return static_cast<int>(item_of(e) % k_shards) == k - 1; };
+    for (const json& r : doc["records"]) {
+      ASSERT_GT(r["tokens"].get<long long>(), 0);  // a timed sweep: no compile-only records
+      if (mine(r)) records.push_back(r);
+    }
+    for (const json& d : doc["dispatch"]) {
+      if (mine(d)) dispatch.push_back(d), tables_with_baseline += d.contains("baseline");
+    }
+    shard["plan"]["shard"] = {{"index", k}, {"count", k_shards}, {"items", covered}};
+    if (k > 1) {  // the first shard's context, ceiling and counts are the merged file's
+      shard["context"]["utc_time"] = "2026-12-01T18:0" + std::to_string(k) + ":00Z";
+      shard["plan"]["compiles"] = 0;
+      shard["plan"]["compile_failures"] = 0;
+      shard["plan"]["wall_s"] = doc["plan"]["wall_s"].get<double>() / 2;
+    }
+    shard["records"] = records;
+    shard["dispatch"] = dispatch;
+    inputs.push_back(merge::read_shard(write_doc(dir, std::to_string(k) + ".json", shard)));
+  }
+  EXPECT_GT(tables_with_baseline, 0u);
+  results::result_set merged = merge::merge_shards(
+      std::move(inputs), doc["context"]["argv"].get<std::vector<std::string>>());
+  ASSERT_EQ(merged.plan->merged_from.size(), static_cast<std::size_t>(k_shards));
+  merged.plan->merged_from.clear();
+  EXPECT_EQ(results::sweep_file_text(merged), text);
+}
+
 TEST(merge, the_sweep_text_puts_one_record_per_line) {
   const std::string text = results::sweep_text(whole());
   EXPECT_TRUE(contains(text, "\"records\": [\n    {\"family\"")) << text.substr(0, 2000);
@@ -217,8 +320,14 @@ TEST(merge, conflicts_exit_2_naming_them) {
        [](json& d) { d["context"]["gpu"]["name"] = "NVIDIA H100"; },
        {"different GPUs", "/context/gpu/name", "\"NVIDIA H200\" vs \"NVIDIA H100\""}},
       {"objective",
-       [](json& d) { d["plan"]["objective"] = "chain"; },
-       {"different objectives", "/plan/objective", "\"graph\" vs \"chain\""}},
+       [](json& d) {
+         const json isolated = {{"timing", "isolated"}, {"pdl", true}};
+         d["plan"]["objective"]["mla_decode_epilogue"] = isolated;
+         d["families"]["mla_decode_epilogue"]["objective"] = isolated;
+       },
+       {"different objectives", "/plan/objective",
+        "{\"mla_decode_epilogue\":{\"timing\":\"graph\",\"pdl\":true}} vs "
+        "{\"mla_decode_epilogue\":{\"timing\":\"isolated\",\"pdl\":true}}"}},
       {"timed",
        [](json& d) { d["plan"]["timed"] = false; },
        {"one timed, one untimed", "/plan/timed"}},
@@ -267,7 +376,7 @@ TEST(merge, a_record_outside_its_shard_is_refused) {
   const fs::path a = write_doc(dir, "a.json", shard_1()), b = write_doc(dir, "b.json", second);
   std::vector<merge::shard_input> inputs = {merge::read_shard(a), merge::read_shard(b)};
   try {
-    merge::merge_shards(std::move(inputs), {"kk3tune"});
+    static_cast<void>(merge::merge_shards(std::move(inputs), {"kk3tune"}));
     ADD_FAILURE() << "merged";
   } catch (const error& e) {
     EXPECT_EQ(exit_code_for(e.kind()), k_exit_usage);

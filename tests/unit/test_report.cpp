@@ -35,7 +35,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 std::string render(const std::string& file) {
   const results::result_set doc = results::read_result_set(file);
-  return report::render_html_report(doc, report::read_report_extras(file)).html;
+  return report::render_html_report(doc).html;
 }
 
 /// Nothing is loaded from elsewhere: no src/href/xlink to another origin, no CSS url() or import.
@@ -125,8 +125,7 @@ TEST(ReportHtml, UnlaunchableVariantsAreShownApartInGrey) {
       r.verified = results::verification{results::status::unlaunchable};
     }
   }
-  const std::string html =
-      report::render_html_report(doc, report::read_report_extras(k_sweep)).html;
+  const std::string html = report::render_html_report(doc).html;
   EXPECT_EQ(count(html, "Unlaunchable on this GPU (2 variants"), 1u) << "one panel, two variants";
   EXPECT_NE(html.find("1, 8"), std::string::npos) << "the counts where it could not be launched";
   EXPECT_NE(html.find("the device allows 227 KiB &amp; &lt;more&gt;"), std::string::npos);

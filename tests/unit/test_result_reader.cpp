@@ -46,7 +46,7 @@ TEST(result_reader, reads_a_time_result) {
   const result_set d = read_result_set(k_chain);
   EXPECT_EQ(d.kind, "time");
   EXPECT_EQ(d.schema_version, 1);
-  EXPECT_TRUE(d.timed);
+  EXPECT_TRUE(d.timed());
   EXPECT_EQ(d.context.gpu.name, "NVIDIA H200");
   EXPECT_EQ(d.context.gpu.arch, "sm_90a");
   EXPECT_EQ(d.context.gpu.cc_major, 9);
@@ -138,7 +138,7 @@ TEST(result_reader, a_truncated_or_corrupt_gzip_result_is_an_input_error_naming_
 TEST(result_reader, reads_a_sweep_written_with_pretty_printed_records) {
   const result_set d = read_result_set(k_sweeps / "small.json");
   EXPECT_EQ(d.kind, "sweep");
-  EXPECT_TRUE(d.timed);
+  EXPECT_TRUE(d.timed());
   EXPECT_EQ(d.context.gpu.name, "NVIDIA H200");
   ASSERT_EQ(d.records.size(), 32u);
   const results::record& r = d.records[5];
@@ -212,7 +212,7 @@ TEST(result_reader, reads_an_untimed_sweep) {
   "dispatch": []
 })");
   const result_set d = read_result_set(file);
-  EXPECT_FALSE(d.timed);
+  EXPECT_FALSE(d.timed());
   EXPECT_EQ(d.context.gpu.name, "");
   EXPECT_EQ(d.context.nvrtc_version, "");
   ASSERT_EQ(d.records.size(), 1u);
