@@ -309,18 +309,20 @@ std::string shard_note(const sweep::sweep_result& r) {
 
 /// With --baseline: how many token counts changed their variant against it, and each change's gain.
 void print_baseline_changes(std::ostream& out, const sweep::sweep_result& r) {
-  std::size_t counts = 0;
+  long long counts = 0;
   std::vector<std::string> lines;
   for (const auto& d : r.dispatch) {
-    counts += d.baseline_counts().size();
-    for (const select::choice* c : d.baseline_changes()) {
+    const std::optional<results::baseline_summary> b = d.summarize_baseline();
+    if (!b) continue;
+    counts += b->counts;
+    for (const results::baseline_change& c : b->changes) {
       const std::string where = d.family + "/" + d.mode +
                                 (d.shape.empty() ? "" : " " + families::shape_text(d.shape)) +
-                                " T=" + std::to_string(c->tokens);
-      lines.push_back(where + ": " + *c->baseline + " -> " + c->winner +
-                      (c->baseline_qualified ? " (" + cell("%.1f", 100 * c->gain) + "% faster, " +
-                                                   cell("%.1f", c->gain_sigmas) + " sigma)"
-                                             : " (the baseline's variant did not qualify here)"));
+                                " T=" + std::to_string(c.tokens);
+      lines.push_back(where + ": " + c.from + " -> " + c.to +
+                      (c.from_qualified ? " (" + cell("%.1f", 100 * c.gain) + "% faster, " +
+                                              cell("%.1f", c.gain_sigmas) + " sigma)"
+                                        : " (the baseline's variant did not qualify here)"));
     }
   }
   if (!counts) return;

@@ -209,13 +209,11 @@ class item_index {
 };
 
 // The entries of one list (records, or dispatch tables) of every input, in item order; within
-// an item, in the order of its file. `tokens_of` is a record's count (a table's: none, -1);
-// `adjust` is applied to each entry of input i.
-template <class Entry, class Tokens, class Adjust>
+// an item, in the order of its file. `tokens_of` is a record's count (a table's: none, -1).
+template <class Entry, class Tokens>
 std::vector<Entry> merged_list(std::vector<shard_input>& inputs,
                                const std::vector<std::size_t>& owner, const item_index& index,
-                               std::vector<Entry> results::result_set::*list, Tokens tokens_of,
-                               Adjust adjust) {
+                               std::vector<Entry> results::result_set::*list, Tokens tokens_of) {
   std::vector<std::vector<Entry>> per_item(owner.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     for (Entry& e : inputs[i].set.*list) {
@@ -223,7 +221,6 @@ std::vector<Entry> merged_list(std::vector<shard_input>& inputs,
       if (owner[item] != i)
         fail(inputs[i], e.at,
              "belongs to an item this file does not cover (" + shard_label(inputs[i]) + ")");
-      adjust(i, e);
       per_item[item].push_back(std::move(e));
     }
   }
@@ -269,18 +266,15 @@ results::result_set merge_shards(std::vector<shard_input> inputs,
 
   results::sweep_plan plan = merged_plan(inputs);
   // A shard that measured another copy ceiling: its fractions are taken of the merged one.
-  const double ceiling_tb_s = plan.copy_ceiling_tb_s;
-  auto records = merged_list(
-      inputs, owner, index, &results::result_set::records,
-      [](const results::record& r) { return r.tokens; },
-      [&](std::size_t i, results::record& r) {
-        if (inputs[i].set.plan->copy_ceiling_tb_s != ceiling_tb_s)
-          r.fraction_of_ceiling = results::fraction_of_ceiling(r.achieved_tb_s, ceiling_tb_s);
-      });
-  auto dispatch = merged_list(
-      inputs, owner, index, &results::result_set::dispatch,
-      [](const results::dispatch_entry&) { return -1LL; },
-      [](std::size_t, results::dispatch_entry&) {});
+  for (shard_input& s : inputs) {
+    if (s.set.plan->copy_ceiling_tb_s == plan.copy_ceiling_tb_s) continue;
+    for (results::record& r : s.set.records)
+      r.fraction_of_ceiling = results::fraction_of_ceiling(r.achieved_tb_s, plan.copy_ceiling_tb_s);
+  }
+  auto records = merged_list(inputs, owner, index, &results::result_set::records,
+                             [](const results::record& r) { return r.tokens; });
+  auto dispatch = merged_list(inputs, owner, index, &results::result_set::dispatch,
+                              [](const results::dispatch_entry&) { return -1LL; });
 
   results::result_set out = std::move(inputs[0].set);
   out.context.argv = argv;

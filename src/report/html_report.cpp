@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/text.hpp"
 #include "device/device_info.hpp"
 #include "report/html_sections.hpp"
 #include "report/svg_plot.hpp"
@@ -154,18 +155,16 @@ std::vector<std::pair<std::string, std::string>> subject_facts(const results::re
       hi = std::max(hi, r.launches_per_sample);
     }
   }
-  auto join = [](const std::set<std::string>& set) {
-    std::string text;
-    for (const std::string& v : set) text += (text.empty() ? "" : ", ") + v;
-    return text;
+  auto listed = [](const std::set<std::string>& set) {
+    return join(std::vector<std::string>(set.begin(), set.end()), ", ");
   };
-  if (!objectives.empty()) out.emplace_back("objective", join(objectives));
-  if (!modes.empty()) out.emplace_back("timing mode", join(modes));
-  if (!pdl.empty()) out.emplace_back("PDL", join(pdl));
+  if (!objectives.empty()) out.emplace_back("objective", listed(objectives));
+  if (!modes.empty()) out.emplace_back("timing mode", listed(modes));
+  if (!pdl.empty()) out.emplace_back("PDL", listed(pdl));
   if (hi > 0) out.emplace_back("launches per sample", range_text(lo, hi));
-  std::string st;
-  for (const auto& [k, n] : stopped) st += (st.empty() ? "" : ", ") + k + " " + std::to_string(n);
-  if (!st.empty()) out.emplace_back("stopped", st);
+  std::vector<std::string> st;
+  for (const auto& [k, n] : stopped) st.push_back(k + " " + std::to_string(n));
+  if (!st.empty()) out.emplace_back("stopped", join(st, ", "));
   return out;
 }
 

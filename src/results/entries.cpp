@@ -148,11 +148,7 @@ select::range read_range(const json_fields& f, const json& r, const std::string&
   if (std::string runner_up = f.optional_string(r, at, "runner_up"); !runner_up.empty())
     out.runner_up = std::move(runner_up);
   out.incumbent_kept = f.optional_boolean(r, at, "incumbent_kept");
-  if (const json* tokens = f.find(r, "tokens")) {
-    if (!tokens->is_array()) f.fail(at + "/tokens", "expected an array of token counts");
-    for (std::size_t i = 0; i < tokens->size(); ++i)
-      out.tokens.push_back(f.integer_value((*tokens)[i], at + "/tokens/" + std::to_string(i)));
-  }
+  if (f.find(r, "tokens")) out.tokens = f.integers(r, at, "tokens");
   return out;
 }
 

@@ -133,6 +133,16 @@ class json_fields {
     }
     return out;
   }
+  std::vector<long long> integers(const json& parent, const std::string& at,
+                                  const std::string& key) const {
+    const json& v = array(parent, at, key);
+    std::vector<long long> out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      out.push_back(integer_value(v[i], at + "/" + key + "/" + std::to_string(i)));
+    }
+    return out;
+  }
   std::vector<std::string> strings(const json& parent, const std::string& at,
                                    const std::string& key) const {
     const json& v = array(parent, at, key);

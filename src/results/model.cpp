@@ -2,33 +2,18 @@
 
 namespace kk3::results {
 
-std::vector<const select::choice*> dispatch_entry::baseline_counts() const {
-  std::vector<const select::choice*> out;
-  for (const select::choice& c : choices) {
-    if (c.baseline) out.push_back(&c);
-  }
-  return out;
-}
-
-std::vector<const select::choice*> dispatch_entry::baseline_changes() const {
-  std::vector<const select::choice*> out;
-  for (const select::choice* c : baseline_counts()) {
-    if (c->winner != *c->baseline) out.push_back(c);
-  }
-  return out;
-}
-
 std::optional<baseline_summary> dispatch_entry::summarize_baseline() const {
-  const std::vector<const select::choice*> counts = baseline_counts();
-  if (counts.empty()) return std::nullopt;
   baseline_summary out;
-  out.counts = static_cast<long long>(counts.size());
-  // Against a baseline variant that no longer qualifies here, the gain is over the next
-  // incumbent.
-  for (const select::choice* c : baseline_changes()) {
-    out.changes.push_back(
-        {c->tokens, *c->baseline, c->winner, c->baseline_qualified, c->gain, c->gain_sigmas});
+  for (const select::choice& c : choices) {
+    if (!c.baseline) continue;
+    ++out.counts;
+    // Against a baseline variant that no longer qualifies here, the gain is over the next
+    // incumbent.
+    if (c.winner != *c.baseline)
+      out.changes.push_back(
+          {c.tokens, *c.baseline, c.winner, c.baseline_qualified, c.gain, c.gain_sigmas});
   }
+  if (out.counts == 0) return std::nullopt;
   return out;
 }
 

@@ -110,11 +110,8 @@ struct dispatch_entry {
   /// The JSON pointer of range `i` ("/dispatch/3/ranges/0"), for messages.
   [[nodiscard]] std::string range_at(std::size_t i) const;
 
-  /// With sweep --baseline: the counts where the baseline had a choice, and those whose variant
-  /// changed against it (both empty without a baseline table).
-  [[nodiscard]] std::vector<const select::choice*> baseline_counts() const;
-  [[nodiscard]] std::vector<const select::choice*> baseline_changes() const;
-  /// The baseline block of these choices (none without a baseline table).
+  /// With sweep --baseline: of these choices, how many counts the baseline had a choice at, and
+  /// those whose variant changed against it (none without a baseline table).
   [[nodiscard]] std::optional<baseline_summary> summarize_baseline() const;
 };
 

@@ -117,11 +117,7 @@ void read_plan(const json_fields& r, const json& doc, result_set& out) {
   p.copy_ceiling_tb_s = r.optional_number(*plan, "/plan", "copy_ceiling_tb_s");
   if (out.context.copy_ceiling_tb_s == 0) out.context.copy_ceiling_tb_s = p.copy_ceiling_tb_s;
   p.config = r.optional_string(*plan, "/plan", "config");
-  if (r.find(*plan, "tokens")) {
-    const json& tokens = r.array(*plan, "/plan", "tokens");
-    for (std::size_t i = 0; i < tokens.size(); ++i)
-      p.tokens.push_back(r.integer_value(tokens[i], "/plan/tokens/" + std::to_string(i)));
-  }
+  if (r.find(*plan, "tokens")) p.tokens = r.integers(*plan, "/plan", "tokens");
   if (r.find(*plan, "archs")) p.archs = r.strings(*plan, "/plan", "archs");
   for (auto [key, field] : {std::pair{"min_gain", &p.min_gain},
                             {"noise_sigmas", &p.noise_sigmas},

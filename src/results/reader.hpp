@@ -1,6 +1,6 @@
 #pragma once
 // Reading any result file kk3tune writes into the one model (results/result_set.hpp). One
-// reader with two strictnesses: `all` (compare, report) reads every record and takes what is
+// reader, read three ways: `all` (compare, report) reads every record and takes what is
 // there; `tables` (emit, sweep --baseline, whose input becomes code or a selection) requires
 // every field the dispatch tables need, as the format gives it, and leaves the records unread;
 // `whole` (merge, whose output is a sweep file again) requires every record's fields too.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "results/reader.hpp"
 #include "results/schema.hpp"
 #include "results/sweep_file.hpp"
+#include "select/selection.hpp"
 
 namespace kk3 {
 namespace {
@@ -106,6 +108,45 @@ TEST(codec, committed_sweep_records_round_trip_byte_identically) {
     }
   }
   EXPECT_GT(records, 100u);
+}
+
+}  // namespace
+}  // namespace kk3
+
+namespace kk3 {
+namespace {
+
+// sweep --baseline: a table's baseline block is summarized from its choices: the counts where
+// the baseline had a choice, and the changed ones with their gain; none without a baseline.
+TEST(model, a_tables_baseline_block_is_summarized_from_its_choices) {
+  results::dispatch_entry d;
+  auto choice = [](long long tokens, const std::string& winner, std::optional<std::string> baseline,
+                   bool qualified, double gain) {
+    select::choice c;
+    c.tokens = tokens;
+    c.winner = winner;
+    c.baseline = std::move(baseline);
+    c.baseline_qualified = qualified;
+    c.gain = gain;
+    c.gain_sigmas = gain * 100;
+    return c;
+  };
+  d.choices = {choice(1, "a", std::nullopt, false, 0), choice(2, "a", "a", true, 0),
+               choice(4, "b", "a", true, 0.05), choice(8, "c", "x", false, 0)};
+  const std::optional<results::baseline_summary> b = d.summarize_baseline();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->counts, 3);
+  ASSERT_EQ(b->changes.size(), 2u);
+  EXPECT_EQ(b->changes[0].tokens, 4);
+  EXPECT_EQ(b->changes[0].from, "a");
+  EXPECT_EQ(b->changes[0].to, "b");
+  EXPECT_TRUE(b->changes[0].from_qualified);
+  EXPECT_DOUBLE_EQ(b->changes[0].gain, 0.05);
+  EXPECT_DOUBLE_EQ(b->changes[0].gain_sigmas, 5);
+  EXPECT_EQ(b->changes[1].tokens, 8);
+  EXPECT_FALSE(b->changes[1].from_qualified);
+  d.choices.resize(1);
+  EXPECT_FALSE(d.summarize_baseline());
 }
 
 }  // namespace
