@@ -59,7 +59,8 @@ namespace {
 
 int run_compile(const global_options& global, const compile_options& options) {
   const std::vector<std::string> archs = target_archs(options.arch);
-  const auto kernel_dir = find_kernel_dir(global.kernel_dir).dir;
+  const located_dir kernels = find_kernel_dir(global.kernel_dir);
+  const auto kernel_dir = kernels.dir;
   const auto config_dir = find_config_dir(global.config_dir).dir;
   jit::require_cuda_include_dir();  // a missing toolkit is reported before any config is read
 
@@ -71,6 +72,7 @@ int run_compile(const global_options& global, const compile_options& options) {
   std::vector<jit::compile_request> requests;
   for (const families::family* f : chosen) {
     families::family_space s = families::load_family_space(*f, config_dir);
+    require_kernel_source(kernels, s.config.source, f->name());
     if (!options.mode.empty()) {
       std::vector<space::mode> kept;
       for (const auto& m : s.config.modes)

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "codegen/dispatch_tables.hpp"
 #include "core/error.hpp"
+#include "core/file_roles.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
 #include "families/registry.hpp"
@@ -124,6 +125,12 @@ int run_emit(const global_options& global, const emit_options& o) {
                 "say why); nothing was written");
   }
   refuse_reference_only(o, headers, tabled);
+  file_roles files;  // no header may be one of the inputs or the configs
+  for (const std::string& input : o.inputs) files.input("results", input);
+  files.input_folder("--config-dir", configs.dir);
+  files.input_folder("--kernel-dir", find_kernel_dir(global.kernel_dir).dir);
+  for (const codegen::emitted_header& h : headers) files.output("--out", o.out / h.relative);
+  files.check();
 
   for (const codegen::emitted_header& h : headers) {
     const std::filesystem::path file = o.out / h.relative;

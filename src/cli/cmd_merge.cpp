@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/file_roles.hpp"
 #include "core/text.hpp"
 #include "merge/merge.hpp"
 #include "results/sweep_file.hpp"
@@ -19,7 +20,11 @@ struct merge_options {
 int run_merge(const global_options& global, const merge_options& o) {
   // Everything is read and checked before the output is touched; the output is written
   // atomically, so a refused merge or a crash never leaves a partial file.
-  require_output_file(o.out, "--out " + o.out.string(), {o.inputs.begin(), o.inputs.end()});
+  file_roles files;
+  for (const std::string& input : o.inputs) files.input("results", input);
+  files.output("--out", o.out);
+  files.check();
+  require_output_file(o.out, "--out " + o.out.string());
   std::vector<merge::shard_input> shards;
   for (const std::string& input : o.inputs) shards.push_back(merge::read_shard(input));
   const results::result_set merged = merge::merge_shards(std::move(shards), global.argv);

@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/file_roles.hpp"
 #include "core/text.hpp"
 #include "report/html_report.hpp"
 #include "report/records_csv.hpp"
@@ -22,8 +23,13 @@ int run_report(const report_options& o) {
   // Refuse an output folder that is missing or read-only before reading a large input.
   if (o.html.empty() && o.csv.empty())
     throw error(error_kind::usage, "report: give --html FILE, --csv FILE or both");
-  if (!o.html.empty()) require_output_file(o.html, "--html " + o.html.string(), {o.input});
-  if (!o.csv.empty()) require_output_file(o.csv, "--csv " + o.csv.string(), {o.input, o.html});
+  file_roles files;
+  files.input("results", o.input);
+  files.output("--html", o.html);
+  files.output("--csv", o.csv);
+  files.check();
+  if (!o.html.empty()) require_output_file(o.html, "--html " + o.html.string());
+  if (!o.csv.empty()) require_output_file(o.csv, "--csv " + o.csv.string());
   const results::result_set doc = results::read_result_set(o.input);
   if (!o.csv.empty()) {
     write_file_atomic(o.csv, report::records_csv(doc));

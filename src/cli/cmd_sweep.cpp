@@ -19,6 +19,7 @@
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
 #include "core/error.hpp"
+#include "core/file_roles.hpp"
 #include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
@@ -384,6 +385,33 @@ std::vector<const families::family*> plan_families(const sweep::sweep_request& r
   return out;
 }
 
+/// What the sweep reads (the plan, the configs, the kernels, the baseline) and writes (--out, its
+/// journal and partial file, the parts and claims of --gpus, --csv), checked before any work:
+/// no output may be an input or another output.
+void check_files(const global_options& global, const sweep_options& o,
+                 const std::filesystem::path& plan_file) {
+  file_roles files;
+  files.input(o.config.empty() ? "--config-dir (the default plan)" : "--config", plan_file);
+  files.input_folder("--config-dir", find_config_dir(global.config_dir).dir);
+  files.input_folder("--kernel-dir", find_kernel_dir(global.kernel_dir).dir);
+  files.input("--baseline", o.baseline);
+  files.output("--out", o.out);
+  files.output("--out's journal", sweep::journal_path(o.out));
+  files.output("--out's partial result", o.out.string() + ".partial");
+  files.output("--csv", o.csv);
+  if (!o.gpus.empty() && !o.worker) {
+    std::size_t workers = split(o.gpus, ',').size();
+    if (o.gpus == "all") workers = device::driver_available() ? device::device_count() : 0;
+    files.output("--gpus' claims", o.out.string() + ".claims");
+    for (std::size_t w = 0; w < workers; ++w) {
+      const std::filesystem::path part = gpu_part(o.out, static_cast<int>(w));
+      files.output("--gpus' part", part);
+      files.output("--gpus' journal", sweep::journal_path(part));
+    }
+  }
+  files.check();
+}
+
 /// The request of a sweep from its flags, with the plan read and checked. Bad input is reported
 /// before any compile or GPU work: the output folder, --arch, --shard, the toolkit's include
 /// folder, then the plan's families, modes, shapes and token counts.
@@ -431,11 +459,20 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
                          request.tokens.end());
     request.config.tokens = request.tokens;
   }
+  check_files(global, o, plan_file);
   require_output_file(o.out, "--out " + o.out.string());
-  if (!o.csv.empty()) require_output_file(o.csv, "--csv " + o.csv.string(), {o.out});
+  if (!o.csv.empty()) require_output_file(o.csv, "--csv " + o.csv.string());
   if (!o.arch.empty()) jit::parse_arch_list(o.arch);
   jit::require_cuda_include_dir();
   sweep::check_plan(request);
+  const located_dir kernels = find_kernel_dir(global.kernel_dir);
+  for (const families::family* f : plan_families(request)) {
+    const families::family_space s =
+        request.family_config_file && request.config.families.size() == 1
+            ? families::load_family_space_from(*request.family_config_file)
+            : families::load_family_space(*f, config_dir);
+    require_kernel_source(kernels, s.config.source, f->name());
+  }
   if (!o.arch.empty())
     families::require_archs(plan_families(request), jit::parse_arch_list(o.arch), "--arch");
   return request;

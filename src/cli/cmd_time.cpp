@@ -9,6 +9,7 @@
 #include "cli/table.hpp"
 #include "cli/variant_setup.hpp"
 #include "core/error.hpp"
+#include "core/file_roles.hpp"
 #include "core/nvtx.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
@@ -134,6 +135,11 @@ int run_time(const global_options& global, time_options o) {
   if (o.placements) to.placements = o.placements;
 
   if (!o.json.empty() && o.json != "-") {  // before any GPU work
+    file_roles files;
+    files.input_folder("--kernel-dir", find_kernel_dir(global.kernel_dir).dir);
+    files.input_folder("--config-dir", find_config_dir(global.config_dir).dir);
+    files.output("--json", o.json);
+    files.check();
     require_output_file(o.json, "--json " + o.json);
   }
   loaded_variant v = load_variant(global, o.target);

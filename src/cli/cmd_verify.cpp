@@ -106,11 +106,13 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
           chosen.empty() ? "--tokens" : shape_flag(o.shape, chosen.front().first));
     }
   }
+  const located_dir kernels = find_kernel_dir(global.kernel_dir);
+  require_kernel_source(kernels, space.config.source, o.family);
   jit::require_cuda_include_dir();
 
   const device::device_info info = device::first_gpu();
   const device::context ctx(device::selected_gpu());
-  const auto kernel_dir = find_kernel_dir(global.kernel_dir).dir;
+  const auto kernel_dir = kernels.dir;
   const auto engine_owner = jit::make_jit_engine(kernel_dir, o.cache.cache_dir, o.cache.no_cache);
   const jit::jit_engine& engine = *engine_owner;
   const timing::helper_kernels helpers(engine, info.arch, kernel_dir);

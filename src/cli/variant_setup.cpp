@@ -162,9 +162,11 @@ std::string loaded_variant::shape_range_name() const {
 loaded_variant load_variant(const global_options& global, const variant_options& o,
                             unsigned workspaces) {
   loaded_variant v;
-  v.kernel_dir = find_kernel_dir(global.kernel_dir).dir;
+  const located_dir kernels = find_kernel_dir(global.kernel_dir);
+  v.kernel_dir = kernels.dir;
   v.space = families::load_family_space(families::find_family(o.family),
                                         find_config_dir(global.config_dir).dir);
+  require_kernel_source(kernels, v.space.config.source, o.family);
   v.mode =
       o.mode.empty() ? &v.space.config.modes.front() : &space::find_mode(v.space.config, o.mode);
   const std::vector<const space::variant*> chosen = choose_variants(v.space, o.variant);

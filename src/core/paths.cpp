@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/error.hpp"
+
 namespace kk3 {
 namespace fs = std::filesystem;
 
@@ -44,6 +46,20 @@ located_dir find_kernel_dir(const fs::path& flag_value) {
 located_dir find_config_dir(const fs::path& flag_value) {
   return find_data_dir(flag_value, "--config-dir", "KK3TUNE_CONFIG_DIR", "configs",
                        KK3_SOURCE_CONFIG_DIR);
+}
+
+void require_kernel_source(const located_dir& kernels, const fs::path& source,
+                           const std::string& family) {
+  std::error_code ec;
+  if (!fs::is_directory(kernels.dir, ec)) {
+    throw error(error_kind::config, kernels.dir.string() + ": no such folder: the kernel sources (" +
+                                        kernels.how + "; `kk3tune doctor` shows the search)");
+  }
+  const fs::path file = kernels.dir / source;
+  if (!fs::is_regular_file(file, ec)) {
+    throw error(error_kind::config, file.string() + ": missing: the kernel source of family " +
+                                        family + " (kernel folder " + kernels.how + ")");
+  }
 }
 
 located_dir find_cache_dir(const fs::path& flag_value) {

@@ -19,6 +19,12 @@ struct located_dir {
 /// The compile cache: --cache-dir, else $XDG_CACHE_HOME/kk3tune, else ~/.cache/kk3tune.
 [[nodiscard]] located_dir find_cache_dir(const std::filesystem::path& flag_value = {});
 
+/// Checks, before any compile, that the kernel folder (`kernels`, as find_kernel_dir found it)
+/// exists and holds `source`, the kernel file of family `family` (relative to the folder).
+/// Throws error(config) naming the folder, how it was found, and the missing file.
+void require_kernel_source(const located_dir& kernels, const std::filesystem::path& source,
+                           const std::string& family);
+
 /// The folder holding the running executable.
 std::filesystem::path executable_dir();
 

@@ -149,8 +149,14 @@ void require_writable_folder(const std::filesystem::path& folder, const std::str
   const fs::path probe = probe_in / (".kk3tune-write-test." + std::to_string(::getpid()));
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0) {
-    throw error(error_kind::io, what + ": cannot be written (folder " + probe_in.string() + ": " +
-                                    std::strerror(errno) + ")");
+    const std::string why = std::strerror(errno);
+    if (probe_in != given) {  // a folder to create, under one that takes nothing new
+      throw error(error_kind::io, what + ": cannot be created: " + given.string() +
+                                      " does not exist, and its nearest existing folder " +
+                                      probe_in.string() + " takes no new folder (" + why + ")");
+    }
+    throw error(error_kind::io,
+                what + ": cannot be written (folder " + probe_in.string() + ": " + why + ")");
   }
   ::close(fd);
   fs::remove(probe, ec);
@@ -193,19 +199,12 @@ std::string format_number(double x) {
   return format_double("%.6g", x);
 }
 
-void require_output_file(const std::filesystem::path& file, const std::string& what,
-                         const std::vector<std::filesystem::path>& inputs) {
+void require_output_file(const std::filesystem::path& file, const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(file, ec)) {
     throw error(error_kind::usage, what + ": is a folder; name a file in it (e.g. " +
                                        (file / "out.json").string() + ")");
-  }
-  for (const fs::path& input : inputs) {
-    if (fs::exists(file, ec) && fs::equivalent(file, input, ec)) {
-      throw error(error_kind::usage, what + ": is also the input " + input.string() +
-                                         "; writing it would overwrite what is read");
-    }
   }
   require_writable_folder(file.has_parent_path() ? file.parent_path() : fs::path("."), what);
 }

@@ -58,10 +58,9 @@ void require_writable_folder(const std::filesystem::path& folder, const std::str
                              bool may_create = false);
 
 /// Checks, before any work, that `file` can be written as an output: its folder takes a new
-/// file, it is not a folder itself, and it is none of `inputs` (the same file by path or by
-/// inode), so a run neither fails at its end nor overwrites what it reads. `what` starts the
-/// message, e.g. "--html x.html". Throws error(usage) for a folder or an input, error(io) else.
-void require_output_file(const std::filesystem::path& file, const std::string& what,
-                         const std::vector<std::filesystem::path>& inputs = {});
+/// file and it is not a folder itself, so a run does not fail at its end. (That it is no input
+/// and no other output is core/file_roles.hpp's check.) `what` starts the message, e.g.
+/// "--html x.html". Throws error(usage) for a folder, error(io) else.
+void require_output_file(const std::filesystem::path& file, const std::string& what);
 
 }  // namespace kk3
