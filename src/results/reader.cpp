@@ -138,10 +138,10 @@ void read_plan(const json_fields& r, const json& doc, result_set& out) {
   out.plan = std::move(p);
 }
 
-void read_sweep(const json_fields& r, const json& doc, result_set& out, reading how) {
+void read_sweep(const json_fields& r, const json& doc, result_set& out) {
   read_plan(r, doc, out);
   out.families = read_families(r, doc);
-  if (how != reading::tables) {
+  {  // reading::tables too: a mistyped record is an input error wherever the file is read
     std::map<std::string, const results::objective*> objectives;  // before schema 3: graph
     for (const family_summary& f : out.families) objectives[f.family] = &f.objective;
     const json& records = r.array(doc, "", "records");
@@ -206,7 +206,7 @@ result_set read_result_set(const std::filesystem::path& file, reading how) {
       out.seed = seed->get<unsigned long long>();
     }
   } else {
-    read_sweep(r, doc, out, how);
+    read_sweep(r, doc, out);
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // Reading any result file kk3tune writes into the one model (results/result_set.hpp). One
 // reader, read three ways: `all` (compare, report) reads every record and takes what is
 // there; `tables` (emit, sweep --baseline, whose input becomes code or a selection) requires
-// every field the dispatch tables need, as the format gives it, and leaves the records unread;
+// every field the dispatch tables need, as the format gives it, and every record's type;
 // `whole` (merge, whose output is a sweep file again) requires every record's fields too.
 // Older schemas (1, 2) are upgraded to the model as they are read (json_fields.hpp: the shape;
 // the objective: graph).
@@ -14,7 +14,8 @@ namespace kk3::results {
 
 enum class reading {
   all,     ///< lenient: every record; an integer field holding a fraction is rounded
-  tables,  ///< strict: the context, families and dispatch tables a sweep's tables need
+  tables,  ///< strict: the context, families and dispatch tables a sweep's tables need, and
+           ///< records of the right types (a mistyped field is an input error in every reader)
   whole,   ///< strict, every record in full: a sweep that is written again (merge)
 };
 
