@@ -109,6 +109,18 @@ double percent_flag(const std::string& text, const std::string& flag, double lo,
   return *v;
 }
 
+void refuse_timing_mode(const std::string& modes) {
+  for (const std::string& m : split(modes, ',')) {
+    for (const char* timing : {"graph", "isolated", "cold", "chain"}) {
+      if (m != timing) continue;
+      throw error(error_kind::usage,
+                  "--mode " + m + ": " + m +
+                      " is a timing mode, not a mode of a family; give it as --timing " + m +
+                      " (--mode takes the family's modes: `kk3tune list` shows them)");
+    }
+  }
+}
+
 void add_text_or_json_option(CLI::App* cmd, std::string& format, const std::string& json_what) {
   cmd->add_option("--format", format, "text (default) or json (" + json_what + ")")
       ->check(CLI::IsMember({"text", "json"}));

@@ -72,6 +72,7 @@ struct sweep_options {
   std::filesystem::path config;   ///< --config; empty = configs/default.json
   std::string family;             ///< --family
   std::string mode;               ///< --mode LIST
+  std::string timing;             ///< --timing: graph, isolated, cold or chain (default: the plan's)
   std::string variant;            ///< --variant LIST (with --family)
   std::filesystem::path csv;      ///< --csv FILE: the records as CSV too
   std::vector<long long> tokens;  ///< --tokens
@@ -428,7 +429,9 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   if (!o.min_gain.empty())
     request.config.selection.min_gain = percent_flag(o.min_gain, "--min-gain", 0, 100, true);
   request.family_filter = o.family;
+  refuse_timing_mode(o.mode);
   if (!o.mode.empty()) request.mode_filter = split(o.mode, ',');
+  request.timing = o.timing;
   if (!o.variant.empty()) {
     if (o.family.empty())
       throw error(error_kind::usage, "--variant " + o.variant +
@@ -630,7 +633,11 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
       "the sweep plan (default: configs/default.json); a family config sweeps that family alone");
   cmd->add_option("--family", o->family, "only this family of the plan");
   cmd->add_option("--mode", o->mode,
-                  "only these modes of the plan, a comma list (as time's --mode)");
+                  "only these of the families' modes, a comma list (timing modes go to --timing)");
+  cmd->add_option("--timing", o->timing,
+                  "time every family in this timing mode: graph, isolated, cold or chain "
+                  "(default: the plan's objective, chain for the PDL families)")
+      ->check(CLI::IsMember({"graph", "isolated", "cold", "chain"}));
   cmd->add_option(
       "--variant", o->variant,
       "with --family: only these variant ids, a comma list (the reference is always measured too)");

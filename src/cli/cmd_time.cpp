@@ -14,6 +14,7 @@
 #include "core/paths.hpp"
 #include "core/text.hpp"
 #include "results/time_file.hpp"
+#include "sweep/plan.hpp"
 #include "timing/context.hpp"
 #include "timing/figures.hpp"
 #include "timing/timer.hpp"
@@ -23,7 +24,7 @@ namespace {
 
 struct time_options {
   variant_options target;
-  std::string timing_mode = "graph";
+  std::string timing_mode;  ///< --timing; empty = the sweep's objective for the family
   bool no_pdl = false;
   std::string noise = "0.5%";  ///< --noise
   std::size_t min_samples = 10;
@@ -110,19 +111,34 @@ void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing:
     out << "(TB/s against a ceiling of " << cell("%.2f", o.ceiling_tb_s) << ")\n";
 }
 
-int run_time(const global_options& global, time_options o) {
-  // `--mode graph|isolated|cold|chain` names the timing mode (as in `kk3tune time ... --mode M`);
-  // any other --mode value is the family's mode. No family mode has a timing mode's name.
-  for (const char* name : {"graph", "isolated", "cold", "chain"}) {
-    if (o.target.mode == name) {
-      o.timing_mode = name;
-      o.target.mode.clear();
-    }
+/// The first line of `time`'s output: the objective, and how it stands to the sweep's (whose
+/// dispatch tables were chosen under the plan's objective).
+std::string objective_note(const std::string& family, const results::objective& planned,
+                           const results::objective& used, bool given) {
+  const std::string planned_mode = results::to_string(planned.mode);
+  if (!given || used.mode == planned.mode) {
+    return "timing " + std::string(results::to_string(used.mode)) + ": the sweep's objective for " +
+           family + " (its dispatch tables were chosen so)" +
+           (given ? "" : "; --timing graph|isolated|cold|chain times otherwise");
   }
-  // The chain model is the family's unless flags change it; checked before any GPU work.
-  const results::objective objective =
-      objective_of(families::find_family(o.target.family),
-                   results::parse_timing_mode(o.timing_mode), !o.no_pdl, o.chain);
+  return "timing " + std::string(results::to_string(used.mode)) + " (--timing): the sweep chose " +
+         family + "'s dispatch tables under " + planned_mode +
+         ", so this time and this winner may differ from the table's; --timing " + planned_mode +
+         " times as the sweep does";
+}
+
+int run_time(const global_options& global, time_options o) {
+  refuse_timing_mode(o.target.mode);
+  // The sweep's objective for the family unless --timing says otherwise; the chain model is the
+  // plan's unless flags change it; checked before any GPU work.
+  const families::family& family = families::find_family(o.target.family);
+  const results::objective planned =
+      sweep::planned_objective(family, find_config_dir(global.config_dir).dir);
+  const bool timing_given = !o.timing_mode.empty();
+  const results::objective objective = objective_of(
+      planned,
+      timing_given ? results::parse_timing_mode(o.timing_mode) : planned.mode, !o.no_pdl, o.chain);
+  const std::string note = objective_note(family.name(), planned, objective, timing_given);
   if (o.chain_workspaces && objective.mode != results::timing_mode::chain) {
     throw error(error_kind::usage,
                 "--chain-workspaces spreads the chains over workspaces: it needs --timing chain");
@@ -170,6 +186,7 @@ int run_time(const global_options& global, time_options o) {
   const std::string& reference =
       space::find_variant(v.space.variants, v.space.config, "reference").id;
   std::ostream& out = o.json == "-" ? std::cerr : std::cout;
+  out << note << "\n";
   if (result.size() == 1) {
     print_one(out, v, result.front(), o, objective, to.stop.noise_target);
   } else {
@@ -204,11 +221,10 @@ void add_time_command(CLI::App& app, const global_options& global, int& exit_cod
   CLI::App* cmd =
       app.add_subcommand("time", "Measure one variant at one shape and print its statistics");
   add_variant_options(cmd, o->target);
-  cmd->get_option("--mode")->description(
-      "the family's mode (default: its first), or a timing mode: graph, isolated, cold, chain");
   cmd->add_option(
          "--timing", o->timing_mode,
-         "timing mode: graph (default), isolated, cold or chain (--mode takes these names too)")
+         "timing mode: graph, isolated, cold or chain (default: the sweep's objective for the "
+         "family, chain for the PDL families)")
       ->check(CLI::IsMember({"graph", "isolated", "cold", "chain"}));
   cmd->add_flag("--no-pdl", o->no_pdl, "launch without programmatic dependent launch");
   cmd->add_option("--noise", o->noise,

@@ -41,6 +41,11 @@ void add_token_list_option(CLI::App* cmd, std::vector<long long>& tokens, const 
 double percent_flag(const std::string& text, const std::string& flag, double lo, double hi,
                     bool note_small);
 
+/// `--mode` takes a family's modes only; timing modes go through `--timing`. Throws
+/// error(usage) when `modes` (one mode or a comma list) names a timing mode (graph, isolated,
+/// cold, chain), pointing at `--timing`.
+void refuse_timing_mode(const std::string& modes);
+
 /// `--format text|json` (default text); `json_what` says what the JSON holds.
 void add_text_or_json_option(CLI::App* cmd, std::string& format, const std::string& json_what);
 

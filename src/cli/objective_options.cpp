@@ -58,8 +58,8 @@ void add_objective_options(CLI::App* cmd, objective_options& o) {
   }
 }
 
-results::objective objective_of(const families::family& f, results::timing_mode mode, bool pdl,
-                                const objective_options& o) {
+results::objective objective_of(const results::objective& base, results::timing_mode mode,
+                                bool pdl, const objective_options& o) {
   results::ordered_json j = {{"timing", results::to_string(mode)}, {"pdl", pdl}};
   for (const flag& fl : flags()) {
     const auto given = o.values.find(fl.name);
@@ -79,7 +79,7 @@ results::objective objective_of(const families::family& f, results::timing_mode 
     }
     j[fl.neighbour][fl.key] = v;
   }
-  return results::objective_from_json(j, f.default_objective(), "",
+  return results::objective_from_json(j, base, "",
                                       [&](const std::string& at, const std::string& what) {
                                         std::string name = at;
                                         for (const flag& fl : flags()) {

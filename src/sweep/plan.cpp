@@ -146,6 +146,13 @@ family_work load_family(const sweep_request& r, const family_plan& p) {
           throw error(error_kind::config, r.config.file.string() + ": " + at + ": " + what);
         });
   }
+  if (!r.timing.empty()) {  // --timing: the plan's objective, timed another way
+    w.objective = results::objective_from_json(
+        results::ordered_json(r.timing), w.objective, "--timing",
+        [&](const std::string&, const std::string& what) {
+          throw error(error_kind::usage, "--timing " + r.timing + ": " + what);
+        });
+  }
   for (std::size_t d = 0; d < p.shapes.size(); ++d) {
     const auto& [name, values] = p.shapes[d];
     const std::optional<families::dimension> dim = w.space.impl->find_dimension(name);
@@ -221,6 +228,23 @@ sweep_plan make_plan(const sweep_request& r) {
   return plan;
 }
 
+results::objective planned_objective(const families::family& f,
+                                     const std::filesystem::path& config_dir) {
+  const std::filesystem::path file = config_dir / "default.json";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return f.default_objective();
+  const sweep_config plan = load_sweep_config(file);
+  for (const family_plan& p : plan.families) {
+    if (p.family != f.name() || !p.objective) continue;
+    return results::objective_from_json(
+        *p.objective, f.default_objective(), "/families/" + p.family + "/objective",
+        [&](const std::string& at, const std::string& what) {
+          throw error(error_kind::config, file.string() + ": " + at + ": " + what);
+        });
+  }
+  return f.default_objective();
+}
+
 std::string plan_digest(const sweep_request& r, bool timed,
                         const std::vector<std::string>& compile_archs) {
   hasher h;
@@ -228,6 +252,7 @@ std::string plan_digest(const sweep_request& r, bool timed,
       .add(r.family_filter)
       .add(timed ? "timed" : "compile " + join(compile_archs, ","));
   h.add("modes " + join(r.mode_filter, ",")).add("variants " + join(r.variant_filter, ","));
+  if (!r.timing.empty()) h.add("timing " + r.timing);  // another objective: another sweep
   for (long long t : r.tokens) h.add(std::to_string(t));
   h.add(std::to_string(r.config.selection.min_gain));
   for (const auto& [id, kind] : r.inject) h.add(id).add(std::to_string(kind));

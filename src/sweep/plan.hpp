@@ -26,6 +26,13 @@ struct family_work {
       objective;  ///< what its times stand for: the plan's, else the family's default
 };
 
+/// What the default plan (`config_dir`/default.json) has a sweep of `f` minimise: its objective
+/// for the family over the family's default objective; the family's default when the plan has
+/// no entry for it or there is no default plan. `time` times so by default, so that its numbers
+/// and its winner are the table's. Throws error(config) for a bad plan.
+[[nodiscard]] results::objective planned_objective(const families::family& f,
+                                                   const std::filesystem::path& config_dir);
+
 /// One unit of work: a family x mode x model shape, with the plan's token counts.
 struct work_item {
   std::size_t index = 0;  ///< in the plan's items
