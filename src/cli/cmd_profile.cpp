@@ -60,7 +60,10 @@ void add_profile_command(CLI::App& app, const global_options& global, int& exit_
   CLI::App* cmd = app.add_subcommand("profile",
                                      "Run exactly N launches of one variant inside "
                                      "cuProfilerStart/Stop and one NVTX range, for nsys and ncu");
-  add_variant_options(cmd, o->target);
+  add_variant_options(cmd, o->target,
+                      "the one variant to profile: an id, 'reference' (default), or a glob or "
+                      "NAME=VALUE filter that selects one");
+  o->target.single = true;
   cmd->add_option("--iterations,-n", o->iterations, "launches to profile (default 10)")
       ->check(positive_integer());
   cmd->add_option("--warmup", o->warmup, "launches before the profiled range (default 3)");

@@ -640,7 +640,8 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
       ->check(CLI::IsMember({"graph", "isolated", "cold", "chain"}));
   cmd->add_option(
       "--variant", o->variant,
-      "with --family: only these variant ids, a comma list (the reference is always measured too)");
+      "with --family: only these variants: ids, globs ('b1-*'), knob filters (GPW=7) in a comma "
+      "list (the reference is always measured too)");
   add_token_list_option(cmd, o->tokens, "token counts (default: the plan's)");
   cmd->add_option("--out,-o", o->out, "result JSON (default: kk3tune-sweep.json)");
   cmd->add_option("--csv", o->csv,

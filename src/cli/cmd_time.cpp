@@ -220,7 +220,9 @@ void add_time_command(CLI::App& app, const global_options& global, int& exit_cod
   auto o = std::make_shared<time_options>();
   CLI::App* cmd =
       app.add_subcommand("time", "Measure one variant at one shape and print its statistics");
-  add_variant_options(cmd, o->target);
+  add_variant_options(cmd, o->target,
+                      "the variants to time, interleaved: 'reference' (default), ids, globs "
+                      "('b1-*'), knob filters (GPW=7) in a comma list, or 'all'");
   cmd->add_option(
          "--timing", o->timing_mode,
          "timing mode: graph, isolated, cold or chain (default: the sweep's objective for the "

@@ -231,7 +231,8 @@ void add_verify_command(CLI::App& app, const global_options& global, int& exit_c
   cmd->add_option("--mode", o->mode, "only this mode (default: all)");
   cmd->add_option(
       "--variant", o->variant,
-      "only these variants, a comma list of ids or 'all' (the reference is always verified too)");
+      "only these variants: ids, globs ('b1-*'), knob filters (GPW=7) in a comma list, or 'all' "
+      "(the reference is always verified too)");
   add_token_list_option(cmd, o->tokens, "token counts besides the edge shapes");
   add_shape_options(cmd, o->shape, true);
   cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and printed)");

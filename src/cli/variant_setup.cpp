@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
+#include "space/selection_filter.hpp"
 #include "device/driver_api.hpp"
 #include "families/limits.hpp"
 #include "jit/plan.hpp"
@@ -120,11 +121,10 @@ std::string shape_flag(const shape_options& o, const std::string& name) {
   return "--shape " + name;
 }
 
-void add_variant_options(CLI::App* cmd, variant_options& o) {
+void add_variant_options(CLI::App* cmd, variant_options& o, const std::string& variant_help) {
   cmd->add_option("--family", o.family, "kernel family (see `kk3tune list --all`)")->required();
   cmd->add_option("--mode", o.mode, "the family's mode (default: its first)");
-  cmd->add_option("--variant", o.variant,
-                  "variant id or 'reference' (default); time also takes a comma list or 'all'");
+  cmd->add_option("--variant", o.variant, variant_help);
   cmd->add_option("--tokens,-T", o.tokens, "token count T")->check(positive_integer());
   add_shape_options(cmd, o.shape, false);
   cmd->add_option("--seed", o.seed, "seed of the random inputs (default: drawn and printed)");
@@ -133,16 +133,9 @@ void add_variant_options(CLI::App* cmd, variant_options& o) {
 
 std::vector<const space::variant*> choose_variants(const families::family_space& space,
                                                    const std::string& list) {
-  std::vector<const space::variant*> chosen;
-  if (list == "all") {
-    for (const auto& var : space.variants) chosen.push_back(&var);
-  } else {
-    for (const std::string& id : split(list, ','))
-      chosen.push_back(&space::find_variant(space.variants, space.config, id));
-  }
-  if (chosen.empty())
-    throw error(error_kind::usage, "--variant: expected an id, a comma list or 'all'");
-  return chosen;
+  if (trim(list).empty())
+    throw error(error_kind::usage, "--variant: expected an id, a glob, NAME=VALUE, a list or 'all'");
+  return space::select_variants(space.variants, space.config, list);
 }
 
 std::string loaded_variant::describe() const {
@@ -171,6 +164,11 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   v.mode =
       o.mode.empty() ? &v.space.config.modes.front() : &space::find_mode(v.space.config, o.mode);
   const std::vector<const space::variant*> chosen = choose_variants(v.space, o.variant);
+  if (o.single && chosen.size() > 1) {
+    throw error(error_kind::usage, "--variant " + o.variant + ": selects " +
+                                       std::to_string(chosen.size()) + " variants of " + o.family +
+                                       "; this command takes one (e.g. " + chosen.front()->id + ")");
+  }
   families::dims given;
   for (const auto& [name, values] : given_shapes(*v.space.impl, o.shape, false))
     given.emplace_back(name, values.front());
@@ -194,7 +192,9 @@ loaded_variant load_variant(const global_options& global, const variant_options&
     throw error(error_kind::compile, k.compiled.label + " failed to compile\noptions:" + options +
                                          "\n" + k.compiled.log);
   }
-  drop_unlaunchable(v, o.variant == "all");
+  // A set (all, a glob, a knob filter) leaves out what cannot run here; a variant named is an error.
+  drop_unlaunchable(v, o.variant == "all" || space::is_glob(o.variant) ||
+                           o.variant.find('=') != std::string::npos);
   add_workspaces(v, workspaces);
   return v;
 }

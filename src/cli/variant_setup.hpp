@@ -37,19 +37,20 @@ std::string shape_flag(const shape_options& o, const std::string& name);
 struct variant_options {
   std::string family;                 ///< --family (required)
   std::string mode;                   ///< --mode; empty = the family's first mode
-  std::string variant = "reference";  ///< --variant: an id, "reference", a comma list, or "all"
+  std::string variant = "reference";  ///< --variant: ids, globs, NAME=VALUE filters, or "all"
+  bool single = false;  ///< the command takes one variant (profile): a selection of more is refused
   long long tokens = 1;               ///< --tokens T
   shape_options shape;                ///< --shape, --heads, --blocks
   unsigned long long seed = 0;        ///< --seed; 0 = draw one (and print it)
   cache_options cache;                ///< --cache-dir, --no-cache
 };
 
-/// Adds the flags above to a subcommand.
-void add_variant_options(CLI::App* cmd, variant_options& o);
+/// Adds the flags above to a subcommand; `variant_help` describes its --variant.
+void add_variant_options(CLI::App* cmd, variant_options& o, const std::string& variant_help);
 
-/// The variants a --variant value names: "all" (every variant of `space`, in the config's
-/// order) or a comma list of ids and "reference" (in the order given). Throws error(usage)
-/// naming the family and the first unknown id, or when the list names nothing.
+/// The variants a --variant value names (space/selection_filter.hpp: "all", ids, globs and
+/// NAME=VALUE knob filters), in the config's order. Throws error(usage) naming the family and
+/// the term for an unknown id or a filter that matches nothing.
 std::vector<const space::variant*> choose_variants(const families::family_space& space,
                                                    const std::string& list);
 

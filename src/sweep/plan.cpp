@@ -4,11 +4,13 @@
 #include <numeric>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
+#include "space/selection_filter.hpp"
 #include "families/limits.hpp"
 #include "sweep/journal.hpp"
 
@@ -59,10 +61,21 @@ void choose_modes(const sweep_request& r, family_work& w) {
 /// reference always among them.
 void choose_variants(const sweep_request& r, family_work& w) {
   const family_plan& p = *w.plan;
+  // --variant: ids, globs and knob filters (space/selection_filter.hpp), over the shipped ones.
+  std::set<std::string> selected;
+  if (!r.variant_filter.empty()) {
+    std::vector<space::variant> shipped;
+    for (const auto& v : w.space.variants)
+      if (!v.test_only) shipped.push_back(v);
+    for (const space::variant* v :
+         space::select_variants(shipped, w.space.config, join(r.variant_filter, ",")))
+      selected.insert(v->id);
+  }
   for (const auto& v : w.space.variants) {
     if (v.test_only) continue;
     if (v.is_reference) w.reference = &v;
-    if (v.is_reference || (passes(p.variants, v.id) && passes(r.variant_filter, v.id)))
+    if (v.is_reference ||
+        (passes(p.variants, v.id) && (r.variant_filter.empty() || selected.count(v.id))))
       w.variants.push_back(&v);
   }
   // The first id of `ids` that is not among the chosen variants ("reference" always is), or none.
@@ -74,11 +87,6 @@ void choose_variants(const sweep_request& r, family_work& w) {
     }
     return nullptr;
   };
-  if (const std::string* id = unknown(r.variant_filter)) {
-    throw error(error_kind::usage, "--variant " + *id + ": no such variant of " + p.family +
-                                       " in the plan (`kk3tune list --family " + p.family +
-                                       " --variants` lists them)");
-  }
   if (const std::string* id = unknown(p.variants)) {
     throw error(error_kind::config, plan_at(r, p) + "/variants: no variant '" + *id + "' in " +
                                         w.space.config.file.string());
