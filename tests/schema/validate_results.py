@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Validates every kind of JSON kk3tune writes against results/schema/kk3tune-result.schema.json
-(JSON Schema draft 2020-12), with python3-jsonschema (scripts/install-deps installs it):
+(JSON Schema draft 2020-12), with python3-jsonschema (scripts/install-deps --tests installs it):
 
 - fresh output of this build: an untimed sweep (`kk3tune sweep` with no driver), `kk3tune
   compare --format json`, and the time and sweep writers fed made-up measurements
@@ -24,7 +24,7 @@ try:
     import jsonschema
     from jsonschema import Draft202012Validator
 except ImportError:
-    print("FAIL: the Python module jsonschema is missing; scripts/install-deps installs it "
+    print("FAIL: the Python module jsonschema is missing; scripts/install-deps --tests installs it "
           "(Debian package python3-jsonschema)")
     sys.exit(1)
 
