@@ -19,6 +19,7 @@
 #include "jit/loaded_kernels.hpp"
 #include "jit/toolkit.hpp"
 #include "sweep/claims.hpp"
+#include "sweep/compile_resources.hpp"
 #include "sweep/item.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
@@ -80,7 +81,8 @@ std::vector<jit::compile_request> item_requests(const sweep_request& r, const wo
 
 /// The compile records of a mode (tokens 0): one per variant, compile_failed with the first log
 /// line of each failing arch (named when `untimed`), else "unverified" (kept only when `untimed`:
-/// a sweep on a GPU records the failures alone). Counts the compiles into `out`.
+/// a sweep on a GPU records the failures alone). When `untimed`, each record carries the resources
+/// of each arch that compiled (sweep/compile_resources.hpp). Counts the compiles into `out`.
 std::vector<record> compile_records(const work_item& item,
                                     const std::vector<std::vector<jit::compile_result>>& per_arch,
                                     bool untimed, sweep_result& out) {
@@ -93,6 +95,10 @@ std::vector<record> compile_records(const work_item& item,
     for (const auto& results : per_arch) {
       const jit::compile_result& c = results[i];
       ++out.compiles;
+      if (c.ok && untimed) {  // its resources, with the launch at the record's shape
+        r.resources.push_back(
+            compile_resources(c, w.space.impl->geometry(*w.variants[i], *item.mode, item.shape)));
+      }
       if (c.ok) continue;
       ++out.compile_failures;
       r.status = results::status::compile_failed;
