@@ -32,6 +32,9 @@ int run_report(const report_options& o) {
   if (o.html.empty()) return k_exit_ok;
   const report::html_report page = report::render_html_report(doc);
   write_file_atomic(o.html, page.html);
+  if (doc.kind == "sweep" && !doc.timed())
+    std::cout << "note: " << o.input.string()
+              << " is an untimed sweep (compiled only, no GPU): the page is its resource report\n";
   std::cout << "wrote " << o.html.string() << "  (" << doc.kind << " result, " << doc.records.size()
             << " records, " << page.plots << " plots, " << (page.html.size() + 1023) / 1024
             << " KiB)\n";

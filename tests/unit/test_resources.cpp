@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "results/codec.hpp"
+#include "support/test_support.hpp"
 #include "sweep/compile_resources.hpp"
 
 namespace kk3::results {
@@ -118,6 +120,58 @@ TEST(Resources, FromACompileAndItsLaunch) {
   EXPECT_EQ(r.limiter, "registers");
   c.arch = "sm_120a";
   EXPECT_TRUE(sweep::compile_resources(c, launch).target.empty());
+}
+
+}  // namespace
+}  // namespace kk3::results
+
+namespace kk3::results {
+namespace {
+
+// An untimed sweep as `sweep` writes it without a GPU, one record with its resources.
+std::string untimed_sweep_text() {
+  return R"({"schema_version": 3, "kind": "sweep",
+  "context": {"gpu": null, "tool_version": "0.1.0", "git_revision": "x", "argv": [], "utc_time": ""},
+  "plan": {"config": "default.json", "tokens": [1], "archs": ["sm_90a"], "timed": false,
+           "copy_ceiling_tb_s": 0, "compiles": 1, "compile_failures": 0, "wall_s": 1},
+  "families": {}, "dispatch": [],
+  "records": [)" +
+         record_json(compile_record(), record_precision::rounded).dump() + "]}\n";
+}
+
+TEST(UntimedSweep, CompareRefusesItPlainly) {
+  test::temp_dir dir;
+  const std::filesystem::path file = dir.path() / "untimed.json";
+  test::write_text(file, untimed_sweep_text());
+  const test::command_result r = test::run_kk3tune({"compare", file.string(), file.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(test::contains(
+      r.output, "BASE (" + file.string() + ") is an untimed sweep: compiled only, without a GPU"))
+      << r.output;
+  EXPECT_FALSE(test::contains(r.output, "REGRESSION")) << r.output;
+}
+
+TEST(UntimedSweep, ReportShowsItsResources) {
+  test::temp_dir dir;
+  const std::filesystem::path file = dir.path() / "untimed.json", html = dir.path() / "r.html",
+                              csv = dir.path() / "r.csv";
+  test::write_text(file, untimed_sweep_text());
+  const test::command_result r =
+      test::run_kk3tune({"report", file.string(), "--html", html.string(), "--csv", csv.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(test::contains(r.output, "is an untimed sweep (compiled only, no GPU)")) << r.output;
+  const std::string page = read_file(html);
+  for (const char* part : {"untimed sweep report", "compiled only, no GPU: nothing was timed",
+                           "Resources (untimed sweep)", "<td>H200</td>", "registers"}) {
+    EXPECT_TRUE(test::contains(page, part)) << part;
+  }
+  EXPECT_FALSE(test::contains(page, "token counts</th>")) << "no timed summary";
+  EXPECT_FALSE(test::contains(page, "TB/s")) << "no bandwidth without a GPU";
+  const std::string table = read_file(csv);
+  EXPECT_TRUE(test::contains(table, ",sm_90a_registers,sm_90a_spill_store_bytes,")) << table;
+  EXPECT_TRUE(test::contains(
+      table, ",119,0,0,896,0,448,0,1,H200,1,14,0.21875,registers,40,,,0,0,128,4096,2,,,,,\n"))
+      << table;
 }
 
 }  // namespace
