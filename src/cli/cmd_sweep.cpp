@@ -18,6 +18,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
+#include "cli/untimed_summary.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/paths.hpp"
@@ -490,6 +491,8 @@ int run_compile_only(const sweep_options& o, sweep::sweep_request& request,
       std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": "
                 << rec.reason << "\n";
   }
+  std::cout << untimed_summary(result.records, archs, o.out,
+                               committed_h200_sweep(request.config_dir));
   return result.compile_failures ? k_exit_failure : k_exit_environment;
 }
 

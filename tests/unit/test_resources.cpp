@@ -3,6 +3,7 @@
 // them writes no "resources" key, so timed files keep their bytes.
 #include <gtest/gtest.h>
 
+#include "cli/untimed_summary.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "results/codec.hpp"
@@ -176,3 +177,43 @@ TEST(UntimedSweep, ReportShowsItsResources) {
 
 }  // namespace
 }  // namespace kk3::results
+
+namespace kk3::cli {
+namespace {
+
+TEST(UntimedSweep, SummaryCountsTheLimitAndTheSpills) {
+  results::record a;  // sm_90a at the limit and spilling, sm_100a failed
+  a.family = "attn_res";
+  results::arch_resources r;
+  r.arch = "sm_90a";
+  r.registers = 255;
+  r.spill_store_bytes = 8;
+  r.spill_load_bytes = 8;
+  r.target = "H200";
+  r.occupancy = 0.125;
+  a.resources = {r};
+  results::record b = a;  // both archs fine
+  b.resources[0].registers = 64;
+  b.resources[0].spill_store_bytes = b.resources[0].spill_load_bytes = 0;
+  b.resources[0].occupancy = 0.5;
+  r.arch = "sm_100a";
+  r.registers = 80;
+  r.spill_store_bytes = r.spill_load_bytes = 0;
+  r.target = "B200";
+  r.occupancy = 0.75;
+  b.resources.push_back(r);
+  const std::string text = untimed_summary({a, b}, {"sm_100a", "sm_90a"}, "x.json", "h200.json.gz");
+  for (const char* line :
+       {"  sm_100a (B200): 1 compiled, 1 failed\n", "  sm_90a (H200): 2 compiled, 0 failed\n",
+        "  attn_res sm_90a: 1 of 2 variants at 255 registers, 1 spill; "
+        "occupancy on the H200 12.5% to 50.0%\n",
+        "  attn_res sm_100a: 0 of 2 variants at 255 registers, 0 spill; "
+        "occupancy on the B200 75.0% to 75.0%\n",
+        "kk3tune report x.json --html kk3tune-resources.html",
+        "kk3tune report h200.json.gz --html h200.html"}) {
+    EXPECT_TRUE(test::contains(text, line)) << line << "\n" << text;
+  }
+}
+
+}  // namespace
+}  // namespace kk3::cli
