@@ -63,8 +63,8 @@ void check_comparable(const file_summary& base, const file_summary& next, const 
       throw error(error_kind::input,
                   std::string(s == &base ? "BASE" : "NEW") + " (" + s->file +
                       ") is an untimed sweep: compiled only, without a GPU, so it has no timings "
-                      "and no dispatch tables to compare; `kk3tune report " + s->file +
-                      " --html FILE` shows its compile resources");
+                      "and no dispatch tables to compare; `kk3tune report " +
+                      s->file + " --html FILE` shows its compile resources");
     }
   }
   if (base.gpu_name != next.gpu_name) {
