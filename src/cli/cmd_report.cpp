@@ -57,7 +57,9 @@ void add_report_command(CLI::App& app, const global_options&, int& exit_code) {
       "every variant with the dispatch ranges and winners, the winners' share of the bandwidth\n"
       "ceiling, and sortable tables; a time file a bar chart of its variants and a table. The "
       "page\n"
-      "loads nothing from the network, and the same input gives the same bytes.");
+      "loads nothing from the network, and the same input gives the same bytes. An untimed sweep\n"
+      "(compiled without a GPU) gets its resource report: registers, spills, shared memory and\n"
+      "the theoretical occupancy on the H200 (sm_90a) and the B200 (sm_100a) per variant.");
   cmd->callback([&exit_code, o] { exit_code = run_report(*o); });
 }
 
