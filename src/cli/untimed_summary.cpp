@@ -88,8 +88,9 @@ std::filesystem::path committed_h200_sweep(const std::filesystem::path& config_d
   std::error_code ec;
   const std::filesystem::path file = config_dir.parent_path() / k_committed_sweep;
   if (!std::filesystem::is_regular_file(file, ec)) return {};
+  // Relative where it lies under the current folder (a run from the repository), else as found.
   const std::filesystem::path shown = std::filesystem::proximate(file, ec);
-  return ec || shown.empty() ? file : shown;
+  return ec || shown.empty() || *shown.begin() == ".." ? file : shown;
 }
 
 }  // namespace kk3::cli

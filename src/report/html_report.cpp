@@ -306,7 +306,8 @@ html_report render_html_report(const results::result_set& doc) {
          " · " + std::to_string(doc.records.size()) + " records" +
          (sweep ? " · " + std::to_string(doc.dispatch.size()) + " dispatch tables" : "") +
          "</p></header>\n";
-  out += "<main>\n" + context_html(doc);
+  // An untimed sweep's resources come first: its plan (every item listed) says little.
+  out += "<main>\n" + (untimed ? "" : context_html(doc));
   out += "<section id=\"summary\">\n" + body.summary_html;
   if (body.sections.size() > 1) {
     out += "<nav class=\"toc\">\n";
@@ -316,6 +317,7 @@ html_report render_html_report(const results::result_set& doc) {
     out += "</nav>\n";
   }
   out += "</section>\n";
+  if (untimed) out += context_html(doc);
   for (const html::page_section& s : body.sections) {
     out += "<section id=\"" + html_escape(s.anchor) + "\">\n" + s.html + "</section>\n";
   }
