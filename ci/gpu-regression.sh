@@ -137,7 +137,7 @@ if [ -z "$base_kk3" ]; then
   if ! git worktree add --detach "$src" "$rev" >&2 ||
      ! (cd "$src" && scripts/install-deps >&2 &&
         cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-          -DCUDAToolkit_ROOT="${CUDA_HOME:-/usr/local/cuda}" >/dev/null &&
+          -DCUDAToolkit_ROOT="${CUDA_HOME:-/usr/local/cuda}" -DKK3_BUILD_TESTS=OFF >/dev/null &&
         cmake --build "$build_dir" --target kk3tune -j "$(nproc)" >&2); then
     echo "gpu-regression: the base revision $rev did not build" >&2
     exit 2

@@ -14,7 +14,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_family_config fuzz_result_reader fuzz_compare fuzz_sweep_config)
 build=${KK3_FUZZ_BUILD_DIR:-build-fuzz}
 cuda=${CUDA_HOME:-/usr/local/cuda}
-scripts/install-deps
+scripts/install-deps --tests
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCUDAToolkit_ROOT="$cuda" -DKK3_FUZZ=ON -DKK3_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"

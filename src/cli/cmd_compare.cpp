@@ -99,8 +99,9 @@ void add_compare_command(CLI::App& app, const global_options&, int& exit_code) {
       "their\n"
       "statistics, else disjoint intervals median +- 2 standard errors), noisy when it is not.\n"
       "Exit codes: 0 no regression; 1 a regression; 2 an unreadable or truncated file, another\n"
-      "schema_version, two kinds, two GPUs, or two sweeps with no count timed comparably (another\n"
-      "objective: make the baseline again).\n");
+      "schema_version, two kinds, two GPUs, an untimed sweep (compiled without a GPU: nothing to\n"
+      "compare), or two sweeps with no count timed comparably (another objective: make the\n"
+      "baseline again).\n");
   cmd->callback([&exit_code, o] { exit_code = run_compare(*o); });
 }
 

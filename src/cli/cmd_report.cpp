@@ -38,6 +38,9 @@ int run_report(const report_options& o) {
   if (o.html.empty()) return k_exit_ok;
   const report::html_report page = report::render_html_report(doc);
   write_file_atomic(o.html, page.html);
+  if (doc.kind == "sweep" && !doc.timed())
+    std::cout << "note: " << o.input.string()
+              << " is an untimed sweep (compiled only, no GPU): the page is its resource report\n";
   std::cout << "wrote " << o.html.string() << "  (" << doc.kind << " result, " << doc.records.size()
             << " records, " << page.plots << " plots, " << (page.html.size() + 1023) / 1024
             << " KiB)\n";
@@ -60,7 +63,9 @@ void add_report_command(CLI::App& app, const global_options&, int& exit_code) {
       "every variant with the dispatch ranges and winners, the winners' share of the bandwidth\n"
       "ceiling, and sortable tables; a time file a bar chart of its variants and a table. The "
       "page\n"
-      "loads nothing from the network, and the same input gives the same bytes.");
+      "loads nothing from the network, and the same input gives the same bytes. An untimed sweep\n"
+      "(compiled without a GPU) gets its resource report: registers, spills, shared memory and\n"
+      "the theoretical occupancy on the H200 (sm_90a) and the B200 (sm_100a) per variant.");
   cmd->callback([&exit_code, o] { exit_code = run_report(*o); });
 }
 

@@ -18,6 +18,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
+#include "cli/untimed_summary.hpp"
 #include "core/error.hpp"
 #include "core/file_roles.hpp"
 #include "core/hash.hpp"
@@ -132,6 +133,20 @@ void finish_journal(const sweep::journal& log) {
   std::filesystem::remove(log.file(), ec);
 }
 
+/// "42 s", "3 min 05 s", "1 h 02 min": a duration for the progress line.
+std::string duration_text(double s) {
+  const long long t = std::llround(std::max(0.0, s));
+  char text[40];
+  if (t < 60) {
+    std::snprintf(text, sizeof text, "%lld s", t);
+  } else if (t < 3600) {
+    std::snprintf(text, sizeof text, "%lld min %02lld s", t / 60, t % 60);
+  } else {
+    std::snprintf(text, sizeof text, "%lld h %02lld min", t / 3600, t / 60 % 60);
+  }
+  return text;
+}
+
 /// Progress on stderr: a redrawn bar on a terminal, plain lines otherwise.
 class progress_printer {
  public:
@@ -142,10 +157,11 @@ class progress_printer {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
     const double rate = elapsed > 0 ? e.done / elapsed : 0;
-    const double eta = rate > 0 ? (e.total - e.done) / rate : 0;
+    // The sweep's own estimate where it has one (compiles: weighted by each family's cost).
+    const double eta = e.eta_s ? *e.eta_s : rate > 0 ? (e.total - e.done) / rate : 0;
     char head[160];
-    std::snprintf(head, sizeof head, "%s %zu/%zu (%.1f/s, ETA %.0f s)", m_what, e.done, e.total,
-                  rate, eta);
+    std::snprintf(head, sizeof head, "%s %zu/%zu (%.1f/s, ETA %s)", m_what, e.done, e.total, rate,
+                  duration_text(eta).c_str());
     if (m_tty) {
       const int width = 30;
       const int filled = e.total ? static_cast<int>(width * e.done / e.total) : 0;
@@ -515,6 +531,8 @@ int run_compile_only(const sweep_options& o, sweep::sweep_request& request,
       std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": "
                 << rec.reason << "\n";
   }
+  std::cout << untimed_summary(result.records, archs, o.out,
+                               committed_h200_sweep(request.config_dir));
   return result.compile_failures ? k_exit_failure : k_exit_environment;
 }
 

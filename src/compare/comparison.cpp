@@ -48,7 +48,7 @@ file_summary summarize(const results::result_set& d) {
 }
 
 std::string gpu_words(const file_summary& s) {
-  return s.gpu_name.empty() ? "no GPU (an untimed sweep)" : s.gpu_name;
+  return s.gpu_name.empty() ? "no GPU" : s.gpu_name;
 }
 
 void check_comparable(const file_summary& base, const file_summary& next, const compare_options& o,
@@ -57,6 +57,15 @@ void check_comparable(const file_summary& base, const file_summary& next, const 
     throw error(error_kind::input, "BASE (" + base.file + ") is a " + base.kind +
                                        " result and NEW (" + next.file + ") a " + next.kind +
                                        " result: compare needs two results of one kind");
+  }
+  for (const file_summary* s : {&base, &next}) {  // nothing to compare: not "lost", not slower
+    if (!s->timed) {
+      throw error(error_kind::input,
+                  std::string(s == &base ? "BASE" : "NEW") + " (" + s->file +
+                      ") is an untimed sweep: compiled only, without a GPU, so it has no timings "
+                      "and no dispatch tables to compare; `kk3tune report " +
+                      s->file + " --html FILE` shows its compile resources");
+    }
   }
   if (base.gpu_name != next.gpu_name) {
     const std::string what = "BASE (" + base.file + ") ran on " + gpu_words(base) + ", NEW (" +
@@ -67,12 +76,6 @@ void check_comparable(const file_summary& base, const file_summary& next, const 
                                          "(--allow-device-mismatch compares them anyway)");
     }
     notes.push_back(what + "; compared anyway (--allow-device-mismatch)");
-  }
-  for (const file_summary* s : {&base, &next}) {
-    if (!s->timed) {
-      notes.push_back(std::string(s == &base ? "BASE" : "NEW") +
-                      " is an untimed sweep (no GPU): its records carry no timing");
-    }
   }
 }
 

@@ -127,6 +127,7 @@ std::vector<std::pair<std::string, std::string>> plan_facts(const results::resul
         out.emplace_back("objective (" + f.family + ")", results::describe(f.objective));
       continue;
     }
+    if (k == "copy_ceiling_tb_s" && !doc.timed()) continue;  // no GPU: nothing was measured
     out.push_back(plan_entry(k, v));
   }
   return out;
@@ -281,7 +282,10 @@ std::string context_html(const results::result_set& doc) {
 
 html_report render_html_report(const results::result_set& doc) {
   const bool sweep = doc.kind == "sweep";
-  const html::page_body body = sweep ? html::sweep_body(doc) : html::time_body(doc);
+  const bool untimed = sweep && !doc.timed();  // compiled only: a resource report, no plots
+  const html::page_body body = untimed ? html::resources_body(doc)
+                               : sweep ? html::sweep_body(doc)
+                                       : html::time_body(doc);
   const std::string name = doc.file.filename().string();
   html_report r;
   r.plots = body.plots;
@@ -290,13 +294,20 @@ html_report render_html_report(const results::result_set& doc) {
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += "<title>kk3tune report — " + html_escape(name) + "</title>\n<style>" + k_style +
          "</style>\n</head>\n<body>\n";
-  out += "<header class=\"top\"><h1>kk3tune " + std::string(sweep ? "sweep" : "time") +
-         " report — " + html_escape(name) + "</h1>\n<p>" + html_escape(doc.context.gpu.name) +
-         (doc.context.utc_time.empty() ? "" : " · measured " + html_escape(doc.context.utc_time)) +
+  out += "<header class=\"top\"><h1>kk3tune " +
+         std::string(untimed ? "untimed sweep"
+                     : sweep ? "sweep"
+                             : "time") +
+         " report — " + html_escape(name) + "</h1>\n<p>" +
+         html_escape(untimed ? "compiled only, no GPU: nothing was timed" : doc.context.gpu.name) +
+         (doc.context.utc_time.empty()
+              ? ""
+              : (untimed ? " · compiled " : " · measured ") + html_escape(doc.context.utc_time)) +
          " · " + std::to_string(doc.records.size()) + " records" +
          (sweep ? " · " + std::to_string(doc.dispatch.size()) + " dispatch tables" : "") +
          "</p></header>\n";
-  out += "<main>\n" + context_html(doc);
+  // An untimed sweep's resources come first: its plan (every item listed) says little.
+  out += "<main>\n" + (untimed ? "" : context_html(doc));
   out += "<section id=\"summary\">\n" + body.summary_html;
   if (body.sections.size() > 1) {
     out += "<nav class=\"toc\">\n";
@@ -306,6 +317,7 @@ html_report render_html_report(const results::result_set& doc) {
     out += "</nav>\n";
   }
   out += "</section>\n";
+  if (untimed) out += context_html(doc);
   for (const html::page_section& s : body.sections) {
     out += "<section id=\"" + html_escape(s.anchor) + "\">\n" + s.html + "</section>\n";
   }

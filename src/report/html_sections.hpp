@@ -27,6 +27,8 @@ struct page_body {
 
 page_body sweep_body(const results::result_set& doc);
 page_body time_body(const results::result_set& doc);
+/// An untimed sweep's page (compiled only, no GPU): its resources per variant and arch.
+page_body resources_body(const results::result_set& doc);
 
 /// "12.35" (µs, 4 significant digits)
 std::string fmt_us(double us);

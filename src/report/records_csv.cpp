@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "results/codec.hpp"
 #include "results/objective.hpp"
@@ -34,6 +35,38 @@ std::vector<std::string> columns(const results::result_set& doc, Get names_of) {
   return out;
 }
 
+/// The resource columns of each arch (results/model.hpp arch_resources).
+constexpr const char* k_resource_columns[] = {
+    "registers",   "spill_store_bytes", "spill_load_bytes",     "shared_bytes",
+    "stack_bytes", "threads_per_cta",   "dynamic_shared_bytes", "cluster_ctas",
+    "target",      "ctas_per_sm",       "warps_per_sm",         "occupancy",
+    "limiter"};
+
+/// A record's resources for `arch` under k_resource_columns (empty where it has none).
+void add_resources(std::vector<std::string>& row, const results::record& r,
+                   const std::string& arch) {
+  const auto it = std::find_if(r.resources.begin(), r.resources.end(),
+                               [&](const results::arch_resources& a) { return a.arch == arch; });
+  if (it == r.resources.end()) {
+    row.insert(row.end(), std::size(k_resource_columns), "");
+    return;
+  }
+  const results::arch_resources& a = *it;
+  auto count = [](long long v) { return v < 0 ? std::string() : std::to_string(v); };
+  for (long long v :
+       {static_cast<long long>(a.registers), static_cast<long long>(a.spill_store_bytes),
+        static_cast<long long>(a.spill_load_bytes), static_cast<long long>(a.shared_bytes),
+        static_cast<long long>(a.stack_bytes), static_cast<long long>(a.threads_per_cta),
+        a.dynamic_shared_bytes, static_cast<long long>(a.cluster_ctas)})
+    row.push_back(count(v));
+  const bool target = !a.target.empty();
+  row.push_back(a.target);
+  row.push_back(target ? std::to_string(a.ctas_per_sm) : "");
+  row.push_back(target ? std::to_string(a.warps_per_sm) : "");
+  row.push_back(target ? number(a.occupancy) : "");
+  row.push_back(a.limiter);
+}
+
 }  // namespace
 
 std::string records_csv(const results::result_set& doc) {
@@ -47,6 +80,13 @@ std::string records_csv(const results::result_set& doc) {
     for (const auto& [name, value] : r.knobs) n.push_back(name);
     return n;
   });
+  // An untimed sweep's resources: a group of columns per arch ("sm_90a_registers", ...), only
+  // when some record has them (a timed file's columns stay as they are).
+  const std::vector<std::string> archs = columns(doc, [](const results::record& r) {
+    std::vector<std::string> n;
+    for (const results::arch_resources& a : r.resources) n.push_back(a.arch);
+    return n;
+  });
   std::vector<std::string> header = {"family", "mode"};
   header.insert(header.end(), dims.begin(), dims.end());
   header.insert(header.end(), {"tokens", "variant", "reference"});
@@ -56,6 +96,9 @@ std::string records_csv(const results::result_set& doc) {
         "stdev_us", "rel_stderr_median", "samples", "bytes_moved", "achieved_tb_s",
         "fraction_of_ceiling", "timing", "objective", "reason"}) {
     header.push_back(h);
+  }
+  for (const std::string& arch : archs) {
+    for (const char* h : k_resource_columns) header.push_back(arch + "_" + h);
   }
   std::string out;
   for (std::size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + field(header[i]);
@@ -90,6 +133,7 @@ std::string records_csv(const results::result_set& doc) {
     row.push_back(r.timing_mode.empty() ? results::to_string(r.objective.mode) : r.timing_mode);
     row.push_back(results::describe(r.objective));
     row.push_back(r.reason);
+    for (const std::string& arch : archs) add_resources(row, r, arch);
     for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + field(row[i]);
     out += "\n";
   }

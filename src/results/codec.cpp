@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "results/entries.hpp"
 #include "results/json_fields.hpp"
+#include "results/resources.hpp"
 
 namespace kk3::results {
 namespace {
@@ -152,6 +153,7 @@ json record_json(const record& r, record_precision p) {
                             {"fraction_of_ceiling", r.fraction_of_ceiling}}) {
     e[key] = p == record_precision::full ? value : rounded(value, 1e6);
   }
+  if (!r.resources.empty()) e["resources"] = resources_json(r.resources);  // untimed sweeps
   return e;
 }
 

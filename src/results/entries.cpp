@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "results/codec.hpp"
+#include "results/resources.hpp"
 
 namespace kk3::results {
 namespace {
@@ -235,6 +236,8 @@ record read_record(const json_fields& r, const json& e, const std::string& at) {
     r.member(e, at, "bytes_moved");
   }
   read_measurement(r, e, at, rec);
+  if (const json* res = r.find(e, "resources"))  // an untimed sweep's compile record
+    rec.resources = read_resources(r, *res, at + "/resources");
   return rec;
 }
 

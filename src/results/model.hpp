@@ -43,6 +43,26 @@ struct verification {
   std::string first_mismatch;
 };
 
+/// An untimed sweep's compile of one variant for one arch (no GPU): what NVRTC made of it, the
+/// launch at the record's shape, and the theoretical occupancy on the arch's named GPU
+/// (device/occupancy.hpp). -1: unknown (a count the compile did not report).
+struct arch_resources {
+  std::string arch;                       ///< e.g. "sm_90a"
+  int registers = -1;                     ///< per thread
+  int spill_store_bytes = -1;             ///< bytes of spill stores (from NVRTC's log)
+  int spill_load_bytes = -1;              ///< bytes of spill loads
+  int shared_bytes = -1;                  ///< static shared memory per CTA, bytes
+  int stack_bytes = -1;                   ///< stack frame per thread, bytes
+  int threads_per_cta = 0;                ///< the launch's, from the family's geometry
+  long long dynamic_shared_bytes = 0;     ///< the launch's dynamic shared memory per CTA, bytes
+  int cluster_ctas = 1;                   ///< CTAs per thread-block cluster (1: none)
+  std::string target;                     ///< the named GPU ("H200"); empty: none for this arch
+  int sm_count = 0;                       ///< the target's SMs
+  int ctas_per_sm = 0, warps_per_sm = 0;  ///< resident on one SM of the target
+  double occupancy = 0;                   ///< resident warps over the SM's maximum, 0 to 1
+  std::string limiter;                    ///< what bounds ctas_per_sm (device::occupancy::limiter)
+};
+
 /// One family x mode x shape x variant: what a sweep measured, a journal holds, or a result file
 /// was read into (results/reader.hpp; a kind "time" file gives one per entry).
 struct record {
@@ -77,6 +97,8 @@ struct record {
   /// under one objective are comparable. (A sweep's records take their family's.)
   results::objective objective;
   std::string at;  ///< the JSON pointer it was read from, for messages; empty when not read
+  /// An untimed sweep's compile record: per arch compiled, its resources (empty otherwise).
+  std::vector<arch_resources> resources;
 
   /// "family/mode/T64-H16/variant": what compare matches records by.
   [[nodiscard]] std::string key() const;

@@ -169,7 +169,8 @@ std::string not_a_sweep(const json& doc) {
     return "kind " + kind->dump() + ", not a sweep";
   const auto plan = doc.find("plan");
   if (plan != doc.end() && plan->is_object() && plan->value("timed", true) == false)
-    return "an untimed sweep (compiled without a GPU): no tables";
+    return "an untimed sweep (compiled only, no GPU: nothing was timed, so it has no dispatch "
+           "tables to emit)";
   return {};
 }
 

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -19,6 +21,8 @@
 #include "jit/loaded_kernels.hpp"
 #include "jit/toolkit.hpp"
 #include "sweep/claims.hpp"
+#include "sweep/compile_eta.hpp"
+#include "sweep/compile_resources.hpp"
 #include "sweep/item.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
@@ -80,7 +84,8 @@ std::vector<jit::compile_request> item_requests(const sweep_request& r, const wo
 
 /// The compile records of a mode (tokens 0): one per variant, compile_failed with the first log
 /// line of each failing arch (named when `untimed`), else "unverified" (kept only when `untimed`:
-/// a sweep on a GPU records the failures alone). Counts the compiles into `out`.
+/// a sweep on a GPU records the failures alone). When `untimed`, each record carries the resources
+/// of each arch that compiled (sweep/compile_resources.hpp). Counts the compiles into `out`.
 std::vector<record> compile_records(const work_item& item,
                                     const std::vector<std::vector<jit::compile_result>>& per_arch,
                                     bool untimed, sweep_result& out) {
@@ -93,6 +98,10 @@ std::vector<record> compile_records(const work_item& item,
     for (const auto& results : per_arch) {
       const jit::compile_result& c = results[i];
       ++out.compiles;
+      if (c.ok && untimed) {  // its resources, with the launch at the record's shape
+        r.resources.push_back(
+            compile_resources(c, w.space.impl->geometry(*w.variants[i], *item.mode, item.shape)));
+      }
       if (c.ok) continue;
       ++out.compile_failures;
       r.status = results::status::compile_failed;
@@ -104,34 +113,49 @@ std::vector<record> compile_records(const work_item& item,
   return records;
 }
 
-/// Without a GPU: one item's mode compiled for every arch (or taken from the journal).
-void compile_item(const sweep_request& r, const jit::jit_engine& engine, const work_item& item,
-                  const std::vector<std::string>& archs,
-                  const std::function<void(const std::string&)>& on_done, sweep_result& out) {
-  const std::string unit = item.family->space.config.family + "/" + item.mode->name;
-  if (r.log && r.log->state().units.count(unit)) {  // compiled before the sweep was stopped
-    const auto& records = r.log->state().units.at(unit);
-    out.records.insert(out.records.end(), records.begin(), records.end());
-    out.compiles += r.log->state().unit_compiles.at(unit).first;
-    out.compile_failures += r.log->state().unit_compiles.at(unit).second;
-    for (std::size_t i = 0; i < item.family->variants.size() * archs.size(); ++i)
-      on_done(unit + ": from the journal");
-    return;
-  }
+/// Without a GPU: the compiles of one item's mode for every arch, in arch order, and what became
+/// of them (filled by the pilot first, then by the unit's own compile).
+struct compile_unit {
+  const work_item* item = nullptr;
+  std::string name;  ///< "family/mode": the journal's unit
   std::vector<jit::compile_request> requests;
-  for (const std::string& arch : archs) {
-    for (auto& q : item_requests(r, item, arch)) requests.push_back(std::move(q));
+  std::size_t first = 0;  ///< its first compile's index among all the plan's compiles
+  std::vector<std::optional<jit::compile_result>> results;
+};
+
+/// A result kept for its record: the cubin is not needed once the resources are read.
+jit::compile_result kept(jit::compile_result c) {
+  c.cubin.clear();
+  c.cubin.shrink_to_fit();
+  return c;
+}
+
+/// Compiles `requests` (ids[k] is request k's index among the plan's compiles), calling
+/// `on_done(id, result)` as each lands; the results in request order.
+std::vector<jit::compile_result> compile_batch(
+    const jit::jit_engine& engine, const std::vector<jit::compile_request>& requests,
+    const std::vector<std::size_t>& ids,
+    const std::function<void(std::size_t, const jit::compile_result&)>& on_done) {
+  std::map<std::string, std::size_t> id_of;  // labels are unique: family/mode/variant @ arch
+  for (std::size_t k = 0; k < requests.size(); ++k) id_of[requests[k].label] = ids[k];
+  return engine.compile_all(requests, [&](const jit::compile_result& c) {
+    const auto it = id_of.find(c.label);
+    on_done(it == id_of.end() ? 0 : it->second, c);
+  });
+}
+
+/// Without a GPU: the unit's records from its compiles (sweep/compile_resources.hpp), appended to
+/// `out` and to the journal.
+void finish_unit(const sweep_request& r, compile_unit& u, std::size_t archs, sweep_result& out) {
+  std::vector<std::vector<jit::compile_result>> per_arch(archs);
+  const std::size_t n = u.item->family->variants.size();
+  for (std::size_t a = 0; a < archs; ++a) {
+    for (std::size_t i = 0; i < n; ++i) per_arch[a].push_back(std::move(*u.results[a * n + i]));
   }
-  const auto results =
-      engine.compile_all(requests, [&](const jit::compile_result& c) { on_done(c.label); });
-  std::vector<std::vector<jit::compile_result>> per_arch(archs.size());
-  const std::size_t n = item.family->variants.size();
-  for (std::size_t a = 0; a < archs.size(); ++a)
-    per_arch[a].assign(results.begin() + a * n, results.begin() + (a + 1) * n);
   const std::size_t compiles = out.compiles, failures = out.compile_failures;
-  std::vector<record> records = compile_records(item, per_arch, true, out);
+  std::vector<record> records = compile_records(*u.item, per_arch, true, out);
   if (r.log)
-    r.log->add_unit(unit, records, out.compiles - compiles, out.compile_failures - failures);
+    r.log->add_unit(u.name, records, out.compiles - compiles, out.compile_failures - failures);
   out.records.insert(out.records.end(), records.begin(), records.end());
 }
 
@@ -285,17 +309,78 @@ void compile_plan(const sweep_request& request, const std::vector<std::string>& 
   jit::require_cuda_include_dir();
   const auto engine = jit::make_jit_engine(request.kernel_dir, request.cache_dir, request.no_cache);
   // A mode's variants are compiled once, with its first item; its later shapes need nothing more.
-  std::size_t total = 0, done = 0;
-  for (std::size_t i : out.shard_items)
-    total += plan.items[i].first_of_mode ? plan.items[i].family->variants.size() * archs.size() : 0;
+  // Units the journal has are taken from it; the others' compiles are numbered in plan order.
+  std::vector<compile_unit> units;
+  std::vector<std::string> family_of;  // of each compile to do: the ETA's groups
   for (std::size_t i : out.shard_items) {
-    if (!plan.items[i].first_of_mode) continue;
-    compile_item(
-        request, *engine, plan.items[i], archs,
-        [&](const std::string& what) {
-          if (progress) progress({++done, total, what});
-        },
-        out);
+    const work_item& item = plan.items[i];
+    if (!item.first_of_mode) continue;
+    compile_unit u{&item, item.family->space.config.family + "/" + item.mode->name, {}, 0, {}};
+    if (!(request.log && request.log->state().units.count(u.name))) {
+      for (const std::string& arch : archs) {
+        for (auto& q : item_requests(request, item, arch)) u.requests.push_back(std::move(q));
+      }
+      u.first = family_of.size();
+      u.results.resize(u.requests.size());
+      family_of.insert(family_of.end(), u.requests.size(), item.family->space.config.family);
+    }
+    units.push_back(std::move(u));
+  }
+  // The ETA (sweep/compile_eta.hpp): a pilot of a fixed random sample of the compiles first, each
+  // family's cost learned from it, then unit by unit in plan order (each journaled when done).
+  const std::size_t total = family_of.size();
+  compile_eta eta(family_of);
+  const auto first_compile = clock_type::now();
+  std::size_t done = 0;
+  const auto report = [&](const std::string& what) {
+    if (!progress) return;
+    progress_event e{++done, total, what};
+    e.eta_s = eta.eta_s(std::chrono::duration<double>(clock_type::now() - first_compile).count());
+    progress(e);
+  };
+  std::vector<std::pair<compile_unit*, std::size_t>> owner(total);  // compile -> unit, position
+  for (compile_unit& u : units) {
+    for (std::size_t k = 0; k < u.requests.size(); ++k) owner[u.first + k] = {&u, k};
+  }
+  {
+    std::vector<std::size_t> ids = pilot_order(total, 0x6b6b3374756e65ull);
+    ids.resize(pilot_size(total));
+    std::vector<jit::compile_request> pilot;
+    for (std::size_t id : ids) pilot.push_back(owner[id].first->requests[owner[id].second]);
+    const auto results =
+        compile_batch(*engine, pilot, ids, [&](std::size_t id, const jit::compile_result& c) {
+          eta.sampled(id, c.cache_hit ? 0 : c.compile_s);
+          report(c.label);
+        });
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      owner[ids[k]].first->results[owner[ids[k]].second] = kept(results[k]);
+    eta.learn();
+  }
+  for (compile_unit& u : units) {
+    if (u.requests.empty()) {  // compiled before the sweep was stopped
+      const auto& log = request.log->state();
+      const auto& records = log.units.at(u.name);
+      out.records.insert(out.records.end(), records.begin(), records.end());
+      out.compiles += log.unit_compiles.at(u.name).first;
+      out.compile_failures += log.unit_compiles.at(u.name).second;
+      continue;
+    }
+    std::vector<jit::compile_request> rest;
+    std::vector<std::size_t> ids;
+    for (std::size_t k = 0; k < u.requests.size(); ++k) {
+      if (u.results[k]) continue;  // the pilot's
+      rest.push_back(u.requests[k]);
+      ids.push_back(u.first + k);
+    }
+    const auto results =
+        rest.empty()
+            ? std::vector<jit::compile_result>{}
+            : compile_batch(*engine, rest, ids, [&](std::size_t id, const jit::compile_result& c) {
+                eta.done(id);
+                report(c.label);
+              });
+    for (std::size_t k = 0; k < ids.size(); ++k) u.results[ids[k] - u.first] = kept(results[k]);
+    finish_unit(request, u, archs.size(), out);
   }
   out.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
 }

@@ -72,6 +72,9 @@ struct sweep_result {
 struct progress_event {
   std::size_t done = 0, total = 0;
   std::string current;  ///< e.g. "attn_res/common_nb8 T=64: 12 finalists"
+  /// Seconds left, where the sweep estimates it (compiles: sweep/compile_eta.hpp); else none,
+  /// and the printer takes the rate so far.
+  std::optional<double> eta_s;
 };
 using progress_fn = std::function<void(const progress_event&)>;
 

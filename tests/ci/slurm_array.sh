@@ -10,7 +10,7 @@
 #   - a GPU-mode submission (no GPU visible): its tasks exit 3, which must fail them and cancel
 #     the merge; a merge that fails must fail the submission (--wait).
 # Every daemon it started is stopped on exit. Slurm or munge missing or not starting is a failure;
-# KK3_SKIP_SLURM=1 skips the test (exit 77). Packages: slurm-wlm, munge (scripts/install-deps).
+# KK3_SKIP_SLURM=1 skips the test (exit 77). Packages: slurm-wlm, munge (scripts/install-deps --tests).
 # Usage: slurm_array.sh KK3TUNE SOURCE_DIR
 set -uo pipefail
 kk3=$1 source=$2
@@ -33,7 +33,7 @@ if [ "${KK3_SKIP_SLURM:-0}" = 1 ]; then
   echo "SKIPPED: KK3_SKIP_SLURM=1: the Slurm job array test does not run here"
   exit $skip_code
 fi
-hint="(scripts/install-deps installs slurm-wlm and munge; KK3_SKIP_SLURM=1 skips this test)"
+hint="(scripts/install-deps --tests installs slurm-wlm and munge; KK3_SKIP_SLURM=1 skips this test)"
 [ "$(id -u)" = 0 ] || fail "this test starts munged as the munge user and slurmd as root, so it runs as root (CI does) $hint"
 missing=()
 for b in munged mungekey munge unmunge slurmctld slurmd sbatch scontrol sinfo squeue scancel setpriv python3; do

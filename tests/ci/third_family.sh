@@ -55,10 +55,13 @@ assert len(whole["records"]) == 12, len(whole["records"])
 print(f"ok: items {items}; {len(whole['records'])} records, the merged shards equal the unsharded file")
 PY
 
-# 3. compare and report read it.
-"$kk3" compare "$w/whole.json" "$w/merged.json" >"$w/compare.log" 2>&1 || fail "compare: $(tail -2 "$w/compare.log")"
+# 3. compare refuses it (untimed: nothing to compare), report reads it (its resources).
+rc=0
+"$kk3" compare "$w/whole.json" "$w/merged.json" >"$w/compare.log" 2>&1 || rc=$?
+[[ $rc == 2 ]] && grep -q "is an untimed sweep" "$w/compare.log" || fail "compare of an untimed sweep: $(tail -2 "$w/compare.log")"
 "$kk3" report "$w/whole.json" --html "$w/report.html" >"$w/report.log" 2>&1 || fail "report: $(tail -2 "$w/report.log")"
-echo "ok: compare and report read it"
+grep -q "Resources (untimed sweep)" "$w/report.html" || fail "report: no resource report of the untimed sweep"
+echo "ok: compare refuses it as untimed, report shows its resources"
 
 # 4. Tables keyed on experts, as a GPU sweep would give them (the winners made up, each a shipped
 #    variant), emitted into a header that compiles and selects by experts.

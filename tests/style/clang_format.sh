@@ -3,13 +3,13 @@
 # benchmarks and the downstream example must be exactly as clang-format writes it. The kernels
 # (kernels/) and the generated headers are left out: the kernels' text is hashed into every cache
 # key and the headers are written by codegen. Pinned to clang-format 14 (Debian bookworm's, which
-# scripts/install-deps installs): other versions format differently, so they skip (exit 77).
+# scripts/install-deps --tests installs): other versions format differently, so they skip (exit 77).
 # Usage: clang_format.sh [REPO]   (fix with: scripts/format)
 set -euo pipefail
 cd "${1:-$(dirname "$0")/../..}"
 cf=${CLANG_FORMAT:-clang-format}
 if ! command -v "$cf" >/dev/null; then
-  echo "style.clang_format: $cf not found (scripts/install-deps installs clang-format)" >&2
+  echo "style.clang_format: $cf not found (scripts/install-deps --tests installs clang-format)" >&2
   exit 1
 fi
 major=$("$cf" --version | sed -nE 's/.*version ([0-9]+)\..*/\1/p')

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -446,22 +447,33 @@ TEST(compare, thresholds_and_the_worst_first) {
   EXPECT_EQ(compare_documents(next, base, {}).exit_code(), 0);
 }
 
-TEST(compare, untimed_sweeps_compare_without_timing) {
+// An untimed sweep (compiled only, no GPU) has nothing to compare: an input error naming it,
+// never "lost" tables or a regression.
+TEST(compare, untimed_sweeps_are_refused) {
   result_set base = fixture("sweep-base.json");
-  if (!base.plan) base.plan.emplace();
-  base.plan->timed = false;
-  base.context.gpu.name.clear();
-  base.dispatch.clear();
-  for (auto& r : base.records) {
+  result_set untimed = base;
+  if (!untimed.plan) untimed.plan.emplace();
+  untimed.plan->timed = false;
+  untimed.context.gpu.name.clear();
+  untimed.dispatch.clear();
+  for (auto& r : untimed.records) {
     r.status = results::status::unverified;
     r.verified.reset();
     r.stats.reset();
     r.samples_us.clear();
   }
-  const comparison c = compare_documents(base, base, {});
-  EXPECT_EQ(c.exit_code(), 0);
-  EXPECT_EQ(c.counts.untimed, c.counts.matched);
-  EXPECT_FALSE(c.notes.empty());
+  for (const auto& [b, n, which] :
+       {std::tuple{&untimed, &untimed, "BASE"}, std::tuple{&base, &untimed, "NEW"}}) {
+    try {
+      (void)compare_documents(*b, *n, {});
+      ADD_FAILURE() << "an untimed sweep was compared";
+    } catch (const error& e) {
+      EXPECT_EQ(e.kind(), error_kind::input);
+      EXPECT_TRUE(contains(e.what(), std::string(which) + " (")) << e.what();
+      EXPECT_TRUE(contains(e.what(), "is an untimed sweep: compiled only, without a GPU"))
+          << e.what();
+    }
+  }
 }
 
 // --- output formats ----------------------------------------------------------------------------

@@ -271,7 +271,9 @@ TEST(emit, inputs_none_of_which_is_a_sweep_exit_2_naming_each) {
        {time_result.string() + ": kind \"time\", not a sweep",
         peers.string() + ": no \"kind\", not a sweep",
         list.string() + ": not a JSON object, not a sweep",
-        untimed.string() + ": an untimed sweep (compiled without a GPU): no tables"}) {
+        untimed.string() +
+            ": an untimed sweep (compiled only, no GPU: nothing was timed, so it has "
+            "no dispatch tables to emit)"}) {
     EXPECT_TRUE(contains(r.output, why)) << r.output;
   }
   EXPECT_FALSE(fs::exists(out.path() / "kk3tune")) << "nothing is written";

@@ -271,11 +271,13 @@ std::string screenshot(const std::string& chromium, const std::filesystem::path&
   return png;
 }
 
-// Not skipped without Chromium: CI installs it (scripts/install-deps), so a missing browser fails.
+// Not skipped without Chromium: CI installs it (scripts/install-deps --tests), so a missing browser
+// fails.
 TEST(ReportChromium, DrawsThePlots) {
   const std::string chromium = find_chromium();
-  ASSERT_FALSE(chromium.empty()) << "no chromium on PATH (scripts/install-deps installs Debian's "
-                                    "chromium; KK3_CHROMIUM names another)";
+  ASSERT_FALSE(chromium.empty())
+      << "no chromium on PATH (scripts/install-deps --tests installs Debian's "
+         "chromium; KK3_CHROMIUM names another)";
   test::temp_dir tmp;
   const std::filesystem::path sweep_html = tmp.path() / "sweep.html",
                               time_html = tmp.path() / "time.html";
