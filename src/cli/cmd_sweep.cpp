@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/sweep_preview.hpp"
 #include "cli/table.hpp"
 #include "cli/untimed_summary.hpp"
 #include "core/error.hpp"
@@ -83,6 +84,7 @@ struct sweep_options {
   unsigned long long seed = 0;
   cache_options cache;
   bool resume = false;              ///< --resume: continue OUT.journal
+  bool dry_run = false;             ///< --dry-run: print the plan preview, do nothing
   double variant_timeout_s = 60;    ///< --variant-timeout
   bool no_isolation = false;        ///< --no-isolation: measure in this process
   std::vector<std::string> inject;  ///< --inject-fault VARIANT=KIND (test only)
@@ -599,6 +601,12 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   const bool gpu = device::driver_available(&why) && device::device_count() > 0;
   if (gpu && !o.worker)
     families::require_archs(plan_families(request), {device::first_gpu().arch}, "the GPU's arch");
+  if (o.dry_run) {
+    const std::vector<std::string> archs =
+        gpu ? std::vector<std::string>{device::first_gpu().arch}
+            : jit::parse_arch_list(o.arch.empty() ? "sm_90a,sm_100a" : o.arch);
+    return print_sweep_preview(request, archs, gpu, why.empty() ? "no device" : why);
+  }
   if (!gpu) {
     if (!o.gpus.empty())
       std::cerr << "kk3tune sweep: --gpus " << o.gpus
@@ -679,6 +687,10 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
                   "mode x shape with all its token counts; `kk3tune merge` joins the shards' "
                   "files)");
   add_cache_options(cmd, o->cache);
+  cmd->add_flag("--dry-run", o->dry_run,
+                "print the plan: work items, variants and compiles per family and mode, how many "
+                "are in the compile cache, estimates of the compile and GPU time; compile, time "
+                "and write nothing");
   cmd->add_flag(
       "--resume", o->resume,
       "continue the sweep whose journal (OUT.journal) a kill or a fault left, with the same flags");

@@ -61,6 +61,16 @@ compile_result jit_engine::compile(const compile_request& request) const {
   return r;
 }
 
+std::optional<compile_result> jit_engine::cached(const compile_request& request) const {
+  if (!m_cache) return std::nullopt;
+  try {
+    return m_cache->load(cache_key(request, m_compiler.full_options(request),
+                                   m_compiler.sources(request), m_nvrtc_version));
+  } catch (const error&) {
+    return std::nullopt;
+  }
+}
+
 std::vector<compile_result> jit_engine::compile_all(
     const std::vector<compile_request>& requests,
     const std::function<void(const compile_result&)>& on_done) const {

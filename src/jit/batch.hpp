@@ -37,6 +37,10 @@ class jit_engine {
       const std::vector<compile_request>& requests,
       const std::function<void(const compile_result&)>& on_done = {}) const;
 
+  /// The cached result of `request`, without compiling: nothing on a miss, with no cache, or
+  /// when its sources cannot be read.
+  [[nodiscard]] std::optional<compile_result> cached(const compile_request& request) const;
+
   const nvrtc_compiler& compiler() const { return m_compiler; }
   const kernel_cache* cache() const { return m_cache ? &*m_cache : nullptr; }
 

@@ -14,10 +14,6 @@ namespace {
 
 constexpr int k_register_limit = 255;
 
-std::string count_text(long long v) {
-  return v < 0 ? "?" : std::to_string(v);
-}
-
 html_cell count_cell(long long v) {
   return v < 0 ? text_cell("?") : number_cell(double(v), std::to_string(v));
 }

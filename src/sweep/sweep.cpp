@@ -334,7 +334,7 @@ void compile_plan(const sweep_request& request, const std::vector<std::string>& 
   std::size_t done = 0;
   const auto report = [&](const std::string& what) {
     if (!progress) return;
-    progress_event e{++done, total, what};
+    progress_event e{++done, total, what, std::nullopt};
     e.eta_s = eta.eta_s(std::chrono::duration<double>(clock_type::now() - first_compile).count());
     progress(e);
   };
@@ -416,7 +416,7 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
       (request.claims_dir.empty() ? out.shard_items.size() : plan.items.size()) * counts;
   std::size_t done = 0;
   const auto on_count = [&](const std::string& line) {
-    if (progress) progress({++done, total, line});
+    if (progress) progress({++done, total, line, std::nullopt});
   };
   if (request.claims_dir.empty()) {
     run_shard(g, plan, *engine, out, on_count);

@@ -1,0 +1,131 @@
+#include "sweep/preview.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "core/error.hpp"
+#include "jit/batch.hpp"
+#include "jit/loaded_kernels.hpp"
+#include "results/reader.hpp"
+#include "sweep/plan.hpp"
+
+namespace kk3::sweep {
+namespace {
+
+/// The plan's measuring cost (plan.hpp: work_item::measure_cost, relative units) over `items`.
+double measure_cost(const sweep_plan& plan, const std::vector<std::size_t>& items) {
+  double sum = 0;
+  for (std::size_t i : items) sum += plan.items[i].measure_cost;
+  return sum;
+}
+
+/// Seconds per unit of measure_cost on the H200, from a committed sweep of the default plan:
+/// its wall time over the cost of that plan (its token counts, today's configs). Sets `source`.
+std::optional<double> seconds_per_unit(const sweep_request& r, const std::filesystem::path& file,
+                                       std::string& source) {
+  std::error_code ec;
+  if (file.empty() || !std::filesystem::is_regular_file(file, ec)) {
+    source = "no committed H200 sweep to calibrate by (" + file.string() + ")";
+    return std::nullopt;
+  }
+  const results::result_set ref = results::read_result_set(file, results::reading::tables);
+  if (!ref.plan || ref.plan->wall_s <= 0 || ref.plan->tokens.empty()) {
+    source = file.string() + " records no wall time or token counts to calibrate by";
+    return std::nullopt;
+  }
+  sweep_request whole;
+  whole.config = load_sweep_config(r.config_dir / "default.json");
+  whole.config.tokens = ref.plan->tokens;
+  whole.kernel_dir = r.kernel_dir;
+  whole.config_dir = r.config_dir;
+  const sweep_plan plan = make_plan(whole);
+  std::vector<std::size_t> all(plan.items.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const double units = measure_cost(plan, all);
+  if (units <= 0) return std::nullopt;
+  source = file.string() + " (" + ref.context.gpu.name + ", " + std::to_string(ref.plan->items.size()) +
+           " items in " + std::to_string(static_cast<long long>(ref.plan->wall_s)) +
+           " s), scaled by the sweep's cost model (variants x token counts x bytes moved)";
+  return ref.plan->wall_s / units;
+}
+
+}  // namespace
+
+plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>& archs,
+                          bool timed, const std::filesystem::path& reference_sweep) {
+  const sweep_plan plan = make_plan(r);
+  plan_preview p;
+  p.archs = archs;
+  p.timed = timed;
+  const std::vector<std::size_t> items = shard_items(plan, r.shard, timed);
+  p.items = items.size();
+  p.plan_items = plan.items.size();
+  p.token_counts = r.tokens.empty() ? r.config.tokens.size() : r.tokens.size();
+  const auto engine = jit::make_jit_engine(r.kernel_dir, r.cache_dir, r.no_cache);
+  p.compile_threads = std::max(1u, std::thread::hardware_concurrency());
+
+  std::map<std::string, std::pair<double, std::size_t>> history;  // family: seconds, hits
+  std::set<const space::mode*> compiled;  // a mode compiles once a run, with its first item
+  for (std::size_t i : items) {
+    const work_item& item = plan.items[i];
+    const std::string& family = item.family->space.config.family;
+    auto m = std::find_if(p.modes.begin(), p.modes.end(), [&](const preview_mode& x) {
+      return x.family == family && x.mode == item.mode->name;
+    });
+    if (m == p.modes.end()) {
+      p.modes.push_back({family, item.mode->name});
+      m = p.modes.end() - 1;
+    }
+    ++m->items;
+    // Untimed, a mode compiles with its first item of the plan; timed, with its first of the run.
+    if ((!timed && !item.first_of_mode) || !compiled.insert(item.mode).second) continue;
+    m->variants = item.family->variants.size();
+    for (const std::string& arch : archs) {
+      for (const jit::compile_request& q :
+           jit::mode_requests(item.family->space.config, *item.mode, item.family->variants, arch,
+                              r.kernel_dir)) {
+        ++m->compiles;
+        if (const auto hit = engine->cached(q)) {
+          ++m->cached;
+          history[family].first += hit->compile_s;
+          ++history[family].second;
+        }
+      }
+    }
+    p.compiles += m->compiles;
+    p.cached += m->cached;
+  }
+
+  // Seconds per compile: each family's cached compiles, else all families', else the fallback.
+  double all_s = 0;
+  std::size_t all_n = 0;
+  for (const auto& [family, h] : history) {
+    all_s += h.first;
+    all_n += h.second;
+  }
+  p.compile_cost_source =
+      all_n ? "the compile cache's own history (the time each cached compile took)"
+            : "no compile history in the cache: " + std::to_string(k_fallback_compile_s) +
+                  " s per compile per thread, as the default plan took on a 2-core machine";
+  std::map<std::string, double> cost;
+  for (const preview_mode& m : p.modes) {
+    if (cost.count(m.family)) continue;
+    const auto h = history.find(m.family);
+    cost[m.family] = h != history.end() ? h->second.first / static_cast<double>(h->second.second)
+                     : all_n           ? all_s / static_cast<double>(all_n)
+                                       : k_fallback_compile_s;
+    p.compile_cost_s.emplace_back(m.family, cost[m.family]);
+  }
+  double seconds = 0;
+  for (const preview_mode& m : p.modes)
+    seconds += static_cast<double>(m.compiles - m.cached) * cost[m.family];
+  p.compile_estimate_s = seconds / p.compile_threads;
+
+  if (const auto per_unit = seconds_per_unit(r, reference_sweep, p.gpu_estimate_source))
+    p.gpu_estimate_s = *per_unit * measure_cost(plan, items);
+  return p;
+}
+
+}  // namespace kk3::sweep
