@@ -89,6 +89,10 @@ CLI::Validator positive_integer() {
   return integer_from(1, LLONG_MAX, "a positive integer", "POSITIVE");
 }
 
+CLI::Validator non_negative_integer() {
+  return integer_from(0, LLONG_MAX, "an integer of at least 0", "NONNEGATIVE");
+}
+
 void add_token_list_option(CLI::App* cmd, std::vector<long long>& tokens, const std::string& help) {
   cmd->add_option("--tokens,-T", tokens, help)->delimiter(',')->check(positive_integer());
 }
@@ -176,7 +180,7 @@ int run(int argc, char** argv) {
     if (word == "help") {
       const std::string what = at + 1 < argc ? argv[at + 1] : "";
       if (const CLI::App* s = find_subcommand(app, what)) {
-        std::cout << s->help();
+        std::cout << s->help(app.get_name());
         return k_exit_ok;
       }
       if (!what.empty()) {

@@ -176,7 +176,9 @@ void add_emit_command(CLI::App& app, const global_options& global, int& exit_cod
       "inputs, not any file; with no inputs (the bootstrap: reference-only headers for every "
       "family),\n"
       "not a header that has tables from a sweep (one without, as the build writes, is "
-      "rewritten).");
+      "rewritten).\n"
+      "Exit codes: 0 written, 2 bad flag or input (no timed sweep, a truncated or mistyped file,\n"
+      "a header that would replace an input); nothing is written then.");
   cmd->callback([&global, &exit_code, o] { exit_code = run_emit(global, *o); });
 }
 

@@ -80,10 +80,14 @@ std::string dimensions_text(const families::family& f, const space::mode& m) {
 int run_list(const global_options& global, const list_options& options) {
   const auto config_dir = find_config_dir(global.config_dir).dir;
   const auto selected = families::select_families(options.family, options.all);
+  // Every config read before anything is printed: a broken one stops the list, not its middle.
+  std::vector<families::family_space> spaces;
+  for (const families::family* f : selected)
+    spaces.push_back(families::load_family_space(*f, config_dir));
   if (options.format == "json") {
     nlohmann::ordered_json out = {{"kind", "list"}, {"families", nlohmann::ordered_json::array()}};
-    for (const families::family* f : selected)
-      out["families"].push_back(family_json(*f, families::load_family_space(*f, config_dir)));
+    for (std::size_t i = 0; i < selected.size(); ++i)
+      out["families"].push_back(family_json(*selected[i], spaces[i]));
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -92,8 +96,9 @@ int run_list(const global_options& global, const list_options& options) {
                  "kernels)\n";
     return 0;
   }
-  for (const families::family* f : selected) {
-    const families::family_space s = families::load_family_space(*f, config_dir);
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const families::family* f = selected[i];
+    const families::family_space& s = spaces[i];
     std::vector<std::string> modes;
     for (const auto& m : s.config.modes) modes.push_back(m.name);
     std::string reference;

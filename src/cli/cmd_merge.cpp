@@ -49,7 +49,9 @@ void add_merge_command(CLI::App& app, const global_options& global, int& exit_co
       "together covering every item of the plan exactly once; otherwise merge exits 2 naming\n"
       "the files and the field, the item covered twice, or the items and shards missing.\n"
       "The merged file equals the unsharded sweep's but for context.argv and utc_time,\n"
-      "plan.wall_s (the largest shard's), plan.shard (null) and plan.merged_from.");
+      "plan.wall_s (the largest shard's), plan.shard (null) and plan.merged_from.\n"
+      "Exit codes: 0 merged, 2 bad flag or input (shards that do not go together, a truncated or\n"
+      "mistyped file, --out naming an input), 3 environment problem.");
   cmd->callback([&global, &exit_code, o] { exit_code = run_merge(global, *o); });
 }
 

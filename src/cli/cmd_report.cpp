@@ -65,7 +65,9 @@ void add_report_command(CLI::App& app, const global_options&, int& exit_code) {
       "page\n"
       "loads nothing from the network, and the same input gives the same bytes. An untimed sweep\n"
       "(compiled without a GPU) gets its resource report: registers, spills, shared memory and\n"
-      "the theoretical occupancy on the H200 (sm_90a) and the B200 (sm_100a) per variant.");
+      "the theoretical occupancy on the H200 (sm_90a) and the B200 (sm_100a) per variant.\n"
+      "Exit codes: 0 written, 2 bad flag or input (a truncated or mistyped file, --html and --csv\n"
+      "naming one file or the input); nothing is written then.");
   cmd->callback([&exit_code, o] { exit_code = run_report(*o); });
 }
 

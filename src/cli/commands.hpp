@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "results/context.hpp"
+
 namespace kk3::cli {
 
 /// Options every subcommand shares.
@@ -17,10 +19,8 @@ struct global_options {
   std::vector<std::string> argv;     ///< the whole command line, for the result context
 };
 
-/// The command the user typed: `argv` without the internal flags a sweep's supervisor adds to
-/// its workers' command lines (--worker, --gpu-worker I/N, --claims DIR). What a sweep records
-/// in its result's context, whichever process writes it.
-std::vector<std::string> typed_command(const std::vector<std::string>& argv);
+/// The command the user typed (results/context.hpp).
+using results::typed_command;
 
 /// The compile-cache flags of the subcommands that compile.
 struct cache_options {
@@ -32,6 +32,8 @@ void add_cache_options(CLI::App* cmd, cache_options& o);
 /// A check for count flags (--tokens): a whole number of at least 1, or "expected a positive
 /// integer" (CLI::PositiveNumber's message prints the range of a double, 300 digits long).
 CLI::Validator positive_integer();
+/// The same for counts that may be 0 (--blocks): "expected an integer of at least 0".
+CLI::Validator non_negative_integer();
 /// `--tokens,-T`: a comma list of token counts, each a positive integer (sweep, verify).
 void add_token_list_option(CLI::App* cmd, std::vector<long long>& tokens, const std::string& help);
 /// A percent flag's value ("5%" or "5", both five percent) as a fraction, from `lo` to `hi`

@@ -55,8 +55,9 @@ void add_shape_options(CLI::App* cmd, shape_options& o, bool lists) {
       "--blocks", o.blocks,
       "block count" + std::string(lists ? "s" : "") + " NB: --shape blocks=..." +
           (lists ? " (attn_res: picks the modes with those NB)" : " (attn_res: the mode's NB)"));
+  heads->check(positive_integer());  // a model has at least one head; NB may be 0 (write_nb0)
+  blocks->check(non_negative_integer());
   for (auto* opt : {heads, blocks}) {
-    opt->check(non_negative_number());
     if (lists) {
       opt->delimiter(',');
     } else {

@@ -42,8 +42,9 @@ shard_input read_shard(const std::filesystem::path& file) {
        {std::pair{"digest", plan.digest.empty()}, {"items", plan.items.empty()}}) {
     if (absent) {
       fail(s, std::string("/plan/") + key,
-           "missing: the file predates sharding (kk3tune before issue 15); re-run the sweep "
-           "with this kk3tune to merge it");
+           "missing: the file was written by a kk3tune without shards (" +
+               std::to_string(s.set.schema_version) +
+               " is its schema_version); re-run the sweep with this kk3tune to merge it");
     }
   }
   if (plan.shard) {  // the reader checked its indices

@@ -268,7 +268,8 @@ std::string context_html(const results::result_set& doc) {
                std::to_string(doc.schema_version));
   for (const auto& [k, v] : subject_facts(doc)) add_fact(out, k, v);
   std::string argv;
-  for (const std::string& a : c.argv) argv += (argv.empty() ? "" : " ") + a;
+  // As typed: a file from before workers recorded their supervisor's command shows theirs.
+  for (const std::string& a : results::typed_command(c.argv)) argv += (argv.empty() ? "" : " ") + a;
   add_fact(out, "command", argv, true, true);
   if (const auto plan = plan_facts(doc); !plan.empty()) {
     out += "</dl>\n<h3>Plan</h3>\n<dl class=\"ctx\">\n";

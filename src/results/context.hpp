@@ -20,4 +20,10 @@ struct run_context {
   double empty_kernel_us = 0;
 };
 
+/// The command the user typed: `argv` without the internal flags a sweep's supervisor adds to
+/// its workers' command lines (--worker, --gpu-worker I/N, --claims DIR). What a sweep records
+/// in its result's context, whichever process writes it, and what a report shows of a file
+/// written before that.
+[[nodiscard]] std::vector<std::string> typed_command(const std::vector<std::string>& argv);
+
 }  // namespace kk3::results
