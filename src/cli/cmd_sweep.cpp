@@ -413,6 +413,7 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   sweep::sweep_request request;
   const auto config_dir = find_config_dir(global.config_dir).dir;
   const std::filesystem::path plan_file = o.config.empty() ? config_dir / "default.json" : o.config;
+  check_files(global, o, plan_file);  // before anything is read: no output may be an input
   std::error_code ec;
   if (!std::filesystem::is_regular_file(plan_file, ec))
     throw error(error_kind::config, plan_file.string() + ": missing: the sweep plan");
@@ -455,7 +456,6 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
                          request.tokens.end());
     request.config.tokens = request.tokens;
   }
-  check_files(global, o, plan_file);
   require_output_file(o.out, "--out " + o.out.string());
   if (!o.csv.empty()) require_output_file(o.csv, "--csv " + o.csv.string());
   if (!o.arch.empty()) jit::parse_arch_list(o.arch);

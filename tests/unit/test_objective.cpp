@@ -116,14 +116,14 @@ TEST(objective, time_flags_change_the_family_model) {
   flags.values["producer-us"] = "2.5";
   flags.values["producer-smem"] = "0";
   flags.values["consumer-reads"] = "none";
-  const objective o = cli::objective_of(f, timing_mode::chain, true, flags);
+  const objective o = cli::objective_of(f.default_objective(), timing_mode::chain, true, flags);
   EXPECT_EQ(o.chain.producer.duration_us, 2.5);
   EXPECT_EQ(o.chain.producer.smem_bytes, 0);
   EXPECT_EQ(o.chain.consumer.reads, consumer_reads::none);
   EXPECT_EQ(o.chain.producer.threads, f.default_objective().chain.producer.threads);
   flags.values["producer-trigger"] = "sometimes";
   try {
-    cli::objective_of(f, timing_mode::chain, true, flags);
+    cli::objective_of(f.default_objective(), timing_mode::chain, true, flags);
     FAIL() << "accepted a bad trigger";
   } catch (const error& e) {
     EXPECT_EQ(e.kind(), error_kind::usage);
@@ -133,7 +133,7 @@ TEST(objective, time_flags_change_the_family_model) {
   }
   cli::objective_options graph_only;
   graph_only.values["consumer-threads"] = "64";
-  EXPECT_THROW(cli::objective_of(f, timing_mode::graph, true, graph_only), error);
+  EXPECT_THROW(cli::objective_of(f.default_objective(), timing_mode::graph, true, graph_only), error);
 }
 
 }  // namespace
