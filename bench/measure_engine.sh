@@ -18,8 +18,8 @@ run() { echo "$*" >>"$out/commands.txt"; "$@"; }
 n=50
 for T in 2048 4096 8192; do
   for v in reference vec_bytes8-unroll2-threads512 vec_bytes4-unroll4-threads128; do
-    run "$kk3" time "${fam[@]}" --variant $v -T $T --mode isolated --json "$out/isolated-$v-T$T.json" >/dev/null
-    run "$kk3" time "${fam[@]}" --variant $v -T $T --mode graph --json "$out/graph-$v-T$T.json" >/dev/null
+    run "$kk3" time "${fam[@]}" --variant $v -T $T --timing isolated --json "$out/isolated-$v-T$T.json" >/dev/null
+    run "$kk3" time "${fam[@]}" --variant $v -T $T --timing graph --json "$out/graph-$v-T$T.json" >/dev/null
     run ncu --csv --cache-control none --clock-control none --metrics gpu__time_duration.sum \
       --nvtx --nvtx-include "kk3tune@profile/" "$kk3" profile "${fam[@]}" --variant $v -T $T -n $n \
       >"$out/ncu-$v-T$T.csv" 2>"$out/ncu-$v-T$T.log"

@@ -46,12 +46,12 @@ namespace kk3::cli {
 namespace {
 
 struct sweep_options {
-  std::filesystem::path config;   ///< --config; empty = configs/default.json
-  std::string family;             ///< --family
-  std::string mode;               ///< --mode LIST
-  std::string timing;             ///< --timing: graph, isolated, cold or chain (default: the plan's)
-  std::string variant;            ///< --variant LIST (with --family)
-  std::filesystem::path csv;      ///< --csv FILE: the records as CSV too
+  std::filesystem::path config;  ///< --config; empty = configs/default.json
+  std::string family;            ///< --family
+  std::string mode;              ///< --mode LIST
+  std::string timing;            ///< --timing: graph, isolated, cold or chain (default: the plan's)
+  std::string variant;           ///< --variant LIST (with --family)
+  std::filesystem::path csv;     ///< --csv FILE: the records as CSV too
   std::vector<long long> tokens;  ///< --tokens
   std::filesystem::path out = "kk3tune-sweep.json";
   std::string arch;      ///< --arch: compile-only archs when there is no GPU

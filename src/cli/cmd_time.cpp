@@ -93,22 +93,45 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
 
 void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing::measurement> ms,
                  const time_options& o, const results::objective& objective,
-                 const std::string& reference) {
+                 const std::string& reference, double min_gain) {
   std::sort(ms.begin(), ms.end(),
             [](const auto& a, const auto& b) { return a.stats.median < b.stats.median; });
   out << v.describe() << "  seed=" << v.seed << ", interleaved, fastest first\n"
       << "objective: " << results::describe(objective) << "\n";
-  text_table table({"variant", "median_us", "p10_us", "p90_us", "noise_%", "samples", "TB/s"},
-                   {false, true, true, true, true, true, true});
+  text_table table(
+      {"variant", "median_us", "vs_fastest_%", "p10_us", "p90_us", "noise_%", "samples", "TB/s"},
+      {false, true, true, true, true, true, true, true});
+  const double fastest = ms.front().stats.median;
+  std::size_t ties = 0;
   for (const auto& m : ms) {
+    const double behind = fastest > 0 ? m.stats.median / fastest - 1 : 0;
+    ties += behind > 0 && behind < min_gain;
     table.add_row({m.label + (m.label == reference ? " (reference)" : ""),
-                   cell("%.3f", m.stats.median), cell("%.3f", m.stats.p10),
-                   cell("%.3f", m.stats.p90), cell("%.2f", 100 * m.stats.rel_stderr_median),
-                   std::to_string(m.stats.samples), cell("%.3f", tb_per_s(m))});
+                   cell("%.3f", m.stats.median), cell("%+.1f", 100 * behind),
+                   cell("%.3f", m.stats.p10), cell("%.3f", m.stats.p90),
+                   cell("%.2f", 100 * m.stats.rel_stderr_median), std::to_string(m.stats.samples),
+                   cell("%.3f", tb_per_s(m))});
   }
   table.print(out);
+  if (ties) {
+    // Why the table may name another of these: the sweep's selection rule (docs/sweep.md).
+    out << ties << " variant(s) within " << cell("%.1f", 100 * min_gain)
+        << "% of the fastest: the sweep's table replaces its incumbent (the previous token "
+           "count's winner, or --baseline's) only by a variant faster by the plan's min_gain of "
+        << cell("%.1f", 100 * min_gain)
+        << "% beyond the noise, so it may name one of them instead of the fastest here\n";
+  }
   if (o.ceiling_tb_s > 0)
     out << "(TB/s against a ceiling of " << cell("%.2f", o.ceiling_tb_s) << ")\n";
+}
+
+/// The default plan's min_gain: what a challenger must gain over the table's incumbent.
+double planned_min_gain(const global_options& global) {
+  const std::filesystem::path plan = find_config_dir(global.config_dir).dir / "default.json";
+  std::error_code ec;
+  return std::filesystem::is_regular_file(plan, ec)
+             ? sweep::load_sweep_config(plan).selection.min_gain
+             : select::selection_rule{}.min_gain;
 }
 
 /// The first line of `time`'s output: the objective, and how it stands to the sweep's (whose
@@ -135,9 +158,9 @@ int run_time(const global_options& global, time_options o) {
   const results::objective planned =
       sweep::planned_objective(family, find_config_dir(global.config_dir).dir);
   const bool timing_given = !o.timing_mode.empty();
-  const results::objective objective = objective_of(
-      planned,
-      timing_given ? results::parse_timing_mode(o.timing_mode) : planned.mode, !o.no_pdl, o.chain);
+  const results::objective objective =
+      objective_of(planned, timing_given ? results::parse_timing_mode(o.timing_mode) : planned.mode,
+                   !o.no_pdl, o.chain);
   const std::string note = objective_note(family.name(), planned, objective, timing_given);
   if (o.chain_workspaces && objective.mode != results::timing_mode::chain) {
     throw error(error_kind::usage,
@@ -190,7 +213,7 @@ int run_time(const global_options& global, time_options o) {
   if (result.size() == 1) {
     print_one(out, v, result.front(), o, objective, to.stop.noise_target);
   } else {
-    print_table(out, v, result, o, objective, reference);
+    print_table(out, v, result, o, objective, reference, planned_min_gain(global));
   }
 
   if (!o.json.empty()) {

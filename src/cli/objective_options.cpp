@@ -58,8 +58,8 @@ void add_objective_options(CLI::App* cmd, objective_options& o) {
   }
 }
 
-results::objective objective_of(const results::objective& base, results::timing_mode mode,
-                                bool pdl, const objective_options& o) {
+results::objective objective_of(const results::objective& base, results::timing_mode mode, bool pdl,
+                                const objective_options& o) {
   results::ordered_json j = {{"timing", results::to_string(mode)}, {"pdl", pdl}};
   for (const flag& fl : flags()) {
     const auto given = o.values.find(fl.name);

@@ -23,7 +23,7 @@ void add_objective_options(CLI::App* cmd, objective_options& o);
 /// `base` (the sweep's objective for the family) with timing `mode`, PDL `pdl` and the flags'
 /// values over its chain model. Throws error(usage) naming the flag for a bad value, or a flag
 /// given without chain mode.
-results::objective objective_of(const results::objective& base, results::timing_mode mode,
-                                bool pdl, const objective_options& o);
+results::objective objective_of(const results::objective& base, results::timing_mode mode, bool pdl,
+                                const objective_options& o);
 
 }  // namespace kk3::cli

@@ -21,9 +21,8 @@ std::string duration_text(double s) {
 
 int print_sweep_preview(const sweep::sweep_request& request, const std::vector<std::string>& archs,
                         bool timed, const std::string& why_untimed) {
-  const std::filesystem::path reference =
-      std::filesystem::path(KK3_SOURCE_RESULTS_DIR) / "h200" / "sweep-v3-2026-12-02" /
-      "sweep.json.gz";
+  const std::filesystem::path reference = std::filesystem::path(KK3_SOURCE_RESULTS_DIR) / "h200" /
+                                          "sweep-v3-2026-12-02" / "sweep.json.gz";
   const sweep::plan_preview p = sweep::preview_plan(request, archs, timed, reference);
   std::ostream& out = std::cout;
   out << "dry run: nothing is compiled, timed or written\n"
@@ -43,7 +42,8 @@ int print_sweep_preview(const sweep::sweep_request& request, const std::vector<s
       << p.compiles - p.cached << " to compile\n"
       << "compile time on this machine: about " << duration_text(p.compile_estimate_s) << " on "
       << p.compile_threads << " threads, at";
-  for (const auto& [family, s] : p.compile_cost_s) out << " " << family << " " << cell("%.2f", s) << " s";
+  for (const auto& [family, s] : p.compile_cost_s)
+    out << " " << family << " " << cell("%.2f", s) << " s";
   out << " per compile (from " << p.compile_cost_source << ")\n";
   if (p.gpu_estimate_s) {
     out << "GPU time on an H200: about " << duration_text(*p.gpu_estimate_s)

@@ -8,11 +8,11 @@
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
-#include "space/selection_filter.hpp"
 #include "device/driver_api.hpp"
 #include "families/limits.hpp"
 #include "jit/plan.hpp"
 #include "jit/toolkit.hpp"
+#include "space/selection_filter.hpp"
 #include "verify/unlaunchable.hpp"
 
 namespace kk3::cli {
@@ -135,7 +135,8 @@ void add_variant_options(CLI::App* cmd, variant_options& o, const std::string& v
 std::vector<const space::variant*> choose_variants(const families::family_space& space,
                                                    const std::string& list) {
   if (trim(list).empty())
-    throw error(error_kind::usage, "--variant: expected an id, a glob, NAME=VALUE, a list or 'all'");
+    throw error(error_kind::usage,
+                "--variant: expected an id, a glob, NAME=VALUE, a list or 'all'");
   return space::select_variants(space.variants, space.config, list);
 }
 
@@ -168,7 +169,8 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   if (o.single && chosen.size() > 1) {
     throw error(error_kind::usage, "--variant " + o.variant + ": selects " +
                                        std::to_string(chosen.size()) + " variants of " + o.family +
-                                       "; this command takes one (e.g. " + chosen.front()->id + ")");
+                                       "; this command takes one (e.g. " + chosen.front()->id +
+                                       ")");
   }
   families::dims given;
   for (const auto& [name, values] : given_shapes(*v.space.impl, o.shape, false))
@@ -193,7 +195,8 @@ loaded_variant load_variant(const global_options& global, const variant_options&
     throw error(error_kind::compile, k.compiled.label + " failed to compile\noptions:" + options +
                                          "\n" + k.compiled.log);
   }
-  // A set (all, a glob, a knob filter) leaves out what cannot run here; a variant named is an error.
+  // A set (all, a glob, a knob filter) leaves out what cannot run here; a variant named is an
+  // error.
   drop_unlaunchable(v, o.variant == "all" || space::is_glob(o.variant) ||
                            o.variant.find('=') != std::string::npos);
   add_workspaces(v, workspaces);

@@ -39,10 +39,10 @@ struct variant_options {
   std::string mode;                   ///< --mode; empty = the family's first mode
   std::string variant = "reference";  ///< --variant: ids, globs, NAME=VALUE filters, or "all"
   bool single = false;  ///< the command takes one variant (profile): a selection of more is refused
-  long long tokens = 1;               ///< --tokens T
-  shape_options shape;                ///< --shape, --heads, --blocks
-  unsigned long long seed = 0;        ///< --seed; 0 = draw one (and print it)
-  cache_options cache;                ///< --cache-dir, --no-cache
+  long long tokens = 1;         ///< --tokens T
+  shape_options shape;          ///< --shape, --heads, --blocks
+  unsigned long long seed = 0;  ///< --seed; 0 = draw one (and print it)
+  cache_options cache;          ///< --cache-dir, --no-cache
 };
 
 /// Adds the flags above to a subcommand; `variant_help` describes its --variant.

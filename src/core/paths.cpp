@@ -52,8 +52,9 @@ void require_kernel_source(const located_dir& kernels, const fs::path& source,
                            const std::string& family) {
   std::error_code ec;
   if (!fs::is_directory(kernels.dir, ec)) {
-    throw error(error_kind::config, kernels.dir.string() + ": no such folder: the kernel sources (" +
-                                        kernels.how + "; `kk3tune doctor` shows the search)");
+    throw error(error_kind::config, kernels.dir.string() +
+                                        ": no such folder: the kernel sources (" + kernels.how +
+                                        "; `kk3tune doctor` shows the search)");
   }
   const fs::path file = kernels.dir / source;
   if (!fs::is_regular_file(file, ec)) {

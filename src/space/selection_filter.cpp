@@ -73,10 +73,11 @@ std::vector<const variant*> select_variants(const std::vector<variant>& variants
       out.push_back(&v);
   }
   if (out.empty()) {
-    throw error(error_kind::usage,
-                where + (knobs.empty() ? "names no variant" : "no variant of " + config.family +
-                                                                   " has every knob value given") +
-                    listing);
+    throw error(error_kind::usage, where +
+                                       (knobs.empty() ? "names no variant"
+                                                      : "no variant of " + config.family +
+                                                            " has every knob value given") +
+                                       listing);
   }
   return out;
 }

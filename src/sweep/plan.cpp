@@ -10,8 +10,8 @@
 #include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
-#include "space/selection_filter.hpp"
 #include "families/limits.hpp"
+#include "space/selection_filter.hpp"
 #include "sweep/journal.hpp"
 
 namespace kk3::sweep {

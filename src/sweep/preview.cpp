@@ -45,16 +45,17 @@ std::optional<double> seconds_per_unit(const sweep_request& r, const std::filesy
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   const double units = measure_cost(plan, all);
   if (units <= 0) return std::nullopt;
-  source = file.string() + " (" + ref.context.gpu.name + ", " + std::to_string(ref.plan->items.size()) +
-           " items in " + std::to_string(static_cast<long long>(ref.plan->wall_s)) +
+  source = file.string() + " (" + ref.context.gpu.name + ", " +
+           std::to_string(ref.plan->items.size()) + " items in " +
+           std::to_string(static_cast<long long>(ref.plan->wall_s)) +
            " s), scaled by the sweep's cost model (variants x token counts x bytes moved)";
   return ref.plan->wall_s / units;
 }
 
 }  // namespace
 
-plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>& archs,
-                          bool timed, const std::filesystem::path& reference_sweep) {
+plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>& archs, bool timed,
+                          const std::filesystem::path& reference_sweep) {
   const sweep_plan plan = make_plan(r);
   plan_preview p;
   p.archs = archs;
@@ -83,9 +84,8 @@ plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>
     if ((!timed && !item.first_of_mode) || !compiled.insert(item.mode).second) continue;
     m->variants = item.family->variants.size();
     for (const std::string& arch : archs) {
-      for (const jit::compile_request& q :
-           jit::mode_requests(item.family->space.config, *item.mode, item.family->variants, arch,
-                              r.kernel_dir)) {
+      for (const jit::compile_request& q : jit::mode_requests(
+               item.family->space.config, *item.mode, item.family->variants, arch, r.kernel_dir)) {
         ++m->compiles;
         if (const auto hit = engine->cached(q)) {
           ++m->cached;
@@ -114,8 +114,8 @@ plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>
     if (cost.count(m.family)) continue;
     const auto h = history.find(m.family);
     cost[m.family] = h != history.end() ? h->second.first / static_cast<double>(h->second.second)
-                     : all_n           ? all_s / static_cast<double>(all_n)
-                                       : k_fallback_compile_s;
+                     : all_n            ? all_s / static_cast<double>(all_n)
+                                        : k_fallback_compile_s;
     p.compile_cost_s.emplace_back(m.family, cost[m.family]);
   }
   double seconds = 0;

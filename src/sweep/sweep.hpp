@@ -81,9 +81,10 @@ using progress_fn = std::function<void(const progress_event&)>;
 /// What to run and where things are.
 struct sweep_request {
   sweep_config config;
-  std::string family_filter;                ///< --family
-  std::vector<std::string> mode_filter;     ///< --mode: only these of the plan's modes
-  std::string timing;  ///< --timing: every family's objective timed in this mode (empty: the plan's)
+  std::string family_filter;             ///< --family
+  std::vector<std::string> mode_filter;  ///< --mode: only these of the plan's modes
+  std::string
+      timing;  ///< --timing: every family's objective timed in this mode (empty: the plan's)
   std::vector<std::string> variant_filter;  ///< --variant: only these ids (and the reference)
   std::vector<long long> tokens;            ///< --tokens (overrides the plan's)
   std::filesystem::path kernel_dir, config_dir;

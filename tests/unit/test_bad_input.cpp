@@ -201,9 +201,9 @@ TEST(bad_input, objectives_and_baselines) {
   expect_run(sweep_args(m), 2, {"/families/attn_res/objective: unknown timing mode \"fastest\""});
   expect_run({"time", "--family", "attn_res", "--timing", "chain", "--consumer-reads", "all"}, 2,
              {"--consumer-reads: expected \"outputs\", \"written\" or \"none\""});
-  expect_run({"time", "--family", "attn_res", "--producer-us", "3"}, 2,
+  expect_run({"time", "--family", "attn_res", "--timing", "graph", "--producer-us", "3"}, 2,
              {"--producer-us models the chain: it needs --timing chain"});
-  expect_run({"time", "--family", "attn_res", "--chain-workspaces", "4"}, 2,
+  expect_run({"time", "--family", "attn_res", "--timing", "graph", "--chain-workspaces", "4"}, 2,
              {"--chain-workspaces spreads the chains over workspaces: it needs --timing chain"});
   expect_run({"time", "--family", "attn_res", "--timing", "chain", "--chain-workspaces", "0"}, 2,
              {"--chain-workspaces: '0': expected 1 to 64"});

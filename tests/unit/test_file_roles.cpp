@@ -100,19 +100,25 @@ std::vector<clash_row> clash_rows() {
   auto s = [](const fs::path& p) { return p.string(); };
   return {
       {"sweep --config X --out X", [](const fs::path& d) { return plan_copy(d, "p.json"); },
-       [=](const fs::path& d) { return sweep({"--config", s(d / "p.json"), "--out", s(d / "p.json")}); },
+       [=](const fs::path& d) {
+         return sweep({"--config", s(d / "p.json"), "--out", s(d / "p.json")});
+       },
        "--out", "--config"},
       {"sweep --config X --csv X", [](const fs::path& d) { return plan_copy(d, "p.json"); },
        [=](const fs::path& d) {
-         return sweep({"--config", s(d / "p.json"), "--out", s(d / "o.json"), "--csv", s(d / "p.json")});
+         return sweep(
+             {"--config", s(d / "p.json"), "--out", s(d / "o.json"), "--csv", s(d / "p.json")});
        },
        "--csv", "--config"},
       {"sweep --baseline X --out X", [](const fs::path& d) { return timed_sweep(d, "b.json"); },
-       [=](const fs::path& d) { return sweep({"--baseline", s(d / "b.json"), "--out", s(d / "b.json")}); },
+       [=](const fs::path& d) {
+         return sweep({"--baseline", s(d / "b.json"), "--out", s(d / "b.json")});
+       },
        "--out", "--baseline"},
       {"sweep --baseline X --csv X", [](const fs::path& d) { return timed_sweep(d, "b.json"); },
        [=](const fs::path& d) {
-         return sweep({"--baseline", s(d / "b.json"), "--out", s(d / "o.json"), "--csv", s(d / "b.json")});
+         return sweep(
+             {"--baseline", s(d / "b.json"), "--out", s(d / "o.json"), "--csv", s(d / "b.json")});
        },
        "--csv", "--baseline"},
       {"sweep --baseline OUT.journal --out OUT",
@@ -127,7 +133,9 @@ std::vector<clash_row> clash_rows() {
          fs::create_symlink(b, d / "link.json");
          return b;
        },
-       [=](const fs::path& d) { return sweep({"--baseline", s(d / "b.json"), "--out", s(d / "link.json")}); },
+       [=](const fs::path& d) {
+         return sweep({"--baseline", s(d / "b.json"), "--out", s(d / "link.json")});
+       },
        "--out", "--baseline"},
       {"sweep --baseline X --out hard-link-to-X",
        [](const fs::path& d) {
@@ -135,7 +143,9 @@ std::vector<clash_row> clash_rows() {
          fs::create_hard_link(b, d / "hard.json");
          return b;
        },
-       [=](const fs::path& d) { return sweep({"--baseline", s(d / "b.json"), "--out", s(d / "hard.json")}); },
+       [=](const fs::path& d) {
+         return sweep({"--baseline", s(d / "b.json"), "--out", s(d / "hard.json")});
+       },
        "--out", "--baseline"},
       {"sweep --config X --out sub/../X",
        [](const fs::path& d) {
@@ -147,7 +157,9 @@ std::vector<clash_row> clash_rows() {
        },
        "--out", "--config"},
       {"sweep --out X --csv X", [](const fs::path& d) { return d / "o.json"; },
-       [=](const fs::path& d) { return sweep({"--out", s(d / "o.json"), "--csv", s(d / "o.json")}); },
+       [=](const fs::path& d) {
+         return sweep({"--out", s(d / "o.json"), "--csv", s(d / "o.json")});
+       },
        "--csv", "--out"},
       {"sweep --out into the kernel folder",
        [](const fs::path& d) {
@@ -156,7 +168,8 @@ std::vector<clash_row> clash_rows() {
        },
        [=](const fs::path& d) {
          std::vector<std::string> a = {"--kernel-dir", s(d / "kernels")};
-         for (auto& x : sweep({"--out", s(d / "kernels" / "mla_decode_epilogue.cuh")})) a.push_back(x);
+         for (auto& x : sweep({"--out", s(d / "kernels" / "mla_decode_epilogue.cuh")}))
+           a.push_back(x);
          return a;
        },
        "--out", "--kernel-dir"},
@@ -167,15 +180,20 @@ std::vector<clash_row> clash_rows() {
        },
        [=](const fs::path& d) {
          std::vector<std::string> a = {"--config-dir", s(d / "configs")};
-         for (auto& x : sweep({"--out", s(d / "configs" / "mla_decode_epilogue.json")})) a.push_back(x);
+         for (auto& x : sweep({"--out", s(d / "configs" / "mla_decode_epilogue.json")}))
+           a.push_back(x);
          return a;
        },
        "--out", "--config-dir"},
       {"report X --html X", [](const fs::path& d) { return timed_sweep(d, "r.json"); },
-       [=](const fs::path& d) { return std::vector<std::string>{"report", s(d / "r.json"), "--html", s(d / "r.json")}; },
+       [=](const fs::path& d) {
+         return std::vector<std::string>{"report", s(d / "r.json"), "--html", s(d / "r.json")};
+       },
        "--html", "results"},
       {"report X --csv X", [](const fs::path& d) { return timed_sweep(d, "r.json"); },
-       [=](const fs::path& d) { return std::vector<std::string>{"report", s(d / "r.json"), "--csv", s(d / "r.json")}; },
+       [=](const fs::path& d) {
+         return std::vector<std::string>{"report", s(d / "r.json"), "--csv", s(d / "r.json")};
+       },
        "--csv", "results"},
       {"report --html Y --csv Y",
        [](const fs::path& d) {
@@ -183,16 +201,20 @@ std::vector<clash_row> clash_rows() {
          return d / "page.x";
        },
        [=](const fs::path& d) {
-         return std::vector<std::string>{"report", s(d / "r.json"), "--html", s(d / "page.x"), "--csv", s(d / "page.x")};
+         return std::vector<std::string>{"report",        s(d / "r.json"), "--html",
+                                         s(d / "page.x"), "--csv",         s(d / "page.x")};
        },
        "--csv", "--html"},
       {"merge X --out X", [](const fs::path& d) { return timed_sweep(d, "m.json"); },
-       [=](const fs::path& d) { return std::vector<std::string>{"merge", s(d / "m.json"), "--out", s(d / "m.json")}; },
+       [=](const fs::path& d) {
+         return std::vector<std::string>{"merge", s(d / "m.json"), "--out", s(d / "m.json")};
+       },
        "--out", "results"},
       {"emit X --out DIR, X being DIR's header",
        [](const fs::path& d) { return timed_sweep(d, "inc/kk3tune/dispatch/attn_res.h"); },
        [=](const fs::path& d) {
-         return std::vector<std::string>{"emit", s(d / "inc/kk3tune/dispatch/attn_res.h"), "--out", s(d / "inc")};
+         return std::vector<std::string>{"emit", s(d / "inc/kk3tune/dispatch/attn_res.h"), "--out",
+                                         s(d / "inc")};
        },
        "--out", "results"},
       {"time --json into the config folder",
@@ -201,8 +223,13 @@ std::vector<clash_row> clash_rows() {
          return d / "configs" / "attn_res.json";
        },
        [=](const fs::path& d) {
-         return std::vector<std::string>{"--config-dir", s(d / "configs"), "time", "--family", "attn_res",
-                                         "--json", s(d / "configs" / "attn_res.json")};
+         return std::vector<std::string>{"--config-dir",
+                                         s(d / "configs"),
+                                         "time",
+                                         "--family",
+                                         "attn_res",
+                                         "--json",
+                                         s(d / "configs" / "attn_res.json")};
        },
        "--json", "--config-dir"},
   };
@@ -240,11 +267,10 @@ TEST(file_roles, no_subcommand_writes_over_an_input_or_another_output) {
 
 TEST(file_roles, a_missing_kernel_folder_is_one_line_and_exit_2) {
   test::temp_dir dir;
-  for (const auto& args :
-       {std::vector<std::string>{"--kernel-dir", "/nonexistent-kk3", "compile", "--arch", "sm_90a",
-                                 "--family", "copy_example"},
-        std::vector<std::string>{"--kernel-dir", "/nonexistent-kk3", "sweep", "--out",
-                                 (dir.path() / "kd.json").string()}}) {
+  for (const auto& args : {std::vector<std::string>{"--kernel-dir", "/nonexistent-kk3", "compile",
+                                                    "--arch", "sm_90a", "--family", "copy_example"},
+                           std::vector<std::string>{"--kernel-dir", "/nonexistent-kk3", "sweep",
+                                                    "--out", (dir.path() / "kd.json").string()}}) {
     const auto r = run_kk3tune(args, {k_no_driver});
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_TRUE(contains(r.output, "/nonexistent-kk3: no such folder")) << r.output;

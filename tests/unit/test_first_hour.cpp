@@ -23,14 +23,11 @@ using test::k_no_driver;
 using test::run_kk3tune;
 
 TEST(first_hour, a_timing_mode_given_to_mode_points_at_timing) {
-  for (const auto& args : {std::vector<std::string>{"time", "--family", "attn_res", "--mode",
-                                                    "chain", "-T", "1"},
-                           std::vector<std::string>{"profile", "--family", "attn_res", "--mode",
-                                                    "cold"},
-                           std::vector<std::string>{"verify", "--family", "attn_res", "--mode",
-                                                    "graph"},
-                           std::vector<std::string>{"sweep", "--mode", "common_nb8,isolated",
-                                                    "--dry-run"}}) {
+  for (const auto& args :
+       {std::vector<std::string>{"time", "--family", "attn_res", "--mode", "chain", "-T", "1"},
+        std::vector<std::string>{"profile", "--family", "attn_res", "--mode", "cold"},
+        std::vector<std::string>{"verify", "--family", "attn_res", "--mode", "graph"},
+        std::vector<std::string>{"sweep", "--mode", "common_nb8,isolated", "--dry-run"}}) {
     const auto r = run_kk3tune(args, {k_no_driver});
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_TRUE(contains(r.output, "is a timing mode")) << r.output;
@@ -42,9 +39,9 @@ TEST(first_hour, sweep_takes_timing_and_it_changes_what_is_swept) {
   test::temp_dir dir;
   const auto r = run_kk3tune({"sweep", "--timing", "chian", "--dry-run"}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  const auto ok = run_kk3tune({"sweep", "--timing", "graph", "--family", "attn_res", "--mode",
-                               "common_nb8", "--dry-run"},
-                              {k_no_driver});
+  const auto ok = run_kk3tune(
+      {"sweep", "--timing", "graph", "--family", "attn_res", "--mode", "common_nb8", "--dry-run"},
+      {k_no_driver});
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
 }
 
@@ -60,8 +57,8 @@ TEST(first_hour, help_of_time_and_sweep_agree_on_mode_and_timing) {
 }
 
 TEST(first_hour, variant_selection_takes_ids_globs_and_knob_filters) {
-  const families::family_space s = families::load_family_space(
-      families::find_family("attn_res"), KK3_CONFIG_DIR);
+  const families::family_space s =
+      families::load_family_space(families::find_family("attn_res"), KK3_CONFIG_DIR);
   const auto glob = space::select_variants(s.variants, s.config, "b1-*");
   ASSERT_FALSE(glob.empty());
   for (const space::variant* v : glob) EXPECT_EQ(v->value("B"), 1) << v->id;
@@ -100,10 +97,10 @@ TEST(first_hour, dry_run_previews_without_compiling_or_writing) {
   test::temp_dir dir;
   const fs::path cache = dir.path() / "cache";
   const fs::path out = dir.path() / "o.json";
-  const auto r = run_kk3tune({"sweep", "--dry-run", "--family", "attn_res", "--mode",
-                              "common_nb8,post_nb8", "--variant", "b1-*", "--cache-dir",
-                              cache.string(), "--out", out.string()},
-                             {k_no_driver});
+  const auto r =
+      run_kk3tune({"sweep", "--dry-run", "--family", "attn_res", "--mode", "common_nb8,post_nb8",
+                   "--variant", "b1-*", "--cache-dir", cache.string(), "--out", out.string()},
+                  {k_no_driver});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "dry run")) << r.output;
   EXPECT_TRUE(contains(r.output, "common_nb8")) << r.output;
@@ -124,8 +121,8 @@ TEST(first_hour, emit_refuses_a_mistyped_record_field) {
   doc["records"][0]["tokens"] = "64";
   const fs::path bad = dir.path() / "bad.json";
   test::write_text(bad, doc.dump());
-  const auto r = run_kk3tune({"emit", bad.string(), "--out", (dir.path() / "inc").string()},
-                             {k_no_driver});
+  const auto r =
+      run_kk3tune({"emit", bad.string(), "--out", (dir.path() / "inc").string()}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "/records/0/tokens: expected an integer")) << r.output;
   EXPECT_FALSE(fs::exists(dir.path() / "inc" / "kk3tune"));
@@ -135,8 +132,8 @@ TEST(first_hour, list_prints_nothing_before_a_broken_config) {
   test::temp_dir dir;
   fs::copy(KK3_CONFIG_DIR, dir.path() / "configs", fs::copy_options::recursive);
   test::write_text(dir.path() / "configs" / "attn_res.json", "{ broken");
-  const auto r = run_kk3tune({"--config-dir", (dir.path() / "configs").string(), "list"},
-                             {k_no_driver});
+  const auto r =
+      run_kk3tune({"--config-dir", (dir.path() / "configs").string(), "list"}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_FALSE(contains(r.output, "mla_decode_epilogue:")) << r.output;
 }

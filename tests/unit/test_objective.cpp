@@ -133,7 +133,8 @@ TEST(objective, time_flags_change_the_family_model) {
   }
   cli::objective_options graph_only;
   graph_only.values["consumer-threads"] = "64";
-  EXPECT_THROW(cli::objective_of(f.default_objective(), timing_mode::graph, true, graph_only), error);
+  EXPECT_THROW(cli::objective_of(f.default_objective(), timing_mode::graph, true, graph_only),
+               error);
 }
 
 }  // namespace
