@@ -332,7 +332,7 @@ def stage_kk3tune(run):
     for mode in cfg["cases"]:
         for t in cfg["tokens"]:
             tag = f"{mode}-T{t}"
-            time_one(tag, ["--family", "attn_res", "--mode", mode, "-T", t, "--variant", variants, *cfg["time_args"]],
+            time_one(tag, ["--family", "attn_res", "--mode", mode, "-T", t, "--variant", variants, "--timing", "graph", *cfg["time_args"]],
                      os.path.join(run.out, f"graph-{tag}.json"))
 
 

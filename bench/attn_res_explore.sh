@@ -43,7 +43,7 @@ $K time --family copy_example --variant all -T 16384 --json "$OUT/copy.json" > "
 $K time --family empty_example --variant all --json "$OUT/empty.json" > "$OUT/empty.txt" 2>&1
 for mode in ${TIME_MODES-common_nb1 common_nb4 common_nb8}; do
   for t in ${TIME_TOKENS-1 64 256 1024 8192}; do
-    $K time --family attn_res --mode "$mode" -T "$t" --variant all --noise 1 --max-time "${MAX_TIME:-0.04}" --seed 5 \
+    $K time --family attn_res --mode "$mode" -T "$t" --variant all --timing graph --noise 1 --max-time "${MAX_TIME:-0.04}" --seed 5 \
       --json "$OUT/time-$mode-T$t.json" > "$OUT/time-$mode-T$t.txt" 2>&1 || echo "time $mode T=$t: exit $?"
   done
   echo "timed $mode ($((SECONDS - start)) s)"

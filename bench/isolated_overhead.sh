@@ -8,8 +8,8 @@ kk3=${KK3TUNE:-build/kk3tune}
 mkdir -p "$out"
 for T in 1 64 4096 8192; do
   for m in isolated cold graph; do
-    "$kk3" time --family copy_example -T $T --mode $m --json "$out/$m-T$T.json" >/dev/null
-    "$kk3" time --family copy_example -T $T --mode $m --no-pdl --json "$out/$m-nopdl-T$T.json" >/dev/null
+    "$kk3" time --family copy_example -T $T --timing $m --json "$out/$m-T$T.json" >/dev/null
+    "$kk3" time --family copy_example -T $T --timing $m --no-pdl --json "$out/$m-nopdl-T$T.json" >/dev/null
   done
   for cc in none all; do
     ncu --csv --cache-control $cc --clock-control none --metrics gpu__time_duration.sum --nvtx --nvtx-include "kk3tune@profile/" \

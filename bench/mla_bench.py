@@ -72,7 +72,7 @@ for mode in MODES:
         for t in TOKENS:
             tag = f"{mode}-H{h}-T{t}"
             kk3("time", "--family", "mla_decode_epilogue", "--mode", mode, "--heads", h, "-T", t, "--variant", "all",
-                "--ceiling-tb-s", f"{ceiling:.4f}", "--json", f"{OUT}/graph-{tag}.json")
+                "--timing", "graph", "--ceiling-tb-s", f"{ceiling:.4f}", "--json", f"{OUT}/graph-{tag}.json")
             g = results(f"{OUT}/graph-{tag}.json")
             best = min(g, key=lambda v: g[v]["statistics"]["median_us"])
             chain_set = sorted({REFERENCE, best, *UPSTREAM.values()})

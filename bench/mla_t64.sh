@@ -9,7 +9,7 @@ mkdir -p "$out"
 "$kk3" time --family empty_example --variant all --json "$out/empty.json" >/dev/null
 for mode in bf16 fp8; do
   for h in 8 16; do
-    "$kk3" time --family mla_decode_epilogue --mode $mode --heads $h -T 64 --variant all --json "$out/graph-$mode-H$h-T64.json" >/dev/null
+    "$kk3" time --family mla_decode_epilogue --mode $mode --heads $h -T 64 --variant all --timing graph --json "$out/graph-$mode-H$h-T64.json" >/dev/null
   done
 done
 python3 - "$out" <<'PY'

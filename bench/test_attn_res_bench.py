@@ -334,8 +334,8 @@ def test_bench_fake_kk3tune():
                f"files {files}")
         cmds = open(f"{out}/commands.txt").read().splitlines()
         expect(len(cmds) == 32 and cmds[0].endswith(f"time --family copy_example --variant all -T 16384 --json {out}/copy.json")
-               and cmds[2] == f"{kk3} time --family attn_res --mode common_nb1 -T 1 --variant all --json {out}/graph-common_nb1-T1.json"
-               and cmds[-1] == f"{kk3} time --family attn_res --mode final_nb8 -T 8192 --variant all --json {out}/graph-final_nb8-T8192.json",
+               and cmds[2] == f"{kk3} time --family attn_res --mode common_nb1 -T 1 --variant all --timing graph --json {out}/graph-common_nb1-T1.json"
+               and cmds[-1] == f"{kk3} time --family attn_res --mode final_nb8 -T 8192 --variant all --timing graph --json {out}/graph-final_nb8-T8192.json",
                f"commands {cmds[:3]} {cmds[-1:]}")
         s = json.load(open(f"{out}/summary.json"))
         expect(len(s["rows"]) == 30 and all(r["best_variant"] == "v-fast" for r in s["rows"]), "30 rows, best v-fast")

@@ -134,9 +134,6 @@ void add_variant_options(CLI::App* cmd, variant_options& o, const std::string& v
 
 std::vector<const space::variant*> choose_variants(const families::family_space& space,
                                                    const std::string& list) {
-  if (trim(list).empty())
-    throw error(error_kind::usage,
-                "--variant: expected an id, a glob, NAME=VALUE, a list or 'all'");
   return space::select_variants(space.variants, space.config, list);
 }
 

@@ -25,6 +25,11 @@ std::vector<const variant*> select_variants(const std::vector<variant>& variants
     for (const variant& v : variants) out.push_back(&v);
     return out;
   }
+  if (split(selection, ',').empty()) {
+    throw error(error_kind::usage,
+                "--variant: expected an id, 'reference', a glob, NAME=VALUE, a comma list of "
+                "those, or 'all'");
+  }
   std::set<const variant*> named;
   std::vector<std::pair<std::string, long long>> knobs;  // the NAME=VALUE terms
   bool any_name = false;

@@ -232,8 +232,8 @@ TEST_F(timing_gpu, candidates_are_interleaved_and_each_converges) {
 TEST_F(timing_gpu, time_command_writes_json_and_exits_0) {
   test::temp_dir dir;
   const auto json = (dir.path() / "t.json").string();
-  const auto r = test::run_kk3tune(
-      {"time", "--family", "copy_example", "--tokens", "64", "--mode", "isolated", "--json", json});
+  const auto r = test::run_kk3tune({"time", "--family", "copy_example", "--tokens", "64",
+                                    "--timing", "isolated", "--json", json});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("objective  isolated (PDL)"), std::string::npos) << r.output;
   EXPECT_TRUE(std::filesystem::exists(json));
