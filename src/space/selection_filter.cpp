@@ -31,6 +31,8 @@ std::vector<const variant*> select_variants(const std::vector<variant>& variants
                 "those, or 'all'");
   }
   std::set<const variant*> named;
+  std::vector<const variant*> in_order;  // the ids as given, repeats kept (a plain id list)
+  bool sets = false;                     // a glob or a knob filter: the config's order
   std::vector<std::pair<std::string, long long>> knobs;  // the NAME=VALUE terms
   bool any_name = false;
   for (const std::string& term : split(selection, ',')) {
@@ -45,6 +47,7 @@ std::vector<const variant*> select_variants(const std::vector<variant>& variants
       }
       if (!value) throw error(error_kind::usage, where + "'" + term + "': expected NAME=INTEGER");
       knobs.emplace_back(name, *value);
+      sets = true;
       continue;
     }
     any_name = true;
@@ -57,8 +60,10 @@ std::vector<const variant*> select_variants(const std::vector<variant>& variants
                     "--variant " + term + ": no such variant of " + config.family + listing);
       }
       named.insert(&*v);
+      in_order.push_back(&*v);
       continue;
     }
+    sets = true;
     std::size_t matched = 0;
     for (const variant& v : variants) {
       if (::fnmatch(term.c_str(), v.id.c_str(), 0) == 0) {
@@ -71,6 +76,7 @@ std::vector<const variant*> select_variants(const std::vector<variant>& variants
                   where + "no variant of " + config.family + " matches '" + term + "'" + listing);
     }
   }
+  if (!sets) return in_order;  // ids alone: as given (time samples a repeated id twice over)
   for (const variant& v : variants) {
     if (any_name && !named.count(&v)) continue;
     if (std::all_of(knobs.begin(), knobs.end(),

@@ -12,7 +12,9 @@
 
 namespace kk3::space {
 
-/// The variants of `variants` that `selection` names, in the order of `variants`. Throws
+/// The variants of `variants` that `selection` names: a list of ids alone in the order given
+/// (an id given twice comes twice: `time` gives each copy its own sampler), anything else in the
+/// order of `variants`, each once. Throws
 /// error(usage) naming the family and the term for an unknown id, a glob that matches nothing,
 /// a knob the family does not have or a value that is not a number, and for a selection that
 /// leaves nothing.
