@@ -33,6 +33,11 @@ TEST(first_hour, a_timing_mode_given_to_mode_points_at_timing) {
     EXPECT_TRUE(contains(r.output, "is a timing mode")) << r.output;
     EXPECT_TRUE(contains(r.output, "--timing")) << r.output;
   }
+  // With one family named, the hint lists its modes.
+  const auto r =
+      run_kk3tune({"time", "--family", "attn_res", "--mode", "chain", "-T", "1"}, {k_no_driver});
+  EXPECT_TRUE(contains(r.output, "give it as --timing chain")) << r.output;
+  EXPECT_TRUE(contains(r.output, "--mode takes attn_res's modes: write_nb0, ")) << r.output;
 }
 
 TEST(first_hour, a_misspelt_mode_suggests_the_nearest_of_both_lists) {
