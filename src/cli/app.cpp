@@ -8,9 +8,11 @@
 #include "cli/commands.hpp"
 #include "cli/parse_errors.hpp"
 #include "core/error.hpp"
+#include "core/paths.hpp"
 #include "core/text.hpp"
 #include "core/version.hpp"
 #include "device/device_info.hpp"
+#include "families/registry.hpp"
 
 namespace kk3::cli {
 
@@ -113,14 +115,28 @@ double percent_flag(const std::string& text, const std::string& flag, double lo,
   return *v;
 }
 
-void refuse_timing_mode(const std::string& modes) {
+void refuse_timing_mode(const std::string& modes, const std::string& family,
+                        const std::filesystem::path& config_dir) {
   for (const std::string& m : split(modes, ',')) {
     for (const char* timing : {"graph", "isolated", "cold", "chain"}) {
       if (m != timing) continue;
-      throw error(error_kind::usage,
-                  "--mode " + m + ": " + m +
-                      " is a timing mode, not a mode of a family; give it as --timing " + m +
-                      " (--mode takes the family's modes: `kk3tune list` shows them)");
+      std::string takes = "the family's modes: `kk3tune list` shows them";
+      // The family's own modes where its config reads; a broken one is reported by the command.
+      try {
+        if (!family.empty()) {
+          const families::family_space s = families::load_family_space(
+              families::find_family(family), find_config_dir(config_dir).dir);
+          std::string names;
+          for (const space::mode& fm : s.config.modes)
+            names += (names.empty() ? "" : ", ") + fm.name;
+          takes = family + "'s modes: " + names;
+        }
+      } catch (const std::exception&) {
+      }
+      throw error(error_kind::usage, "--mode " + m + ": " + m +
+                                         " is a timing mode, not a mode of a family; give it as "
+                                         "--timing " +
+                                         m + " (--mode takes " + takes + ")");
     }
   }
 }

@@ -151,7 +151,7 @@ std::string objective_note(const std::string& family, const results::objective& 
 }
 
 int run_time(const global_options& global, time_options o) {
-  refuse_timing_mode(o.target.mode);
+  refuse_timing_mode(o.target.mode, o.target.family, global.config_dir);
   // The sweep's objective for the family unless --timing says otherwise; the chain model is the
   // plan's unless flags change it; checked before any GPU work.
   const families::family& family = families::find_family(o.target.family);

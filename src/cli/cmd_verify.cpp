@@ -56,7 +56,7 @@ struct accuracy_over : verify::accuracy {
 };
 
 int run_verify(const global_options& global, const verify_cli_options& o) {
-  refuse_timing_mode(o.mode);
+  refuse_timing_mode(o.mode, o.family, global.config_dir);
   const families::family& fam = families::find_family(o.family);
   const families::family_space space =
       families::load_family_space(fam, find_config_dir(global.config_dir).dir, o.with_test_knobs);

@@ -45,8 +45,10 @@ double percent_flag(const std::string& text, const std::string& flag, double lo,
 
 /// `--mode` takes a family's modes only; timing modes go through `--timing`. Throws
 /// error(usage) when `modes` (one mode or a comma list) names a timing mode (graph, isolated,
-/// cold, chain), pointing at `--timing`.
-void refuse_timing_mode(const std::string& modes);
+/// cold, chain), pointing at `--timing`. Given `family` (and the --config-dir flag's value), the
+/// message lists that family's modes, when its config can be read.
+void refuse_timing_mode(const std::string& modes, const std::string& family = {},
+                        const std::filesystem::path& config_dir = {});
 
 /// `--format text|json` (default text); `json_what` says what the JSON holds.
 void add_text_or_json_option(CLI::App* cmd, std::string& format, const std::string& json_what);

@@ -154,7 +154,7 @@ std::string loaded_variant::shape_range_name() const {
 loaded_variant load_variant(const global_options& global, const variant_options& o,
                             unsigned workspaces) {
   loaded_variant v;
-  refuse_timing_mode(o.mode);
+  refuse_timing_mode(o.mode, o.family, global.config_dir);
   const located_dir kernels = find_kernel_dir(global.kernel_dir);
   v.kernel_dir = kernels.dir;
   v.space = families::load_family_space(families::find_family(o.family),

@@ -226,8 +226,21 @@ const mode& find_mode(const family_config& config, const std::string& name) {
     if (m.name == name) return m;
     names += (names.empty() ? "" : ", ") + m.name;
   }
-  throw error(error_kind::usage,
-              "family " + config.family + " has no mode '" + name + "' (its modes: " + names + ")");
+  // A misspelt name may be meant for --timing; the timing modes' names are spelt here rather than
+  // taken from results/, which sits above space/.
+  std::vector<std::string> candidates;
+  for (const mode& m : config.modes) candidates.push_back(m.name);
+  const std::vector<std::string> timings = {"graph", "isolated", "cold", "chain"};
+  candidates.insert(candidates.end(), timings.begin(), timings.end());
+  const std::string near = nearest_word(name, candidates);
+  std::string hint;
+  if (!near.empty()) {
+    const bool timing = std::find(timings.begin(), timings.end(), near) != timings.end();
+    hint = timing ? "; did you mean --timing " + near + "? (a timing mode, not a mode of a family)"
+                  : "; did you mean " + near + "?";
+  }
+  throw error(error_kind::usage, "family " + config.family + " has no mode '" + name +
+                                     "' (its modes: " + names + ")" + hint);
 }
 
 }  // namespace kk3::space

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "jit/batch.hpp"
 #include "jit/loaded_kernels.hpp"
 #include "results/reader.hpp"
@@ -107,8 +108,9 @@ plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>
   }
   p.compile_cost_source =
       all_n ? "the compile cache's own history (the time each cached compile took)"
-            : "no compile history in the cache: " + std::to_string(k_fallback_compile_s) +
-                  " s per compile per thread, as the default plan took on a 2-core machine";
+            : "no compile history in the cache: " + format_number(k_fallback_compile_s) +
+                  " s per compile per thread, the mean of the default plan's compiles on a 2-core "
+                  "machine, recorded in results/cpu/main-job-no-gpu-2026-12-04.txt";
   std::map<std::string, double> cost;
   for (const preview_mode& m : p.modes) {
     if (cost.count(m.family)) continue;

@@ -33,6 +33,30 @@ TEST(first_hour, a_timing_mode_given_to_mode_points_at_timing) {
     EXPECT_TRUE(contains(r.output, "is a timing mode")) << r.output;
     EXPECT_TRUE(contains(r.output, "--timing")) << r.output;
   }
+  // With one family named, the hint lists its modes.
+  const auto r =
+      run_kk3tune({"time", "--family", "attn_res", "--mode", "chain", "-T", "1"}, {k_no_driver});
+  EXPECT_TRUE(contains(r.output, "give it as --timing chain")) << r.output;
+  EXPECT_TRUE(contains(r.output, "--mode takes attn_res's modes: write_nb0, ")) << r.output;
+}
+
+TEST(first_hour, a_misspelt_mode_suggests_the_nearest_of_both_lists) {
+  // Nearest a timing mode: points at --timing.
+  const auto timing =
+      run_kk3tune({"time", "--family", "attn_res", "--mode", "chian", "-T", "1"}, {k_no_driver});
+  EXPECT_EQ(timing.exit_code, 2) << timing.output;
+  EXPECT_TRUE(contains(timing.output, "has no mode 'chian'")) << timing.output;
+  EXPECT_TRUE(contains(timing.output, "did you mean --timing chain?")) << timing.output;
+  // Nearest a family's mode: names it.
+  const auto family = run_kk3tune(
+      {"verify", "--family", "attn_res", "--mode", "comon_nb8", "-T", "1"}, {k_no_driver});
+  EXPECT_EQ(family.exit_code, 2) << family.output;
+  EXPECT_TRUE(contains(family.output, "did you mean common_nb8?")) << family.output;
+  // Nothing near: no guess.
+  const auto none =
+      run_kk3tune({"time", "--family", "attn_res", "--mode", "zzzzzzzz", "-T", "1"}, {k_no_driver});
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_FALSE(contains(none.output, "did you mean")) << none.output;
 }
 
 TEST(first_hour, sweep_takes_timing_and_it_changes_what_is_swept) {
