@@ -344,7 +344,8 @@ TEST(merge, conflicts_exit_2_naming_them) {
        [](json& d) {
          d["plan"].erase("digest"), d["plan"].erase("items"), d["plan"].erase("shard");
        },
-       {"b.json: /plan/digest: missing: the file was written by a kk3tune without shards", "re-run the sweep"}},
+       {"b.json: /plan/digest: missing: the file was written by a kk3tune without shards",
+        "re-run the sweep"}},
   };
   for (const refusal& c : cases) {
     const test::temp_dir dir;
