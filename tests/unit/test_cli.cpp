@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/commands.hpp"
+#include "core/text.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3 {
@@ -146,6 +147,21 @@ TEST(cli, a_sweep_records_the_command_typed_not_its_workers) {
   with_equals.insert(with_equals.begin() + 4, {"--gpu-worker=1/2", "--claims=x"});
   EXPECT_EQ(cli::typed_command(with_equals), typed);
   EXPECT_EQ(cli::typed_command(typed), typed);  // the supervisor's own is the user's already
+}
+
+// A result file written by a worker of an older kk3tune records its internal --worker flag (the
+// committed chain sweep does); the report shows the command as the user typed it.
+TEST(cli, a_report_shows_no_worker_flags) {
+  const test::temp_dir dir;
+  const std::string file = std::string(KK3_RESULTS_DIR) + "/h200/chain-2026-12-01/sweep2.json.gz";
+  const std::string html = (dir.path() / "r.html").string();
+  const auto r = run_kk3tune({"report", file, "--html", html}, {k_no_driver});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string page = read_file(html);
+  EXPECT_FALSE(contains(page, "--worker"));
+  EXPECT_TRUE(contains(page,
+                       "kk3tune sweep --baseline results/h200/chain-2026-12-01/sweep1.json.gz"
+                       " --out /tmp/x/sweep2.json --cache-dir /tmp/c2"));
 }
 
 }  // namespace

@@ -217,6 +217,60 @@ std::vector<clash_row> clash_rows() {
                                          s(d / "inc")};
        },
        "--out", "results"},
+      {"sweep --baseline OUT.partial --out OUT",
+       [](const fs::path& d) { return timed_sweep(d, "o.json.partial"); },
+       [=](const fs::path& d) {
+         return sweep({"--baseline", s(d / "o.json.partial"), "--out", s(d / "o.json")});
+       },
+       "--out's partial result", "--baseline"},
+      {"sweep --gpus: --baseline is a GPU's part",
+       [](const fs::path& d) { return timed_sweep(d, "o.json.gpu1.json"); },
+       [=](const fs::path& d) {
+         return sweep(
+             {"--baseline", s(d / "o.json.gpu1.json"), "--out", s(d / "o.json"), "--gpus", "0,1"});
+       },
+       "--gpus' part", "--baseline"},
+      {"sweep --gpus: --csv is the claims file",
+       [](const fs::path& d) { return d / "o.json.claims"; },
+       [=](const fs::path& d) {
+         return sweep({"--out", s(d / "o.json"), "--csv", s(d / "o.json.claims"), "--gpus", "0,1"});
+       },
+       "--gpus' claims", "--csv"},
+      {"merge A B --out B (the second input)",
+       [](const fs::path& d) {
+         timed_sweep(d, "a.json");
+         return timed_sweep(d, "b.json");
+       },
+       [=](const fs::path& d) {
+         return std::vector<std::string>{"merge", s(d / "a.json"), s(d / "b.json"), "--out",
+                                         s(d / "b.json")};
+       },
+       "--out", "results"},
+      {"report X --csv hard-link-to-X",
+       [](const fs::path& d) {
+         const fs::path r = timed_sweep(d, "r.json");
+         fs::create_hard_link(r, d / "r.csv");
+         return r;
+       },
+       [=](const fs::path& d) {
+         return std::vector<std::string>{"report", s(d / "r.json"), "--csv", s(d / "r.csv")};
+       },
+       "--csv", "results"},
+      {"time --json into the kernel folder",
+       [](const fs::path& d) {
+         fs::copy(KK3_KERNEL_DIR, d / "kernels", fs::copy_options::recursive);
+         return d / "kernels" / "attn_res.cuh";
+       },
+       [=](const fs::path& d) {
+         return std::vector<std::string>{"--kernel-dir",
+                                         s(d / "kernels"),
+                                         "time",
+                                         "--family",
+                                         "attn_res",
+                                         "--json",
+                                         s(d / "kernels" / "attn_res.cuh")};
+       },
+       "--json", "--kernel-dir"},
       {"time --json into the config folder",
        [](const fs::path& d) {
          fs::copy(KK3_CONFIG_DIR, d / "configs", fs::copy_options::recursive);
