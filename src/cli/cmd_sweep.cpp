@@ -460,15 +460,7 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   if (!o.csv.empty()) require_output_file(o.csv, "--csv " + o.csv.string());
   if (!o.arch.empty()) jit::parse_arch_list(o.arch);
   jit::require_cuda_include_dir();
-  sweep::check_plan(request);
-  const located_dir kernels = find_kernel_dir(global.kernel_dir);
-  for (const families::family* f : plan_families(request)) {
-    const families::family_space s =
-        request.family_config_file && request.config.families.size() == 1
-            ? families::load_family_space_from(*request.family_config_file)
-            : families::load_family_space(*f, config_dir);
-    require_kernel_source(kernels, s.config.source, f->name());
-  }
+  sweep::check_plan(request, find_kernel_dir(global.kernel_dir));
   if (!o.arch.empty())
     families::require_archs(plan_families(request), jit::parse_arch_list(o.arch), "--arch");
   return request;

@@ -288,10 +288,11 @@ void run_claimed(const gpu_session& g, const sweep_plan& plan, const jit::jit_en
 
 }  // namespace
 
-void check_plan(const sweep_request& request) {
+void check_plan(const sweep_request& request, const located_dir& kernels) {
   const sweep_plan plan = make_plan(request);
   std::set<std::string> ids;
   for (const family_work& w : plan.families) {
+    require_kernel_source(kernels, w.space.config.source, w.space.config.family);
     for (const space::variant* v : w.variants) ids.insert(v->id);
   }
   for (const auto& [id, kind] : request.inject) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/paths.hpp"
 #include "families/shape.hpp"
 #include "results/context.hpp"
 #include "results/model.hpp"
@@ -110,9 +111,10 @@ struct sweep_request {
   int worker = 0, workers = 1;
 };
 
-/// Loads the plan's families and checks every mode, model shape and token count it names,
-/// without compiling or touching a GPU. Throws error(config/usage) for a bad plan.
-void check_plan(const sweep_request& request);
+/// Loads the plan's families and checks every mode, model shape and token count it names, and
+/// that `kernels` (the request's kernel folder, as find_kernel_dir found it) holds each family's
+/// kernel source, without compiling or touching a GPU. Throws error(config/usage) for a bad plan.
+void check_plan(const sweep_request& request, const located_dir& kernels);
 
 /// Without a GPU: compiles every variant of the plan for `archs`; nothing is timed (the plan's
 /// shapes are checked by check_plan, which the CLI calls first).
