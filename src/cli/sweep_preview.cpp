@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/table.hpp"
+#include "cli/untimed_summary.hpp"
 #include "core/text.hpp"
 #include "sweep/preview.hpp"
 
@@ -21,9 +22,8 @@ std::string duration_text(double s) {
 
 int print_sweep_preview(const sweep::sweep_request& request, const std::vector<std::string>& archs,
                         bool timed, const std::string& why_untimed) {
-  const std::filesystem::path reference = std::filesystem::path(KK3_SOURCE_RESULTS_DIR) / "h200" /
-                                          "sweep-v3-2026-12-02" / "sweep.json.gz";
-  const sweep::plan_preview p = sweep::preview_plan(request, archs, timed, reference);
+  const sweep::plan_preview p =
+      sweep::preview_plan(request, archs, timed, committed_h200_sweep(request.config_dir));
   std::ostream& out = std::cout;
   out << "dry run: nothing is compiled, timed or written\n"
       << "plan " << request.config.file.string() << ": " << p.items << " of " << p.plan_items

@@ -28,7 +28,7 @@ std::optional<double> seconds_per_unit(const sweep_request& r, const std::filesy
                                        std::string& source) {
   std::error_code ec;
   if (file.empty() || !std::filesystem::is_regular_file(file, ec)) {
-    source = "no committed H200 sweep to calibrate by (" + file.string() + ")";
+    source = "no committed H200 sweep to calibrate by (results/h200/ beside the configs)";
     return std::nullopt;
   }
   const results::result_set ref = results::read_result_set(file, results::reading::tables);
