@@ -21,6 +21,7 @@
 #include "families/limits.hpp"
 #include "families/registry.hpp"
 #include "jit/toolkit.hpp"
+#include "space/selection_filter.hpp"
 #include "timing/helper_kernels.hpp"
 #include "verify/verifier.hpp"
 
@@ -64,7 +65,8 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   // verifier runs first and compares the others with. An unknown id throws error(usage).
   std::set<const space::variant*> named;
   if (!o.variant.empty()) {
-    const std::vector<const space::variant*> chosen = choose_variants(space, o.variant);
+    const std::vector<const space::variant*> chosen =
+        space::select_variants(space.variants, space.config, o.variant);
     named.insert(chosen.begin(), chosen.end());
   }
   std::vector<space::variant> variants;

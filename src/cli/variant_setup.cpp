@@ -132,11 +132,6 @@ void add_variant_options(CLI::App* cmd, variant_options& o, const std::string& v
   add_cache_options(cmd, o.cache);
 }
 
-std::vector<const space::variant*> choose_variants(const families::family_space& space,
-                                                   const std::string& list) {
-  return space::select_variants(space.variants, space.config, list);
-}
-
 std::string loaded_variant::describe() const {
   std::string d =
       space.config.family + "/" + mode->name + "/" +
@@ -162,7 +157,8 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   require_kernel_source(kernels, v.space.config.source, o.family);
   v.mode =
       o.mode.empty() ? &v.space.config.modes.front() : &space::find_mode(v.space.config, o.mode);
-  const std::vector<const space::variant*> chosen = choose_variants(v.space, o.variant);
+  const std::vector<const space::variant*> chosen =
+      space::select_variants(v.space.variants, v.space.config, o.variant);
   if (o.single && chosen.size() > 1) {
     throw error(error_kind::usage, "--variant " + o.variant + ": selects " +
                                        std::to_string(chosen.size()) + " variants of " + o.family +

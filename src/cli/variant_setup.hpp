@@ -48,12 +48,6 @@ struct variant_options {
 /// Adds the flags above to a subcommand; `variant_help` describes its --variant.
 void add_variant_options(CLI::App* cmd, variant_options& o, const std::string& variant_help);
 
-/// The variants a --variant value names (space/selection_filter.hpp: "all", ids, globs and
-/// NAME=VALUE knob filters), in the config's order. Throws error(usage) naming the family and
-/// the term for an unknown id or a filter that matches nothing.
-std::vector<const space::variant*> choose_variants(const families::family_space& space,
-                                                   const std::string& list);
-
 /// One compiled and loaded variant (the shared owner of compile-and-load: jit/loaded_kernels.hpp).
 using loaded_kernel = jit::loaded_kernel;
 
