@@ -1,6 +1,6 @@
 #pragma once
 // What `time` and `profile` share: choose one variant at one shape, compile it for the GPU,
-// load it and allocate its workspace. `verify` shares the reading of a --variant list.
+// load it and allocate its workspace (a --variant selection is read by space/selection_filter).
 #include <memory>
 #include <optional>
 #include <string>
