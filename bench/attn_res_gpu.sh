@@ -6,7 +6,12 @@
 #   bench/attn_res_gpu.sh OUTDIR bench   the side-by-side benchmark (bench/attn_res_bench.py: kk3tune's
 #                                         best and, with KK3_BENCH_SWEEP=FILE, the dispatch table's choice, the
 #                                         copy ceiling, the Triton peer in vLLM's design with vLLM's tiles and
-#                                         tuned, torch.compile) into OUTDIR/bench, its summary printed; with
+#                                         tuned, torch.compile) into OUTDIR/bench, its summary printed;
+#                                         then (KK3_BENCH_COLD=0 leaves it out) the cold instrument,
+#                                         bench/attn_res_cold.py: ncu --cache-control all of the table's
+#                                         choice, the graph-best variant and the tuned Triton tile per shape,
+#                                         into OUTDIR/bench/cold.{json,md}, in KK3_BENCH_COLD_S (default 200)
+#                                         seconds of the wall; with
 #                                         KK3_BENCH_NCU_S=N > 0 then Nsight Compute on the fastest common_nb8
 #                                         variants (bench/attn_res_ncu.sh) into OUTDIR/ncu, in N seconds
 # The bench step holds to KK3_BENCH_WALL_S (default 540 s, to fit a 10-minute device call with room to
@@ -39,10 +44,16 @@ case $step in
     s=$SECONDS
     wall=${KK3_BENCH_WALL_S:-540}
     ncu_s=${KK3_BENCH_NCU_S:-0}
-    export KK3_BENCH_BUDGET_S=${KK3_BENCH_BUDGET_S:-$((wall - ncu_s - 20))}
-    timeout "$((wall - ncu_s - 10))" python3 "$here/attn_res_bench.py" "$out/bench" >"$out/bench.log" 2>&1
+    cold_s=$([ "${KK3_BENCH_COLD:-1}" != 0 ] && echo "${KK3_BENCH_COLD_S:-200}" || echo 0)
+    export KK3_BENCH_BUDGET_S=${KK3_BENCH_BUDGET_S:-$((wall - ncu_s - cold_s - 20))}
+    timeout "$((wall - ncu_s - cold_s - 10))" python3 "$here/attn_res_bench.py" "$out/bench" >"$out/bench.log" 2>&1
     echo "bench rc=$? ($((SECONDS - s)) s, budget ${KK3_BENCH_BUDGET_S} s)"
     python3 "$here/summarize_attn_res_bench.py" "$out/bench" 2>>"$out/bench.log" || tail -20 "$out/bench.log"
+    if [ "${KK3_BENCH_COLD:-1}" != 0 ]; then  # the cold instrument: ncu with every cache flushed, kk3tune and Triton
+      KK3TUNE="$kk3" KK3_COLD_BUDGET_S=$((wall - ncu_s - (SECONDS - s) - 30)) python3 "$here/attn_res_cold.py" "$out/bench" \
+        >"$out/cold.log" 2>&1
+      echo "cold rc=$? ($((SECONDS - s)) s)"; sed -n '/^# attn_res: graph and cold/,$p' "$out/cold.log"
+    fi
     if [ "$ncu_s" -gt 0 ]; then
       KK3_NCU_BUDGET_S=$((wall - (SECONDS - s))) "$here/attn_res_ncu.sh" "$out/bench" "$out/ncu"
     fi ;;

@@ -1,8 +1,12 @@
 #pragma once
-// attn_res: Block Attention Residuals (SPEC 1.2), in fp32 at the bandwidth floor. One cluster of
-// B CTAs per token (H split into B contiguous ranges of slices); every source row is read from
-// HBM once, into registers or into a ring of shared-memory rows, and the mix is formed by an
-// online softmax over the sources, so no row is read twice.
+// attn_res: Block Attention Residuals (SPEC 1.2), in fp32 at the bandwidth floor, in two shapes.
+// One pass (STAGE 0, 1): one cluster of B CTAs per token (H split into B contiguous ranges of
+// slices); every source row is read from HBM once, into registers or into a ring of shared-memory
+// rows, and the mix is formed chunk by chunk, so no row is read twice. Two passes (STAGE 2): pass 1
+// reads the rows and reduces all the logits' sums in one barrier, pass 2 reads the rows again (from
+// L1 or L2) and forms the mix; nothing is held across the barrier, so a thread needs far fewer
+// registers and an SM runs more tokens at once (the per-token chain of loads, reductions and
+// barriers, not HBM, limits the one-pass shape from T = 256 on).
 //
 // The numerics contract (SPEC 1.3): every variant computes bit for bit the same result, because
 // the arithmetic is fixed by the data layout alone, never by a knob:
@@ -17,7 +21,8 @@
 //   running weight sum s by e^(top - max(top, l)) when the maximum moves (not at all when it
 //   does not), then adds itself with weight e^(l - top): acc_i = fma(w, V_i, acc_i), s += w.
 //   The first source sets acc = V, s = 1. The chunking of the sources (NC) only decides how many
-//   logits are reduced at once; the steps stay per source, in order.
+//   logits are reduced at once, and STAGE 2 only when the rows are read for the mix; the steps
+//   stay per source, in order.
 // - The scalar functions (logit, e^x, the output scale) are correctly rounded fp32 operations
 //   in a fixed order (kernels/attn_res_math.h), so a host emulation gives the same bits
 //   (bench/attn_res_precision.cpp).
@@ -39,7 +44,8 @@
 //           slices w, w + warps, ...; a thread keeps acc and Q of its GPW units in registers.
 //   NC      sources per chunk: the logits of NC sources are reduced at one barrier (0: all N).
 //   STAGE   0: rows are loaded into registers; 1: bulk asynchronous copies of the CTA's part of
-//           each row into a ring of shared-memory rows, completing on one mbarrier per row.
+//           each row into a ring of shared-memory rows, completing on one mbarrier per row;
+//           2: two passes, one token per CTA or cluster (NC = 0, TPC = 1; see two_pass below).
 //   UNROLL  (STAGE 0) chunks whose loads are in flight: with 2, the next chunk's rows are
 //           requested before this chunk's logits are reduced.
 //   STAGES  (STAGE 1) chunks the ring holds (plus delta's row): STAGES - 1 chunks ahead.
@@ -50,7 +56,9 @@
 //           CTAs start their own prologue while this one runs; 0: at the end.
 #include "attn_res_math.h"
 #include "attn_res_params.h"
+#include "attn_res_parts.cuh"
 #include "common/fault_point.cuh"
+#include "common/hopper.cuh"
 #include "common/pdl.cuh"
 
 // The mode's macros carry the family's prefix (kk3tune defines them, a downstream build copies
@@ -77,6 +85,8 @@
 
 namespace kk3_ar {
 
+using namespace kk3_hopper;
+
 // The mode as constants of this namespace: the kernel's names for them, no macro of their own.
 constexpr int H = KK3_ATTN_RES_H;
 constexpr int NB = KK3_ATTN_RES_NB;
@@ -91,7 +101,6 @@ static_assert((KK3_ATTN_RES_HAS_OUT_NORM) == 0 || (KK3_ATTN_RES_HAS_OUT_NORM) ==
 static_assert((KK3_ATTN_RES_BLOCK_WRITE) == 0 || (KK3_ATTN_RES_BLOCK_WRITE) == 1,
               "KK3_ATTN_RES_BLOCK_WRITE is 0 or 1");
 
-constexpr int k_slice = 256;                   // elements per slice: 32 units of 8
 constexpr int k_slices = H / k_slice;          // K
 constexpr int k_sources = NB + 1;              // the block sums, then p (the updated prefix)
 constexpr int k_rows = k_sources + HAS_DELTA;  // rows per token: blocks, prefix, delta
@@ -114,214 +123,6 @@ __device__ __forceinline__ int owner_of(int k) {
   return ((k + 1) * B - 1) / k_slices;
 }
 
-__device__ __forceinline__ float lo_f32(unsigned w) {
-  return __uint_as_float(w << 16);
-}
-__device__ __forceinline__ float hi_f32(unsigned w) {
-  return __uint_as_float(w & 0xffff0000u);
-}
-
-/// Element i (0..7) of 8 packed bf16 values as a float (exact).
-__device__ __forceinline__ float element(const uint4& raw, int i) {
-  const unsigned w = i < 2 ? raw.x : i < 4 ? raw.y : i < 6 ? raw.z : raw.w;
-  return i & 1 ? hi_f32(w) : lo_f32(w);
-}
-
-/// Two floats rounded to bf16 (nearest even), packed: lo in bits 15..0, hi in 31..16.
-__device__ __forceinline__ unsigned pack_bf16(float lo, float hi) {
-  unsigned r;
-  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  return r;
-}
-
-/// bf16(a + b) per element, the sum in fp32: the prefix update.
-__device__ __forceinline__ uint4 add_bf16(const uint4& a, const uint4& b) {
-  const unsigned wa[4] = {a.x, a.y, a.z, a.w}, wb[4] = {b.x, b.y, b.z, b.w};
-  unsigned s[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i)
-    s[i] =
-        pack_bf16(__fadd_rn(lo_f32(wa[i]), lo_f32(wb[i])), __fadd_rn(hi_f32(wa[i]), hi_f32(wb[i])));
-  return make_uint4(s[0], s[1], s[2], s[3]);
-}
-
-/// The fixed butterfly: every lane ends with the same sum.
-__device__ __forceinline__ float warp_sum(float x) {
-#pragma unroll
-  for (int offset = 16; offset >= 1; offset /= 2)
-    x = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, offset));
-  return x;
-}
-
-/// Sums Count values across the 32 lanes, each in the butterfly's tree, with Count - 1 + 5
-/// shuffles rather than 5 Count: at each step (offset 16, 8, ..., 1) a lane keeps the lower or
-/// upper half of its values (by the offset's lane bit) and adds its partner's copy of that half.
-/// The pairs added are those of the butterfly, so every total equals warp_sum's bit for bit.
-/// In the end a lane holds the total of at most one value: `index` says which (-1 for none).
-template <int Count, int Offset = 16>
-__device__ __forceinline__ void transpose_sum(float* v, int lane, int& index, int have = Count,
-                                              int base = 0) {
-  constexpr int half = (Count + 1) / 2;
-  const bool upper = lane & Offset;
-#pragma unroll
-  for (int j = 0; j < half; ++j) {
-    const float lo = v[j], hi = j + half < Count ? v[j + half] : 0.0f;
-    v[j] = __fadd_rn(upper ? hi : lo, __shfl_xor_sync(0xffffffffu, upper ? lo : hi, Offset));
-  }
-  if (upper) {
-    base += half;
-    have = have > half ? have - half : 0;
-  } else {
-    have = have < half ? have : half;
-  }
-  if constexpr (Offset > 1) {
-    transpose_sum<half, Offset / 2>(v, lane, index, have, base);
-  } else {
-    index = have == 1 ? base : -1;
-  }
-}
-
-/// The lane that transpose_sum<Count> leaves holding value q (the inverse of its `index`).
-template <int Count, int Offset = 16>
-__device__ __forceinline__ int holder_lane(int q) {
-  constexpr int half = (Count + 1) / 2;
-  const int bit = q >= half ? Offset : 0;
-  if constexpr (Offset > 1) {
-    return bit + holder_lane<half, Offset / 2>(q >= half ? q - half : q);
-  } else {
-    return bit;
-  }
-}
-
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
-/// Every thread of every CTA of the cluster arrives; shared-memory writes before it are visible
-/// to the peers after it.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
-                   : "memory");
-}
-
-/// The block barrier of one CTA, or of the whole cluster.
-template <int B>
-__device__ __forceinline__ void barrier() {
-  if constexpr (B == 1) {
-    __syncthreads();
-  } else {
-    cluster_sync();
-  }
-}
-
-__device__ __forceinline__ unsigned smem_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-/// The float at `local` (an address of this CTA's shared memory) in CTA `rank` of the cluster.
-template <int B>
-__device__ __forceinline__ float load_shared(const float* local, int rank) {
-  if constexpr (B == 1) {
-    return *local;
-  } else {
-    unsigned remote;
-    asm("mapa.shared::cluster.u32 %0, %1, %2;"
-        : "=r"(remote)
-        : "r"(smem_address(local)), "r"(rank));
-    float v;
-    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
-    return v;
-  }
-}
-
-__device__ __forceinline__ void mbarrier_init(unsigned long long* bar) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_expect(unsigned long long* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)),
-               "r"(bytes)
-               : "memory");
-}
-
-/// Waits until the phase of `bar` with the given parity (0 for its first use, then 1, 0, ...)
-/// has completed.
-__device__ __forceinline__ void mbarrier_wait(unsigned long long* bar, unsigned parity) {
-  unsigned ready = 0;
-  do {
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, "
-        "p; }"
-        : "=r"(ready)
-        : "r"(smem_address(bar)), "r"(parity)
-        : "memory");
-  } while (!ready);
-}
-
-/// Copies `bytes` (a multiple of 16) from global to shared memory, completing on `bar`.
-__device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes,
-                                          unsigned long long* bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-          "r"(smem_address(dst)),
-      "l"(src), "r"(bytes), "r"(smem_address(bar))
-      : "memory");
-}
-
-/// Orders this thread's generic-proxy accesses to shared memory before later bulk copies.
-__device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-
-/// 8 bf16 from global memory that no kernel of this stream is writing (block sums, weights).
-__device__ __forceinline__ uint4 load_old(const unsigned short* p) {
-  return __ldg(reinterpret_cast<const uint4*>(p));
-}
-/// 8 bf16 from global memory written by the previous kernel.
-__device__ __forceinline__ uint4 load_new(const unsigned short* p) {
-  return *reinterpret_cast<const uint4*>(p);
-}
-
-/// One source's unit sums over the 8 elements in order: of the squares, of the products with Q.
-/// (x * x and x * q are exact in fp32: 8 and 8 + 16 significant bits; only the sums round.)
-__device__ __forceinline__ void unit_sums(const uint4& raw, const float* q, float& ss, float& dot) {
-  ss = 0.0f;
-  dot = 0.0f;
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const float x = element(raw, i);
-    ss = __fmaf_rn(x, x, ss);
-    dot = __fmaf_rn(x, q[i], dot);
-  }
-}
-
-/// The butterfly over the lanes of each of a warp's slices, for Values partial sums per slice
-/// (v[j][value] of the warp's slice j), as few shuffle rounds as the 32 lanes allow: slices
-/// J0, J0 + 1, ... go through one transpose_sum together while their values fit the lanes. The
-/// lane left holding a slice's value stores it to part[value * Stride + local slice].
-template <int Values, int Slices, int Stride, int J0 = 0>
-__device__ __forceinline__ void reduce_slices(float (&v)[Slices][Values], float* part, int lane,
-                                              int warp, int warps, int count) {
-  constexpr int k_group = 32 / Values;
-  constexpr int k_here = Slices - J0 < k_group ? Slices - J0 : k_group;
-  float flat[k_here * Values];
-#pragma unroll
-  for (int j = 0; j < k_here; ++j) {
-#pragma unroll
-    for (int i = 0; i < Values; ++i) flat[j * Values + i] = v[J0 + j][i];
-  }
-  int index;
-  transpose_sum<k_here * Values>(flat, lane, index);
-  if (index >= 0) {
-    const int m = warp + (J0 + index / Values) * warps;
-    if (m < count) part[(index % Values) * Stride + m] = flat[0];
-  }
-  if constexpr (J0 + k_here < Slices)
-    reduce_slices<Values, Slices, Stride, J0 + k_here>(v, part, lane, warp, warps, count);
-}
-
 /// The token's totals of Values per-slice sums, by one warp, in the fixed tree: lane l adds
 /// slices l, l + 32, ... in order (part[value * Stride + local slice] of the slice's owner CTA),
 /// then the butterfly; afterwards a lane holds at most one total, `index` says which.
@@ -339,15 +140,90 @@ __device__ __forceinline__ void slices_total(const float* part, int lane, float 
   transpose_sum<Values>(v, lane, index);
 }
 
-}  // namespace kk3_ar
 
-/// The knobs are described at the top of this file.
-template <int B, int GPW, int NC, int STAGE, int UNROLL, int STAGES, int TPC, int TRIGGER>
-__global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW))
-    attn_res(const kk3_attn_res_params p) {
-  using namespace kk3_ar;
+/// The online softmax's steps of `here` sources (source i of them on lane i), from each lane's
+/// share of their totals (`held`: what slices_total<B, 2 Count> leaves in total[0]): a source's
+/// logit, the running maximum before it (`top` before the first, then a prefix maximum over the
+/// lanes), then its step (attn_res_math.h). Every lane gets every source's rescale and weight;
+/// `top` becomes the maximum of it and the sources' logits.
+template <int Count>
+__device__ __forceinline__ void softmax_steps(float held, int here, int lane, float eps, float& top,
+                                              float (&rescale)[Count], float (&weight)[Count]) {
   namespace am = kk3_ar_math;
-  KK3_FAULT_POINT();  // empty unless a test injects a fault (common/fault_injection.cuh)
+  const int i = lane < here ? lane : here - 1;
+  const float ss = __shfl_sync(0xffffffffu, held, holder_lane<2 * Count>(2 * i));
+  const float dot = __shfl_sync(0xffffffffu, held, holder_lane<2 * Count>(2 * i + 1));
+  const float l = am::logit(ss, dot, k_hidden, eps);
+  float upto = l;  // max of the logits 0..i
+#pragma unroll
+  for (int d = 1; d < Count; d *= 2) {
+    const float o = __shfl_up_sync(0xffffffffu, upto, d);
+    if (lane >= d) upto = fmaxf(upto, o);
+  }
+  float before = __shfl_up_sync(0xffffffffu, upto, 1);
+  before = lane == 0 ? top : fmaxf(top, before);
+  const am::softmax_step step = am::next_step(before, l);
+#pragma unroll
+  for (int k = 0; k < Count; ++k) {
+    rescale[k] = __shfl_sync(0xffffffffu, step.rescale, k);
+    weight[k] = __shfl_sync(0xffffffffu, step.weight, k);
+  }
+  top = __shfl_sync(0xffffffffu, step.top, here - 1);
+}
+
+/// The output of token t from the mix: normalised by the norm's scale (its sum of acc^2 over the
+/// token first, through `part`, a free buffer of Mine floats, and one barrier), or divided by s.
+template <int B, int GPW, int Mine>
+__device__ __forceinline__ void write_out(const kk3_attn_res_params& p, long long t,
+                                          float (&acc)[GPW][8], float s, float* part, int lane,
+                                          int warp, int warps, int count, int base) {
+  namespace am = kk3_ar_math;
+  float scale;
+  if (HAS_OUT_NORM) {
+    float sq[GPW][1];
+#pragma unroll
+    for (int j = 0; j < GPW; ++j) {
+      sq[j][0] = 0.0f;
+#pragma unroll
+      for (int x = 0; x < 8; ++x) sq[j][0] = __fmaf_rn(acc[j][x], acc[j][x], sq[j][0]);
+    }
+    reduce_slices<1, GPW, Mine>(sq, part, lane, warp, warps, count);
+    barrier<B>();
+    float total[1];
+    int index;
+    slices_total<B, 1, Mine>(part, lane, total, index);
+    scale = am::norm_scale(__shfl_sync(0xffffffffu, total[0], holder_lane<1>(0)), s, k_hidden,
+                           p.out_eps);
+  } else {
+    scale = am::div(1.0f, s);
+  }
+  const auto* out_w = reinterpret_cast<const unsigned short*>(p.out_w) + base;
+  auto* out = reinterpret_cast<unsigned short*>(p.out) + (t * H + base);
+#pragma unroll
+  for (int j = 0; j < GPW; ++j) {
+    if (warp + j * warps >= count) continue;
+    const int u = unit_offset(warp, warps, j, lane);
+    unsigned packed[4];
+    if (HAS_OUT_NORM) {
+      const uint4 w = load_old(out_w + u);
+#pragma unroll
+      for (int x = 0; x < 4; ++x) {
+        packed[x] = pack_bf16(__fmul_rn(__fmul_rn(acc[j][2 * x], scale), element(w, 2 * x)),
+                              __fmul_rn(__fmul_rn(acc[j][2 * x + 1], scale), element(w, 2 * x + 1)));
+      }
+    } else {
+#pragma unroll
+      for (int x = 0; x < 4; ++x)
+        packed[x] = pack_bf16(__fmul_rn(acc[j][2 * x], scale), __fmul_rn(acc[j][2 * x + 1], scale));
+    }
+    __stcs(reinterpret_cast<uint4*>(out + u), make_uint4(packed[0], packed[1], packed[2], packed[3]));
+  }
+}
+
+/// STAGE 0 and 1: every row is read once and the mix is formed chunk by chunk (see the top).
+template <int B, int GPW, int NC, int STAGE, int UNROLL, int STAGES, int TPC, int TRIGGER>
+__device__ __forceinline__ void one_pass(const kk3_attn_res_params& p) {
+  namespace am = kk3_ar_math;
   constexpr int k_mine = (k_slices + B - 1) / B;  // slices of the busiest CTA
   constexpr int k_warps = (k_mine + GPW - 1) / GPW;
   constexpr int k_nc = NC == 0 || NC > k_sources ? k_sources : NC;  // sources per chunk
@@ -357,18 +233,14 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW))
   constexpr int k_ring = STAGES * k_nc + HAS_DELTA;
   constexpr int k_slots = !STAGE ? 1 : NC == 0 || k_ring > k_rows ? k_rows : k_ring;  // ring rows
   constexpr bool k_mix = k_sources > 1;  // with one source there is nothing to weigh
-  static_assert(
-      B >= 1 && B <= 16 && GPW >= 1 && UNROLL >= 1 && UNROLL <= 2 && STAGES >= 1 && TPC >= 1,
-      "knob out of range");
   static_assert(STAGE || STAGES == 1, "the ring's depth needs STAGE = 1");
   static_assert(!STAGE || UNROLL == 1, "register buffers are STAGE = 0's");
   static_assert(STAGE || TPC == 1, "tokens per cluster need the ring (STAGE = 1)");
   static_assert(k_values <= 32, "a chunk's sums must fit the lanes");
   // Per barrier parity: this CTA's slice partials of a chunk (the norm uses value 0).
   __shared__ float part[2][k_values][k_mine];
-  __shared__ unsigned long long full[k_slots];            // STAGE: one mbarrier per ring row
-  extern __shared__ uint4 ring[];                         // STAGE: [slot][local slice][32 units]
-  if (blockDim.x != 32 * k_warps) asm volatile("trap;");  // the host's geometry disagrees
+  __shared__ unsigned long long full[k_slots];  // STAGE: one mbarrier per ring row
+  extern __shared__ uint4 ring[];               // STAGE: [slot][local slice][32 units]
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = B == 1 ? 0 : static_cast<int>(cluster_rank());
@@ -390,11 +262,9 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW))
            : r == NB ? prefix + (t * H + base)
                      : delta + (t * H + base);
   };
-  // The element of this lane's unit in the warp's slice j, within the CTA's part of a row.
-  auto unit = [&](int j) { return (warp + j * k_warps) * k_slice + 8 * lane; };
+  auto unit = [&](int j) { return unit_offset(warp, k_warps, j, lane); };
   auto mine = [&](int j) { return warp + j * k_warps < count; };
   auto chunk_end_row = [](int c) { return c == k_chunks - 1 ? k_rows : (c + 1) * k_nc; };
-
   // STAGE = 1: thread 0 issues the rows of the cluster's tokens in order (row g is row g % k_rows
   // of token g / k_rows), each into ring slot g % k_slots once the row k_slots before it is read.
   const unsigned row_bytes = static_cast<unsigned>(count) * 512u;
@@ -457,17 +327,7 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW))
     if (READ_PREFIX_EARLY) load_news();
   }
   float q[GPW][8];  // Q = rms_w * res_w (fp32, exact) of this thread's units
-  if (k_mix) {
-    const auto* rms_w = reinterpret_cast<const unsigned short*>(p.rms_w) + base;
-    const auto* res_w = reinterpret_cast<const unsigned short*>(p.res_w) + base;
-#pragma unroll
-    for (int j = 0; j < GPW; ++j) {
-      const uint4 a = mine(j) ? load_old(rms_w + unit(j)) : make_uint4(0, 0, 0, 0);
-      const uint4 b = mine(j) ? load_old(res_w + unit(j)) : make_uint4(0, 0, 0, 0);
-#pragma unroll
-      for (int x = 0; x < 8; ++x) q[j][x] = __fmul_rn(element(a, x), element(b, x));
-    }
-  }
+  if (k_mix) load_q<GPW>(p, q, lane, warp, k_warps, count, base);
   if (!READ_PREFIX_EARLY) kk3_pdl_wait();
   if (TRIGGER) kk3_pdl_trigger();  // the next kernel may start its own prologue now
   if (producer) issue_until(k_slots, false);
@@ -561,107 +421,175 @@ __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW))
         float total[k_values];
         int index;
         slices_total<B, k_values, k_mine>(chunk_part, lane, total, index);
-        // Lane i < here takes source n0 + i: its logit, the running maximum before and with it
-        // (a prefix maximum over the lanes), then its step of the online softmax.
-        const int i = lane < here ? lane : here - 1;
-        const float ss = __shfl_sync(0xffffffffu, total[0], holder_lane<k_values>(2 * i));
-        const float dot = __shfl_sync(0xffffffffu, total[0], holder_lane<k_values>(2 * i + 1));
-        const float l = am::logit(ss, dot, k_hidden, p.eps);
-        float upto = l;  // max of the chunk's logits 0..i
-#pragma unroll
-        for (int d = 1; d < k_nc; d *= 2) {
-          const float o = __shfl_up_sync(0xffffffffu, upto, d);
-          if (lane >= d) upto = fmaxf(upto, o);
-        }
-        float before = __shfl_up_sync(0xffffffffu, upto, 1);
-        before = lane == 0 ? top : fmaxf(top, before);
-        const am::softmax_step step = am::next_step(before, l);
-#pragma unroll
-        for (int k = 0; k < k_nc; ++k) {
-          rescale[k] = __shfl_sync(0xffffffffu, step.rescale, k);
-          weight[k] = __shfl_sync(0xffffffffu, step.weight, k);
-        }
-        top = __shfl_sync(0xffffffffu, step.top, here - 1);
+        // Lane i < here takes source n0 + i: its logit and its step of the online softmax.
+        softmax_steps<k_nc>(total[0], here, lane, p.eps, top, rescale, weight);
       }
 
       // The online mix, source by source.
 #pragma unroll
       for (int i = 0; i < k_nc; ++i) {
         if (i >= here) break;
-        if (c == 0 && i == 0) {
+        const bool first_source = c == 0 && i == 0;
 #pragma unroll
-          for (int j = 0; j < GPW; ++j) {
-#pragma unroll
-            for (int x = 0; x < 8; ++x) acc[j][x] = element(src[0][j], x);
-          }
-          continue;
-        }
-        if (rescale[i] != 1.0f) {
-#pragma unroll
-          for (int j = 0; j < GPW; ++j) {
-#pragma unroll
-            for (int x = 0; x < 8; ++x) acc[j][x] = __fmul_rn(acc[j][x], rescale[i]);
-          }
-          s = __fmul_rn(s, rescale[i]);
-        }
-#pragma unroll
-        for (int j = 0; j < GPW; ++j) {
-#pragma unroll
-          for (int x = 0; x < 8; ++x)
-            acc[j][x] = __fmaf_rn(weight[i], element(src[i][j], x), acc[j][x]);
-        }
+        for (int j = 0; j < GPW; ++j)
+          mix_step(acc[j], src[i][j], first_source, rescale[i], weight[i]);
+        if (first_source) continue;
+        if (rescale[i] != 1.0f) s = __fmul_rn(s, rescale[i]);
         s = __fadd_rn(s, weight[i]);
       }
       if (READ_PREFIX_EARLY && token == 0 && c == 0) kk3_pdl_wait();
     }
 
-    // The output: normalised by the norm's scale (its sum of acc^2 over the token first), or
-    // divided by s.
-    float scale;
-    if (HAS_OUT_NORM) {
-      float sq[GPW][1];
-#pragma unroll
-      for (int j = 0; j < GPW; ++j) {
-        sq[j][0] = 0.0f;
-#pragma unroll
-        for (int x = 0; x < 8; ++x) sq[j][0] = __fmaf_rn(acc[j][x], acc[j][x], sq[j][0]);
-      }
-      float* norm_part = &part[barriers & 1][0][0];
-      reduce_slices<1, GPW, k_mine>(sq, norm_part, lane, warp, k_warps, count);
-      barrier<B>();
-      ++barriers;
-      float total[1];
-      int index;
-      slices_total<B, 1, k_mine>(norm_part, lane, total, index);
-      scale = am::norm_scale(__shfl_sync(0xffffffffu, total[0], holder_lane<1>(0)), s, k_hidden,
-                             p.out_eps);
-    } else {
-      scale = am::div(1.0f, s);
-    }
-    const auto* out_w = reinterpret_cast<const unsigned short*>(p.out_w) + base;
-    auto* out = reinterpret_cast<unsigned short*>(p.out) + (t * H + base);
-#pragma unroll
-    for (int j = 0; j < GPW; ++j) {
-      if (!mine(j)) continue;
-      unsigned packed[4];
-      if (HAS_OUT_NORM) {
-        const uint4 w = load_old(out_w + unit(j));
-#pragma unroll
-        for (int x = 0; x < 4; ++x) {
-          packed[x] =
-              pack_bf16(__fmul_rn(__fmul_rn(acc[j][2 * x], scale), element(w, 2 * x)),
-                        __fmul_rn(__fmul_rn(acc[j][2 * x + 1], scale), element(w, 2 * x + 1)));
-        }
-      } else {
-#pragma unroll
-        for (int x = 0; x < 4; ++x)
-          packed[x] =
-              pack_bf16(__fmul_rn(acc[j][2 * x], scale), __fmul_rn(acc[j][2 * x + 1], scale));
-      }
-      __stcs(reinterpret_cast<uint4*>(out + unit(j)),
-             make_uint4(packed[0], packed[1], packed[2], packed[3]));
-    }
+    write_out<B, GPW, k_mine>(p, t, acc, s, &part[barriers & 1][0][0], lane, warp, k_warps, count,
+                              base);
+    if (HAS_OUT_NORM) ++barriers;
   }
   if (B > 1) cluster_sync();  // no CTA leaves while a peer may still read its shared memory
   if (!TRIGGER) kk3_pdl_trigger();
+}
+
+/// STAGE 2: two passes over a token's rows, one token per CTA (B = 1) or cluster, nothing held
+/// between them but the mix's weights. Pass 1 reads every row once from HBM and reduces all 2 N
+/// sums of the token in one barrier; pass 2 reads the rows again (from L1 or L2; p from registers)
+/// and forms the mix with the same online steps, so the bits are those of STAGE 0 and 1. No row
+/// lives in registers or shared memory across the barrier: fewer registers, more tokens per SM.
+/// The latency chain is kept short: the block rows and out_w are asked into L2 before the wait,
+/// every load of pass 1 is issued before its first store (p is written back after the loop), and
+/// Q is formed from the weights' registers where it is used.
+template <int B, int GPW, int TRIGGER>
+__device__ __forceinline__ void two_pass(const kk3_attn_res_params& p) {
+  constexpr int k_mine = (k_slices + B - 1) / B;  // slices of the busiest CTA
+  constexpr int k_warps = (k_mine + GPW - 1) / GPW;
+  constexpr int k_values = 2 * k_sources;  // per slice: each source's sum of squares and dot
+  constexpr int k_olds = NB > 0 ? NB : 1;  // register rows of the block sums (at least one)
+  constexpr bool k_mix = k_sources > 1;
+  static_assert(k_values <= 32, "a token's sums must fit the lanes");
+  __shared__ float part[2][k_values][k_mine];  // [0]: the logits' slice partials, [1]: the norm's
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int rank = B == 1 ? 0 : static_cast<int>(cluster_rank());
+  const int first = first_slice<B>(rank), count = first_slice<B>(rank + 1) - first;
+  const int base = first * k_slice;
+  const long long t = blockIdx.x / B;  // the grid has one CTA or cluster per token
+  auto* const blocks = reinterpret_cast<unsigned short*>(p.blocks);
+  auto* const prefix = reinterpret_cast<unsigned short*>(p.prefix);
+  const auto* const delta = reinterpret_cast<const unsigned short*>(p.delta);
+  const unsigned short* const block_row = blocks + (t * p.block_token_stride + base);
+  const unsigned short* const rms_w = reinterpret_cast<const unsigned short*>(p.rms_w) + base;
+  const unsigned short* const res_w = reinterpret_cast<const unsigned short*>(p.res_w) + base;
+  auto unit = [&](int j) { return unit_offset(warp, k_warps, j, lane); };
+  auto mine = [&](int j) { return warp + j * k_warps < count; };
+  const bool live = t < p.tokens && count > 0;
+
+  // Before the wait: the older inputs. Thread r < NB asks for block row r in L2, thread NB for
+  // out_w (read last); rms_w and res_w come into registers.
+  const int r = static_cast<int>(threadIdx.x);
+  if (live && r < NB) prefetch_l2(block_row + r * p.block_stride, static_cast<unsigned>(count) * 512u);
+  if (live && HAS_OUT_NORM && r == NB)
+    prefetch_l2(reinterpret_cast<const unsigned short*>(p.out_w) + base,
+                static_cast<unsigned>(count) * 512u);
+  uint4 wa[GPW], wb[GPW];
+#pragma unroll
+  for (int j = 0; j < GPW; ++j) {
+    const bool use = k_mix && live && mine(j);
+    wa[j] = use ? load_old(rms_w + unit(j)) : make_uint4(0, 0, 0, 0);
+    wb[j] = use ? load_old(res_w + unit(j)) : make_uint4(0, 0, 0, 0);
+  }
+  if (!READ_PREFIX_EARLY) kk3_pdl_wait();
+  if (TRIGGER) kk3_pdl_trigger();
+  if (t < p.tokens) {
+    // Pass 1: p = bf16(prefix + delta); the unit sums, reduced over the lanes slice by slice.
+    uint4 pv[GPW];
+#pragma unroll
+    for (int j = 0; j < GPW; ++j) {
+      pv[j] = make_uint4(0, 0, 0, 0);
+      if (!mine(j)) continue;
+      const uint4 old = load_new(prefix + (t * H + base + unit(j)));
+      pv[j] = HAS_DELTA ? add_bf16(old, load_new(delta + (t * H + base + unit(j)))) : old;
+    }
+    if constexpr (k_mix) {  // (one source: nothing to weigh)
+#pragma unroll
+      for (int j = 0; j < GPW; ++j) {
+        if (!mine(j)) continue;
+        uint4 olds[k_olds];
+#pragma unroll
+        for (int n = 0; n < NB; ++n) olds[n] = load_old(block_row + n * p.block_stride + unit(j));
+        float q[8];
+#pragma unroll
+        for (int x = 0; x < 8; ++x) q[x] = __fmul_rn(element(wa[j], x), element(wb[j], x));
+        float v[k_values];
+#pragma unroll
+        for (int n = 0; n < k_sources; ++n)
+          unit_sums(n < NB ? olds[n] : pv[j], q, v[2 * n], v[2 * n + 1]);
+        reduce_slice<k_values, k_mine>(v, &part[0][0][0], lane, warp + j * k_warps);
+      }
+    }
+    if (READ_PREFIX_EARLY) kk3_pdl_wait();
+    // p written back (and into block k), now that every load of pass 1 is issued.
+#pragma unroll
+    for (int j = 0; j < GPW; ++j) {
+      if (!mine(j)) continue;
+      if (HAS_DELTA) *reinterpret_cast<uint4*>(prefix + (t * H + base + unit(j))) = pv[j];
+      if (BLOCK_WRITE)
+        *reinterpret_cast<uint4*>(blocks + (t * p.block_token_stride +
+                                            p.block_write_idx * p.block_stride + base + unit(j))) =
+            pv[j];
+    }
+    // The logits of all N sources in one barrier, then the steps of the online softmax.
+    float rescale[k_sources], weight[k_sources];
+    float s = 1.0f;
+    if (k_mix) {
+      barrier<B>();
+      float total[k_values];
+      int index;
+      slices_total<B, k_values, k_mine>(&part[0][0][0], lane, total, index);
+      float top = kk3_ar_math::minus_infinity();
+      softmax_steps<k_sources>(total[0], k_sources, lane, p.eps, top, rescale, weight);
+#pragma unroll
+      for (int n = 1; n < k_sources; ++n) {
+        if (rescale[n] != 1.0f) s = __fmul_rn(s, rescale[n]);
+        s = __fadd_rn(s, weight[n]);
+      }
+    }
+    // Pass 2: the mix, the block rows read again.
+    float acc[GPW][8];
+#pragma unroll
+    for (int j = 0; j < GPW; ++j) {
+#pragma unroll
+      for (int x = 0; x < 8; ++x) acc[j][x] = 0.0f;
+      if (!mine(j)) continue;
+      uint4 olds[k_olds];
+      if constexpr (NB > 0) {  // (a loop that cannot run is an error to nvcc -Werror)
+#pragma unroll
+        for (int n = 0; n < NB; ++n) olds[n] = load_old(block_row + n * p.block_stride + unit(j));
+      }
+#pragma unroll
+      for (int n = 0; n < k_sources; ++n)
+        mix_step(acc[j], n < NB ? olds[n] : pv[j], n == 0, k_mix ? rescale[n] : 1.0f,
+                 k_mix ? weight[n] : 0.0f);
+    }
+    write_out<B, GPW, k_mine>(p, t, acc, s, &part[1][0][0], lane, warp, k_warps, count, base);
+  }
+  if (B > 1) cluster_sync();  // no CTA leaves while a peer may still read its shared memory
+  if (!TRIGGER) kk3_pdl_trigger();
+}
+
+}  // namespace kk3_ar
+
+/// The knobs are described at the top of this file.
+template <int B, int GPW, int NC, int STAGE, int UNROLL, int STAGES, int TPC, int TRIGGER>
+__global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW))
+    attn_res(const kk3_attn_res_params p) {
+  static_assert(B >= 1 && B <= 16 && GPW >= 1 && UNROLL >= 1 && UNROLL <= 2 && STAGES >= 1 &&
+                    TPC >= 1 && STAGE >= 0 && STAGE <= 2,
+                "knob out of range");
+  static_assert(STAGE != 2 || (NC == 0 && UNROLL == 1 && STAGES == 1 && TPC == 1),
+                "STAGE = 2 takes all sources at once, one token per CTA or cluster");
+  KK3_FAULT_POINT();  // empty unless a test injects a fault (common/fault_injection.cuh)
+  if (blockDim.x != kk3_ar::threads_of(B, GPW)) asm volatile("trap;");  // the host disagrees
+  if constexpr (STAGE == 2) {
+    kk3_ar::two_pass<B, GPW, TRIGGER>(p);
+  } else {
+    kk3_ar::one_pass<B, GPW, NC, STAGE, UNROLL, STAGES, TPC, TRIGGER>(p);
+  }
 }

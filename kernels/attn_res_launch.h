@@ -12,7 +12,7 @@ struct attn_res_launch_knobs {
   int b;       ///< B: CTAs per token, one thread-block cluster when > 1
   int gpw;     ///< GPW: slices of 256 elements per warp
   int nc;      ///< NC: sources per chunk (0: all)
-  int stage;   ///< STAGE: 1 streams the rows through a ring of shared-memory rows
+  int stage;   ///< STAGE: 1 streams the rows through a ring of shared-memory rows (2: two passes)
   int stages;  ///< STAGES: chunks the ring holds (STAGE = 1)
   int tpc;     ///< TPC: tokens per cluster
 };
@@ -27,7 +27,8 @@ struct attn_res_launch_mode {
 
 /// The launch of a variant over `tokens` tokens. The kernel's own arithmetic: CTA r of a
 /// cluster of B takes slices [r K / B, (r + 1) K / B) of the K = H / 256, so the busiest takes
-/// ceil(K / B); a warp takes GPW of them; a cluster takes TPC tokens. With STAGE = 1 the dynamic
+/// ceil(K / B); a warp takes GPW of them; a cluster takes TPC tokens. STAGE = 2 has no dynamic shared memory (its
+/// partial sums are static) and TPC = 1. With STAGE = 1 the dynamic
 /// shared memory is the ring: its rows (STAGES chunks of NC sources, and delta's row; all the
 /// token's rows when NC = 0 or when they are fewer) of the busiest CTA's slices.
 constexpr launch_settings attn_res_launch(const attn_res_launch_knobs& k,
@@ -36,7 +37,7 @@ constexpr launch_settings attn_res_launch(const attn_res_launch_knobs& k,
   const long long slices = m.hidden / 256, mine = (slices + k.b - 1) / k.b;
   const long long warps = (mine + k.gpw - 1) / k.gpw;
   long long bytes = 0;
-  if (k.stage) {
+  if (k.stage == 1) {
     const long long sources = m.nb + 1, rows = sources + (m.delta ? 1 : 0);
     const long long nc = k.nc == 0 || k.nc > sources ? sources : k.nc;
     const long long ring = k.stages * nc + (m.delta ? 1 : 0);

@@ -10,7 +10,7 @@ namespace {
 
 constexpr int k_register_limit = 255;
 /// The sweep the committed dispatch headers come from (tests/package/committed_headers.sh).
-constexpr const char* k_committed_sweep = "results/h200/sweep-v3-2026-12-02/sweep.json.gz";
+constexpr const char* k_committed_sweep = "results/h200/sweep-v4-2026-12-04/sweep.json.gz";
 
 std::string percent(double fraction) {
   char text[32];

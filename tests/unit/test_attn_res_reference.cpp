@@ -125,16 +125,18 @@ TEST_F(attn_res_reference, geometry_matches_the_kernels_layout) {
   EXPECT_EQ(c.cluster.x, 1u);
   EXPECT_EQ(c.block.x, 224u);
   EXPECT_EQ(c.shared_bytes, 0u);
-  // B = 7: 4 slices per CTA, one per warp; staged, NC = 0: all 10 rows (8 blocks, prefix and
-  // delta), 512 bytes a slice.
-  c = ar.geometry(knobs("b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1"), mode("common_nb8"), s);
+  // B = 7: 4 slices per CTA, one per warp; rows in registers.
+  c = ar.geometry(knobs("b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1"), mode("common_nb8"), s);
   EXPECT_EQ(c.grid.x, 4097u * 7);
   EXPECT_EQ(c.cluster.x, 7u);
   EXPECT_EQ(c.block.x, 128u);
-  EXPECT_EQ(c.shared_bytes, 10u * 4 * 512);
-  // Without delta one row less.
-  c = ar.geometry(knobs("b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1"), mode("post_nb8"), s);
-  EXPECT_EQ(c.shared_bytes, 9u * 4 * 512);
+  EXPECT_EQ(c.shared_bytes, 0u);
+  // STAGE = 2, the two passes: one CTA of 14 warps per token, no ring (its partials are static).
+  c = ar.geometry(knobs("b1-gpw2-nc0-stage2-unroll1-stages1-tpc1-trigger1"), mode("post_nb8"), s);
+  EXPECT_EQ(c.grid.x, 4097u);
+  EXPECT_EQ(c.cluster.x, 1u);
+  EXPECT_EQ(c.block.x, 448u);
+  EXPECT_EQ(c.shared_bytes, 0u);
   // Four tokens per cluster: ceil(4097 / 4) clusters of one CTA of 7 warps; a ring of two
   // chunks of two sources and delta's row, 5 of the token's 10 rows, of all 28 slices.
   c = ar.geometry(knobs("b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1"), mode("common_nb8"), s);
@@ -146,16 +148,16 @@ TEST_F(attn_res_reference, geometry_matches_the_kernels_layout) {
   c = ar.geometry(knobs("b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1"), mode("common_nb1"), s);
   EXPECT_EQ(c.shared_bytes, 3u * 28 * 512);
   // NC = 3 above N = 2 counts as 2: three chunks of two and delta, again more than the 3 rows.
-  c = ar.geometry(knobs("b1-gpw7-nc3-stage1-unroll1-stages3-tpc1-trigger1"), mode("common_nb1"), s);
+  c = ar.geometry(knobs("b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1"), mode("common_nb1"), s);
   EXPECT_EQ(c.grid.x, 4097u);
   EXPECT_EQ(c.block.x, 128u);
   EXPECT_EQ(c.shared_bytes, 3u * 28 * 512);
-  // B = 14 over 28 slices: 2 each; the block write adds no row; N = 4 and delta: 5 rows.
-  c = ar.geometry(knobs("b14-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1"), mode("write_nb3"), s);
-  EXPECT_EQ(c.grid.x, 4097u * 14);
-  EXPECT_EQ(c.cluster.x, 14u);
-  EXPECT_EQ(c.block.x, 64u);
-  EXPECT_EQ(c.shared_bytes, 5u * 2 * 512);
+  // B = 4 over 28 slices: 7 each, 2 a warp: 4 warps; the block write adds no row.
+  c = ar.geometry(knobs("b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1"), mode("write_nb3"), s);
+  EXPECT_EQ(c.grid.x, 4097u * 4);
+  EXPECT_EQ(c.cluster.x, 4u);
+  EXPECT_EQ(c.block.x, 128u);
+  EXPECT_EQ(c.shared_bytes, 0u);
   // Unstaged, without the output norm: 14 warps of 2 slices, no dynamic shared memory.
   c = ar.geometry(knobs("b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1"), mode("final_nb8"), s);
   EXPECT_EQ(c.grid.x, 4097u);

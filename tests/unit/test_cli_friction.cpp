@@ -178,7 +178,7 @@ TEST(cli_friction, list_and_compile_take_format_json) {
     if (f.at("family") != "attn_res") continue;
     attn_res = true;
     EXPECT_EQ(f.at("variants").size(), f.at("variants_per_mode").get<std::size_t>());
-    EXPECT_EQ(f.at("knobs").at("B"), (std::vector<long long>{1, 2, 4, 7, 14}));
+    EXPECT_EQ(f.at("knobs").at("B"), (std::vector<long long>{1, 2, 4, 7}));
     EXPECT_EQ(f.at("modes").size(), 25u);
     std::size_t references = 0;
     for (const auto& v : f.at("variants")) references += v.at("reference").get<bool>();
@@ -223,7 +223,7 @@ TEST(cli_friction, sweep_takes_mode_and_variant_like_time) {
   const std::string out = (dir.path() / "m.json").string();
   auto r = run_kk3tune({"sweep", "--arch", "sm_90a", "--cache-dir", (dir.path() / "c").string(),
                         "--out", out, "--family", "attn_res", "--mode", "common_nb8,write_nb4",
-                        "--variant", "b2-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1"},
+                        "--variant", "b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1"},
                        {k_no_driver});
   EXPECT_EQ(r.exit_code, 3) << r.output;  // no GPU: compiled, nothing timed
   EXPECT_TRUE(contains(r.output, "4 variant compiles for sm_90a"))
@@ -236,7 +236,7 @@ TEST(cli_friction, sweep_takes_mode_and_variant_like_time) {
   }
   EXPECT_EQ(modes, (std::set<std::string>{"common_nb8", "write_nb4"}));
   EXPECT_EQ(variants, (std::set<std::string>{"b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0",
-                                             "b2-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1"}));
+                                             "b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1"}));
   r = run_kk3tune({"sweep", "--arch", "sm_90a", "--out", out, "--mode", "nope"}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "kk3tune: usage error: --mode nope: no family of the plan"))

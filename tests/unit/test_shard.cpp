@@ -26,7 +26,7 @@ const char* k_plan = R"({
     "mla_decode_epilogue": {"modes": ["bf16", "fp8"], "heads": [16, 32],
       "variants": ["split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128"]},
     "attn_res": {"modes": ["common_nb1", "post_nb8", "write_nb0"],
-      "variants": ["b7-gpw1-nc0-stage1-unroll1-stages1-tpc1-trigger1"]}
+      "variants": ["b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1"]}
   },
   "tokens": [1, 64, 1024]
 })";
