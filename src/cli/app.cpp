@@ -13,6 +13,7 @@
 #include "core/version.hpp"
 #include "device/device_info.hpp"
 #include "families/registry.hpp"
+#include "results/objective.hpp"
 
 namespace kk3::cli {
 
@@ -118,7 +119,7 @@ double percent_flag(const std::string& text, const std::string& flag, double lo,
 void refuse_timing_mode(const std::string& modes, const std::string& family,
                         const std::filesystem::path& config_dir) {
   for (const std::string& m : split(modes, ',')) {
-    for (const char* timing : {"graph", "isolated", "cold", "chain"}) {
+    for (const std::string& timing : results::timing_mode_names()) {
       if (m != timing) continue;
       std::string takes = "the family's modes: `kk3tune list` shows them";
       // The family's own modes where its config reads; a broken one is reported by the command.

@@ -32,6 +32,7 @@
 #include "jit/toolkit.hpp"
 #include "merge/merge.hpp"
 #include "report/records_csv.hpp"
+#include "results/objective.hpp"
 #include "results/reader.hpp"
 #include "results/sweep_file.hpp"
 #include "sweep/baseline.hpp"
@@ -630,7 +631,7 @@ void add_sweep_command(CLI::App& app, const global_options& global, int& exit_co
   cmd->add_option("--timing", o->timing,
                   "time every family in this timing mode: graph, isolated, cold or chain "
                   "(default: the plan's objective, chain for the PDL families)")
-      ->check(CLI::IsMember({"graph", "isolated", "cold", "chain"}));
+      ->check(CLI::IsMember(results::timing_mode_names()));
   cmd->add_option(
       "--variant", o->variant,
       "with --family: only these variants: ids, globs ('b1-*'), knob filters (GPW=7) in a comma "

@@ -13,6 +13,7 @@
 #include "core/nvtx.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
+#include "results/objective.hpp"
 #include "results/time_file.hpp"
 #include "sweep/plan.hpp"
 #include "timing/context.hpp"
@@ -250,7 +251,7 @@ void add_time_command(CLI::App& app, const global_options& global, int& exit_cod
          "--timing", o->timing_mode,
          "timing mode: graph, isolated, cold or chain (default: the sweep's objective for the "
          "family, chain for the PDL families)")
-      ->check(CLI::IsMember({"graph", "isolated", "cold", "chain"}));
+      ->check(CLI::IsMember(results::timing_mode_names()));
   cmd->add_flag("--no-pdl", o->no_pdl, "launch without programmatic dependent launch");
   cmd->add_option("--noise", o->noise,
                   "target relative standard error of the median, e.g. 0.5% (default 0.5%)");

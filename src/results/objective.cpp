@@ -22,9 +22,22 @@ const char* to_string(timing_mode m) {
   return "unknown";
 }
 
+namespace {
+constexpr timing_mode k_timing_modes[] = {timing_mode::graph, timing_mode::isolated,
+                                          timing_mode::cold, timing_mode::chain};
+}  // namespace
+
+const std::vector<std::string>& timing_mode_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (timing_mode m : k_timing_modes) v.emplace_back(to_string(m));
+    return v;
+  }();
+  return names;
+}
+
 timing_mode parse_timing_mode(const std::string& name) {
-  for (timing_mode m :
-       {timing_mode::graph, timing_mode::isolated, timing_mode::cold, timing_mode::chain}) {
+  for (timing_mode m : k_timing_modes) {
     if (name == to_string(m)) return m;
   }
   throw error(error_kind::usage,

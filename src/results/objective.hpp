@@ -20,6 +20,8 @@ enum class timing_mode {
   chain,     ///< producer -> variant -> consumer (PDL); reports the latency the variant adds
 };
 const char* to_string(timing_mode m);
+/// Every timing mode's name, in the enum's order: graph, isolated, cold, chain.
+const std::vector<std::string>& timing_mode_names();
 /// Parses "graph", "isolated", "cold" or "chain"; throws error(usage).
 timing_mode parse_timing_mode(const std::string& name);
 
