@@ -37,14 +37,16 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from attn_res_bench import case_flags, make_device_inputs, parse_case  # noqa: E402
+from summarize_attn_res_bench import CEILING_SHARE, ratio  # noqa: E402
+
 LAUNCHES = 5
 SEED = 20261204
 METRICS = ("gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,"
            "sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread")
 PEER_CELLS = {("common", 1), ("common", 4), ("common", 8), ("post", 8)}
 TWO_PASS_US = {(4, 256): 11.3, (4, 1024): 35.9, (4, 8192): 266.0, (8, 256): 16.4, (8, 1024): 55.2, (8, 8192): 391.0}
-CEILING_SHARE = {8192: 0.90, 1024: 0.80}
-CASE_FLAGS = {"common": (True, True), "post": (False, True), "final": (True, False), "write": (True, True)}
 
 
 def ncu_binary():
@@ -95,11 +97,6 @@ def summary_of(samples):
             "registers": pick("launch__registers_per_thread")}
 
 
-def case_of(mode):
-    kind, _, nb = mode.partition("_nb")
-    return kind, int(nb)
-
-
 # ------------------------------------------------------------------ kk3tune
 def cold_kk3tune(ncu, kk3, mode, t, variant, logs):
     cmd = ncu_prefix(ncu) + ["--nvtx", "--nvtx-include", "kk3tune@profile/", kk3, "profile", "--family", "attn_res",
@@ -123,18 +120,14 @@ def cold_kk3tune(ncu, kk3, mode, t, variant, logs):
 # ------------------------------------------------------------------ Triton
 def triton_worker(jobs_path):
     """Runs under ncu: per job, the tuned tile once (warm-up) and LAUNCHES times."""
-    sys.path.insert(0, HERE)
     import torch
     import attn_res_triton as A
-    from attn_res_formula import make_inputs
 
     for job in json.load(open(jobs_path)):
         nb, t = job["nb"], job["t"]
-        has_delta, has_out_w = CASE_FLAGS[job["kind"]]
-        has_delta = has_delta and not (job["kind"] == "write" and nb == 0)  # write_nb0: no delta
-        write_idx = nb if job["kind"] == "write" else -1
-        args = make_inputs(t, nb, has_delta, has_out_w, device="cuda", seed=SEED + t, draw_on="cuda",
-                           block_write=write_idx >= 0)
+        flags = case_flags(job["kind"], nb)
+        write_idx = flags[2]
+        args = make_device_inputs(t, nb, flags, "cuda", SEED + t)
         out = args[1].new_empty(args[1].shape)
         tile = [int(x) for x in job["tile"].split("x")]
         torch.cuda.synchronize()
@@ -148,7 +141,7 @@ def cold_triton(ncu, rows, out_dir):
     jobs = []
     for r in rows:
         if r.get("triton_tuned_tile"):
-            kind, nb = case_of(r["mode"])
+            kind, nb = parse_case(r["mode"])
             jobs.append({"tag": f"{r['mode']}-T{r['t']}", "kind": kind, "nb": nb, "t": r["t"], "tile": r["triton_tuned_tile"]})
     if not jobs:
         return {}, None
@@ -181,10 +174,6 @@ def fmt(x, spec=".2f"):
     return "-" if x is None else format(x, spec)
 
 
-def ratio(a, b):
-    return a / b if a is not None and b else None
-
-
 def report(doc):
     lines = ["# attn_res: graph and cold (ncu --cache-control all --clock-control none)", "",
              f"kk3tune's cold figure: median of {LAUNCHES} launches of `profile`; Triton's: its tuned tile (graph search), "
@@ -214,7 +203,7 @@ def targets(rows):
     """(name, held, where) per measured target."""
     out = []
     for r in rows:
-        kind, nb = case_of(r["mode"])
+        kind, nb = parse_case(r["mode"])
         c, where = r["cold"], f"{r['mode']} T={r['t']}"
         table_cold, tri_cold = (c.get("table") or {}).get("us"), (c.get("triton") or {}).get("us")
         if (kind, nb) in PEER_CELLS:
