@@ -515,8 +515,7 @@ __device__ __forceinline__ void two_pass(const kk3_attn_res_params& p) {
 #pragma unroll
         for (int n = 0; n < NB; ++n) olds[n] = load_old(block_row + n * p.block_stride + unit(j));
         float q[8];
-#pragma unroll
-        for (int x = 0; x < 8; ++x) q[x] = __fmul_rn(element(wa[j], x), element(wb[j], x));
+        q_of(wa[j], wb[j], q);
         float v[k_values];
 #pragma unroll
         for (int n = 0; n < k_sources; ++n)

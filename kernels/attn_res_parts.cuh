@@ -150,6 +150,12 @@ __device__ __forceinline__ int unit_offset(int warp, int warps, int j, int lane)
   return (warp + j * warps) * k_slice + 8 * lane;
 }
 
+/// Q = rms_w * res_w (fp32, exact) of one unit, from its 8 packed elements of each weight.
+__device__ __forceinline__ void q_of(const uint4& rms_w, const uint4& res_w, float (&q)[8]) {
+#pragma unroll
+  for (int x = 0; x < 8; ++x) q[x] = __fmul_rn(element(rms_w, x), element(res_w, x));
+}
+
 /// Q = rms_w * res_w (fp32, exact) of this thread's units.
 template <int GPW>
 __device__ __forceinline__ void load_q(const kk3_attn_res_params& p, float (&q)[GPW][8], int lane,
@@ -162,8 +168,7 @@ __device__ __forceinline__ void load_q(const kk3_attn_res_params& p, float (&q)[
     const int u = unit_offset(warp, warps, j, lane);
     const uint4 a = mine ? load_old(rms_w + u) : make_uint4(0, 0, 0, 0);
     const uint4 b = mine ? load_old(res_w + u) : make_uint4(0, 0, 0, 0);
-#pragma unroll
-    for (int x = 0; x < 8; ++x) q[j][x] = __fmul_rn(element(a, x), element(b, x));
+    q_of(a, b, q[j]);
   }
 }
 
