@@ -44,8 +44,8 @@ TEST_F(attn_res_emulation_gpu, the_kernel_writes_the_emulations_bits) {
       const bool picked = v.is_reference ||
                           v.id == "b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1" ||
                           v.id == "b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1" ||
-                          v.id == "b1-gpw7-nc2-stage1-unroll1-stages2-tpc16-trigger1" ||
-                          v.id == "b1-gpw4-nc2-stage1-unroll1-stages3-tpc1-trigger1" ||
+                          v.id == "b1-gpw7-nc2-stage1-unroll1-stages2-tpc4-trigger1" ||
+                          v.id == "b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1" ||
                           v.id == "b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1" ||
                           v.id == "b1-gpw2-nc0-stage2-unroll1-stages1-tpc1-trigger1" ||
                           v.id == "b1-gpw4-nc0-stage2-unroll1-stages1-tpc1-trigger0";

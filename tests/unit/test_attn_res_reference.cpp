@@ -148,8 +148,8 @@ TEST_F(attn_res_reference, geometry_matches_the_kernels_layout) {
   c = ar.geometry(knobs("b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1"), mode("common_nb1"), s);
   EXPECT_EQ(c.shared_bytes, 3u * 28 * 512);
   // NC = 3 above N = 2 counts as 2: three chunks of two and delta, again more than the 3 rows.
-  c = ar.geometry(knobs("b1-gpw7-nc3-stage1-unroll1-stages2-tpc1-trigger1"), mode("common_nb1"), s);
-  EXPECT_EQ(c.grid.x, 4097u);
+  c = ar.geometry(knobs("b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1"), mode("common_nb1"), s);
+  EXPECT_EQ(c.grid.x, 1025u);
   EXPECT_EQ(c.block.x, 128u);
   EXPECT_EQ(c.shared_bytes, 3u * 28 * 512);
   // B = 4 over 28 slices: 7 each, 2 a warp: 4 warps; the block write adds no row.
