@@ -6,9 +6,9 @@
 
 #include "cli/commands.hpp"
 #include "compare/comparison.hpp"
+#include "compare/comparison_json.hpp"
 #include "compare/comparison_text.hpp"
 #include "core/error.hpp"
-#include "report/comparison_json.hpp"
 #include "results/reader.hpp"
 
 namespace kk3::cli {
@@ -43,7 +43,7 @@ int run_compare(const compare_cli_options& o) {
   compare::listing_options listing;
   listing.all = o.all;
   if (o.format == "json") {
-    std::cout << report::comparison_json(c);
+    std::cout << compare::comparison_json(c);
   } else if (o.format == "markdown") {
     std::cout << compare::format_markdown(c, listing);
   } else {

@@ -12,15 +12,15 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
-#include "cli/table.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/text_table.hpp"
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
 #include "families/registry.hpp"
 #include "jit/arch.hpp"
 #include "jit/batch.hpp"
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 #include "jit/toolkit.hpp"
 
 namespace kk3::cli {

@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "cli/table.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
+#include "core/text_table.hpp"
 #include "families/registry.hpp"
 
 namespace kk3::cli {

@@ -3,43 +3,26 @@
 // JSON. Without one: compile every variant for the target archs, check the plan, say that
 // nothing was timed, and exit 3.
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <csignal>
-#include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <optional>
-#include <random>
-#include <thread>
-
-#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "cli/sweep_preview.hpp"
-#include "cli/table.hpp"
-#include "cli/untimed_summary.hpp"
 #include "core/error.hpp"
 #include "core/file_roles.hpp"
-#include "core/hash.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
-#include "core/watch.hpp"
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
 #include "jit/arch.hpp"
 #include "jit/toolkit.hpp"
-#include "merge/merge.hpp"
 #include "report/records_csv.hpp"
-#include "results/objective.hpp"
 #include "results/reader.hpp"
-#include "results/sweep_file.hpp"
 #include "sweep/baseline.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
-#include "sweep/result_file.hpp"
-#include "sweep/supervisor.hpp"
+#include "sweep/run.hpp"
 #include "sweep/sweep.hpp"
 
 namespace kk3::cli {
@@ -90,77 +73,6 @@ std::map<std::string, int> parse_injections(const std::vector<std::string>& item
   return out;
 }
 
-/// What a journal belongs to: the plan's digest (the plan file and every flag that changes what is
-/// swept) and the shard.
-std::string journal_key(const sweep::sweep_request& r, bool timed,
-                        const std::vector<std::string>& archs = {}) {
-  return hasher().add(sweep::plan_digest(r, timed, archs)).add(r.shard.text()).hex();
-}
-
-/// The journal of this run: continued with --resume (or by a worker), else started.
-sweep::journal open_journal(const sweep_options& o, const std::string& key, bool timed) {
-  const std::filesystem::path file = sweep::journal_path(o.out);
-  if (o.resume || o.worker) return sweep::journal::resume(file, key);
-  const unsigned long long seed = o.seed ? o.seed : (std::random_device{}() | 1ull);
-  return sweep::journal::create(file, key, seed, timed);
-}
-
-/// After the final file is written, the journal has served its purpose.
-void finish_journal(const sweep::journal& log) {
-  std::error_code ec;
-  std::filesystem::remove(log.file(), ec);
-}
-
-/// "42 s", "3 min 05 s", "1 h 02 min": a duration for the progress line.
-std::string duration_text(double s) {
-  const long long t = std::llround(std::max(0.0, s));
-  char text[40];
-  if (t < 60) {
-    std::snprintf(text, sizeof text, "%lld s", t);
-  } else if (t < 3600) {
-    std::snprintf(text, sizeof text, "%lld min %02lld s", t / 60, t % 60);
-  } else {
-    std::snprintf(text, sizeof text, "%lld h %02lld min", t / 3600, t / 60 % 60);
-  }
-  return text;
-}
-
-/// Progress on stderr: a redrawn bar on a terminal, plain lines otherwise.
-class progress_printer {
- public:
-  explicit progress_printer(const char* what)
-      : m_what(what), m_tty(::isatty(STDERR_FILENO)), m_start(std::chrono::steady_clock::now()) {}
-
-  void operator()(const sweep::progress_event& e) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-    const double rate = elapsed > 0 ? e.done / elapsed : 0;
-    // The sweep's own estimate where it has one (compiles: weighted by each family's cost).
-    const double eta = e.eta_s ? *e.eta_s : rate > 0 ? (e.total - e.done) / rate : 0;
-    char head[160];
-    std::snprintf(head, sizeof head, "%s %zu/%zu (%.1f/s, ETA %s)", m_what, e.done, e.total, rate,
-                  duration_text(eta).c_str());
-    if (m_tty) {
-      const int width = 30;
-      const int filled = e.total ? static_cast<int>(width * e.done / e.total) : 0;
-      std::fprintf(stderr, "\r\033[K[%s%s] %s %.60s", std::string(filled, '#').c_str(),
-                   std::string(width - filled, '.').c_str(), head, e.current.c_str());
-      if (e.done == e.total) std::fprintf(stderr, "\r\033[K");
-    } else if (m_plain_every == 0 || e.done % m_plain_every == 0 || e.done == e.total) {
-      std::fprintf(stderr, "%s: %s\n", head, e.current.c_str());
-    }
-    std::fflush(stderr);
-  }
-  /// Plain lines only every n events (compiles come by the thousand).
-  void plain_every(std::size_t n) { m_plain_every = n; }
-
- private:
-  const char* m_what;
-  bool m_tty;
-  std::chrono::steady_clock::time_point m_start;
-  std::size_t m_plain_every = 0;
-};
-
 /// --gpus: "all" (every GPU the driver sees) or a comma list of device numbers (one named twice
 /// runs two workers on it, with a warning).
 std::vector<int> parse_gpus(const std::string& text) {
@@ -192,184 +104,6 @@ std::vector<int> parse_gpus(const std::string& text) {
   return gpus;
 }
 
-/// The CUDA_VISIBLE_DEVICES of the worker on GPU `g` (a number among the GPUs this process sees):
-/// under an inherited CUDA_VISIBLE_DEVICES (a job scheduler's GPUs) it is that list's g-th entry.
-std::string visible_device(int g) {
-  const char* inherited = std::getenv("CUDA_VISIBLE_DEVICES");
-  if (!inherited || !*inherited) return std::to_string(g);
-  const std::vector<std::string> list = split(inherited, ',');
-  return static_cast<std::size_t>(g) < list.size() ? list[static_cast<std::size_t>(g)]
-                                                   : std::to_string(g);
-}
-
-/// Worker w's part of a --gpus sweep: OUT.gpu<w>.json (its journal beside it).
-std::filesystem::path gpu_part(const std::filesystem::path& out, int worker) {
-  return out.string() + ".gpu" + std::to_string(worker) + ".json";
-}
-
-/// The journals of --gpus' workers, one per GPU: continued where a stopped run left them, else
-/// started. One seed for every worker: --seed, else a resumed worker's, else drawn now.
-std::vector<sweep::journal> gpu_journals(const sweep_options& o, const std::string& key,
-                                         std::size_t workers) {
-  std::vector<std::optional<sweep::journal>> resumed(workers);
-  unsigned long long seed = o.seed;
-  std::error_code ec;
-  for (std::size_t w = 0; w < workers && o.resume; ++w) {
-    const auto file = sweep::journal_path(gpu_part(o.out, static_cast<int>(w)));
-    if (!std::filesystem::exists(file, ec)) continue;  // that worker had finished its part
-    resumed[w] = sweep::journal::resume(file, key);
-    if (!seed) seed = resumed[w]->state().seed;
-  }
-  if (!seed) seed = std::random_device{}() | 1ull;
-  std::vector<sweep::journal> logs;
-  for (std::size_t w = 0; w < workers; ++w) {
-    logs.push_back(resumed[w] ? std::move(*resumed[w])
-                              : sweep::journal::create(
-                                    sweep::journal_path(gpu_part(o.out, static_cast<int>(w))), key,
-                                    seed, true));
-  }
-  return logs;
-}
-
-/// The parts of --gpus' workers merged into --out as `merge` would; then the parts and claims go.
-void merge_gpu_parts(const global_options& global, const sweep_options& o, std::size_t workers,
-                     const std::filesystem::path& claims) {
-  std::vector<merge::shard_input> parts;
-  for (std::size_t w = 0; w < workers; ++w)
-    parts.push_back(merge::read_shard(gpu_part(o.out, static_cast<int>(w))));
-  const results::result_set merged = merge::merge_shards(std::move(parts), global.argv);
-  write_file_atomic(o.out, results::sweep_file_text(merged));
-  std::error_code ec;
-  for (std::size_t w = 0; w < workers; ++w)
-    std::filesystem::remove(gpu_part(o.out, static_cast<int>(w)), ec);
-  std::filesystem::remove_all(claims, ec);
-  std::cout << "\nmerged the parts of " << workers << " GPUs into " << o.out.string() << ": "
-            << merged.records.size() << " records, " << merged.dispatch.size() << " tables\n";
-}
-
-/// --gpus with several GPUs: one supervised worker per GPU (CUDA_VISIBLE_DEVICES), each pulling
-/// work items from OUT.claims and writing its part; the parts are merged into OUT as `merge`
-/// would, then removed. A stopped run keeps parts, journals and claims: --resume continues it.
-int run_on_gpus(const global_options& global, const sweep_options& o, const std::string& key,
-                const std::vector<int>& gpus) {
-  const std::filesystem::path claims = o.out.string() + ".claims";
-  std::error_code ec;
-  if (!o.resume && std::filesystem::exists(claims, ec)) {
-    throw error(
-        error_kind::usage,
-        claims.string() +
-            ": a --gpus sweep to this --out was stopped: --resume continues it (or remove it)");
-  }
-  const std::size_t n = gpus.size();
-  std::vector<sweep::journal> logs = gpu_journals(o, key, n);
-  std::vector<int> codes(n, 0);
-  std::vector<std::exception_ptr> errors(n);
-  std::vector<std::thread> threads;
-  for (std::size_t w = 0; w < n; ++w) {
-    sweep::supervisor_options so;
-    so.worker_argv = global.argv;
-    for (const std::string& a : {std::string("--worker"), std::string("--gpu-worker"),
-                                 std::to_string(w + 1) + "/" + std::to_string(n),
-                                 std::string("--claims"), claims.string()}) {
-      so.worker_argv.push_back(a);
-    }
-    so.variant_timeout_s = o.variant_timeout_s;
-    so.env.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(gpus[w]));
-    so.name = "GPU " + std::to_string(gpus[w]);
-    threads.emplace_back([so, w, &logs, &codes, &errors] {
-      try {
-        codes[w] = sweep::supervise(so, logs[w]);
-      } catch (...) {
-        errors[w] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (const auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-  for (int code : codes) {
-    if (code != k_exit_ok && code != k_exit_failure)
-      return code;  // a worker stopped: its part, journal and claims stay
-  }
-  merge_gpu_parts(global, o, n, claims);
-  return *std::max_element(codes.begin(), codes.end());
-}
-
-/// ", shard 2/3: 9 of 27 work items" for a sharded run; empty for a whole one.
-std::string shard_note(const sweep::sweep_result& r) {
-  if (r.shard.whole()) return "";
-  return ", shard " + r.shard.text() + ": " + std::to_string(r.shard_items.size()) + " of " +
-         std::to_string(r.items.size()) + " work items";
-}
-
-/// With --baseline: how many token counts changed their variant against it, and each change's gain.
-void print_baseline_changes(std::ostream& out, const sweep::sweep_result& r) {
-  long long counts = 0;
-  std::vector<std::string> lines;
-  for (const auto& d : r.dispatch) {
-    const std::optional<results::baseline_summary> b = d.summarize_baseline();
-    if (!b) continue;
-    counts += b->counts;
-    for (const results::baseline_change& c : b->changes) {
-      const std::string where = d.family + "/" + d.mode +
-                                (d.shape.empty() ? "" : " " + families::shape_text(d.shape)) +
-                                " T=" + std::to_string(c.tokens);
-      lines.push_back(where + ": " + c.from + " -> " + c.to +
-                      (c.from_qualified ? " (" + cell("%.1f", 100 * c.gain) + "% faster, " +
-                                              cell("%.1f", c.gain_sigmas) + " sigma)"
-                                        : " (the baseline's variant did not qualify here)"));
-    }
-  }
-  if (!counts) return;
-  out << "\nagainst the baseline: " << lines.size() << " of " << counts
-      << " token counts changed their variant ("
-      << cell("%.1f", 100.0 * static_cast<double>(lines.size()) / static_cast<double>(counts))
-      << "%)\n";
-  for (const std::string& l : lines) out << "  " << l << "\n";
-}
-
-void print_summary(std::ostream& out, const sweep::sweep_result& r) {
-  for (const auto& f : r.families)
-    out << "objective " << f.family << ": " << results::describe(f.objective) << "\n";
-  // The reference's and each variant's final-round median per family/mode/shape/tokens.
-  std::map<std::string, double> median;
-  std::map<std::string, std::string> reference_of;
-  for (const auto& f : r.families) reference_of[f.family] = f.reference;
-  auto key = [](const std::string& fam, const std::string& mode, const families::dims& shape,
-                long long t, const std::string& v) {
-    return sweep::count_key(sweep::shape_key(fam, mode, shape), t) + "/" + v;
-  };
-  for (const auto& rec : r.records) {
-    if (rec.stats && rec.status != results::status::dropped)
-      median[key(rec.family, rec.mode, rec.shape, rec.tokens, rec.variant)] = rec.stats->median;
-  }
-  text_table table(
-      {"family", "mode", "shape", "tokens", "winner", "speedup_vs_ref", "runner_up", "margin_%"},
-      {false, false, false, false, false, true, false, true});
-  for (const auto& d : r.dispatch) {
-    for (const auto& range : d.ranges) {
-      double log_sum = 0;
-      int n = 0;
-      for (long long t : range.tokens) {
-        const auto w = median.find(key(d.family, d.mode, d.shape, t, range.winner));
-        const auto ref = median.find(key(d.family, d.mode, d.shape, t, reference_of[d.family]));
-        if (w != median.end() && ref != median.end() && w->second > 0) {
-          log_sum += std::log(ref->second / w->second);
-          ++n;
-        }
-      }
-      table.add_row({d.family, d.mode, families::shape_text(d.shape),
-                     std::to_string(range.min_tokens) + "-" + std::to_string(range.max_tokens),
-                     range.winner + (range.incumbent_kept ? " (kept)" : ""),
-                     n ? cell("%.3f", std::exp(log_sum / n)) : "-", range.runner_up.value_or("-"),
-                     cell("%.1f", 100 * range.margin)});
-    }
-  }
-  table.print(out);
-  print_baseline_changes(out, r);
-}
-
 /// The families the request sweeps (the plan's, or --family's), after check_plan.
 std::vector<const families::family*> plan_families(const sweep::sweep_request& r) {
   std::vector<const families::family*> out;
@@ -397,9 +131,9 @@ void check_files(const global_options& global, const sweep_options& o,
   if (!o.gpus.empty() && !o.worker) {
     std::size_t workers = split(o.gpus, ',').size();
     if (o.gpus == "all") workers = device::driver_available() ? device::device_count() : 0;
-    files.output("--gpus' claims", o.out.string() + ".claims");
+    files.output("--gpus' claims", sweep::gpu_claims(o.out));
     for (std::size_t w = 0; w < workers; ++w) {
-      const std::filesystem::path part = gpu_part(o.out, static_cast<int>(w));
+      const std::filesystem::path part = sweep::gpu_part(o.out, static_cast<int>(w));
       files.output("--gpus' part", part);
       files.output("--gpus' journal", sweep::journal_path(part));
     }
@@ -467,100 +201,20 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   return request;
 }
 
-/// Without a GPU: compile every variant of the plan (or shard) for the archs, check the plan.
-int run_compile_only(const sweep_options& o, sweep::sweep_request& request,
-                     const std::string& why) {
-  sweep::sweep_result result;
-  const std::vector<std::string> archs =
-      jit::parse_arch_list(o.arch.empty() ? "sm_90a,sm_100a" : o.arch);
-  sweep::journal log = open_journal(o, journal_key(request, false, archs), false);
-  request.log = &log;
-  std::cerr << "kk3tune sweep: no GPU (" << (why.empty() ? "no device" : why)
-            << "): compiling every variant for " << join(archs, ", ")
-            << " and checking the plan; nothing will be timed"
-            << (log.state().units.empty() ? ""
-                                          : " (" + std::to_string(log.state().units.size()) +
-                                                " family/mode units from the journal)")
-            << "\n";
-  progress_printer progress("compile");
-  progress.plain_every(200);
-  sweep::compile_plan(request, archs, std::ref(progress), result);
-  write_file_atomic(o.out, sweep::sweep_json(result));
-  finish_journal(log);
-  std::size_t modes = 0;
-  for (const auto& f : result.families) modes += f.modes.size();
-  std::cout << "plan " << request.config.file.string() << ": " << result.families.size()
-            << " families, " << modes << " modes, " << result.config.tokens.size()
-            << " token counts: ok" << shard_note(result) << "\n"
-            << result.compiles << " variant compiles for " << join(archs, ", ") << ": "
-            << result.compiles - result.compile_failures << " ok, " << result.compile_failures
-            << " failed (" << cell("%.1f", result.wall_s) << " s)\n"
-            << "nothing was timed: no GPU. Wrote " << o.out.string() << " (\"timed\": false)\n";
-  for (const auto& rec : result.records) {
-    if (rec.status == results::status::compile_failed)
-      std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": "
-                << rec.reason << "\n";
-  }
-  std::cout << untimed_summary(result.records, archs, o.out,
-                               committed_h200_sweep(request.config_dir));
-  return result.compile_failures ? k_exit_failure : k_exit_environment;
-}
-
-/// The summary of a measured sweep; exit 1 when a variant is not ok (unlaunchable ones are no
-/// failure: never measured where they cannot run).
-int report_sweep(const sweep::sweep_result& result, const std::filesystem::path& out) {
-  print_summary(std::cout, result);
-  std::size_t dropped = 0, unlaunchable = 0, failed = 0;
-  for (const auto& rec : result.records) {
-    dropped += rec.status == results::status::dropped;
-    unlaunchable += rec.status == results::status::unlaunchable;
-    failed += rec.status != results::status::dropped &&
-              rec.status != results::status::unlaunchable && rec.status != results::status::ok;
-  }
-  std::cout << "\n"
-            << result.records.size() << " records (" << dropped << " screened out, " << unlaunchable
-            << " unlaunchable, " << failed << " not ok), " << result.compiles << " compiles ("
-            << result.compile_failures << " failed), copy ceiling "
-            << cell("%.3f", result.ceiling_tb_s) << " TB/s, " << cell("%.1f", result.wall_s)
-            << " s on " << result.context->gpu.name << shard_note(result) << "; wrote "
-            << out.string() << "\n";
-  return failed ? k_exit_failure : k_exit_ok;
-}
-
-/// The measuring process itself (a supervised worker, or --no-isolation): runs the sweep, writes
-/// `out`; on a variant's fault reports it to the supervisor; on any other error keeps what was
-/// measured in OUT.partial and the journal.
-int measure(const sweep_options& o, sweep::sweep_request& request, sweep::journal& log,
-            const std::filesystem::path& out) {
-  if (o.worker) watch::attach();
-  sweep::sweep_result result;
-  progress_printer progress("sweep");
-  // Ctrl-C or a timeout's SIGTERM: finish the current count, keep what was measured.
-  std::signal(SIGINT, [](int) { sweep::request_stop(); });
-  std::signal(SIGTERM, [](int) { sweep::request_stop(); });
-  try {
-    sweep::run_sweep(request, std::ref(progress), result);
-  } catch (const error& e) {
-    if (o.worker && e.kind() == error_kind::launch && !watch::faulting_variant().empty()) {
-      // One variant's fault: the supervisor records it and starts a worker without it. This
-      // process's CUDA context is lost; leave without tearing anything down.
-      watch::report_fault(watch::faulting_variant(), e.what());
-      std::fflush(stderr);
-      std::_Exit(sweep::k_exit_worker_restart);
-    }
-    if (!result.records.empty()) {
-      const std::filesystem::path partial = out.string() + ".partial";
-      write_file_atomic(partial, sweep::sweep_json(result));
-      std::cerr << "kk3tune sweep: stopped early; " << result.records.size() << " records kept in "
-                << partial.string()
-                << "; `kk3tune sweep --resume` with the same flags continues from "
-                << log.file().string() << "\n";
-    }
-    throw;
-  }
-  write_file_atomic(out, sweep::sweep_json(result));
-  finish_journal(log);
-  return report_sweep(result, out);
+/// How the sweep runs, from its flags.
+sweep::run_options make_run_options(const global_options& global, const sweep_options& o) {
+  sweep::run_options r;
+  r.out = o.out;
+  r.resume = o.resume;
+  r.seed = o.seed;
+  r.variant_timeout_s = o.variant_timeout_s;
+  r.isolated = !o.no_isolation;
+  r.worker = o.worker;
+  r.argv = global.argv;
+  r.gpu_worker = o.gpu_worker;
+  r.claims = o.claims;
+  r.archs = jit::parse_arch_list(o.arch.empty() ? "sm_90a,sm_100a" : o.arch);
+  return r;
 }
 
 int run_sweep_command(const global_options& global, const sweep_options& o) {
@@ -569,50 +223,24 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
   const bool gpu = device::driver_available(&why) && device::device_count() > 0;
   if (gpu && !o.worker)
     families::require_archs(plan_families(request), {device::first_gpu().arch}, "the GPU's arch");
+  sweep::run_options run = make_run_options(global, o);
   if (o.dry_run) {
     const std::vector<std::string> archs =
-        gpu ? std::vector<std::string>{device::first_gpu().arch}
-            : jit::parse_arch_list(o.arch.empty() ? "sm_90a,sm_100a" : o.arch);
+        gpu ? std::vector<std::string>{device::first_gpu().arch} : run.archs;
     return print_sweep_preview(request, archs, gpu, why.empty() ? "no device" : why);
   }
   if (!gpu) {
     if (!o.gpus.empty())
       std::cerr << "kk3tune sweep: --gpus " << o.gpus
                 << ": no GPU, so no workers: compiling in this process\n";
-    return run_compile_only(o, request, why);
+    return sweep::run_compile_only(request, run, why);
   }
-  const std::string key = journal_key(request, true);
-  if (o.worker && !o.gpu_worker.empty()) {  // one of --gpus' workers: its part of the result
-    const sweep::shard_spec w = sweep::parse_shard(o.gpu_worker);
-    request.claims_dir = o.claims;
-    request.worker = w.index - 1;
-    request.workers = w.count;
-    const std::filesystem::path part = gpu_part(o.out, request.worker);
-    sweep::journal log = sweep::journal::resume(sweep::journal_path(part), key);
-    request.log = &log;
-    request.seed = log.state().seed;
-    return measure(o, request, log, part);
-  }
-  const std::vector<int> gpus =
-      o.worker || o.gpus.empty() ? std::vector<int>{} : parse_gpus(o.gpus);
-  if (gpus.size() > 1 && o.no_isolation) {
+  if (!o.worker && !o.gpus.empty()) run.gpus = parse_gpus(o.gpus);
+  if (run.gpus.size() > 1 && o.no_isolation) {
     throw error(error_kind::usage, "--no-isolation with --gpus " + o.gpus +
                                        ": each GPU's worker is a supervised process");
   }
-  if (gpus.size() > 1) return run_on_gpus(global, o, key, gpus);
-  sweep::journal log = open_journal(o, key, true);
-  request.log = &log;
-  request.seed = log.state().seed;  // drawn once, when the journal was started
-  if (!o.worker && !o.no_isolation) {
-    // The GPU work runs in workers this process supervises (src/sweep/supervisor.hpp).
-    sweep::supervisor_options so;
-    so.worker_argv = global.argv;
-    so.worker_argv.push_back("--worker");
-    so.variant_timeout_s = o.variant_timeout_s;
-    if (!gpus.empty()) so.env.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(gpus.front()));
-    return sweep::supervise(so, log);
-  }
-  return measure(o, request, log, o.out);
+  return sweep::run_measured(request, run);
 }
 
 }  // namespace

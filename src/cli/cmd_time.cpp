@@ -6,17 +6,17 @@
 
 #include "cli/commands.hpp"
 #include "cli/objective_options.hpp"
-#include "cli/table.hpp"
 #include "cli/variant_setup.hpp"
 #include "core/error.hpp"
 #include "core/file_roles.hpp"
 #include "core/nvtx.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
+#include "core/text_table.hpp"
 #include "results/objective.hpp"
 #include "results/time_file.hpp"
 #include "sweep/plan.hpp"
-#include "timing/context.hpp"
+#include "timing/capture.hpp"
 #include "timing/figures.hpp"
 #include "timing/timer.hpp"
 
@@ -83,7 +83,7 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
       out << " (" << cell("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of "
           << cell("%.2f", o.ceiling_tb_s) << " TB/s)";
     out << "; working set " << (m.fits_in_l2 ? "fits" : "does not fit") << " in L2 ("
-        << cell("%.0f", static_cast<double>(v.info.l2_bytes) / 1048576) << " MiB)"
+        << cell("%.0f", static_cast<double>(v.info().l2_bytes) / 1048576) << " MiB)"
         << (m.mode == results::timing_mode::cold
                 ? ", flushed before each sample, " + std::to_string(m.rotated_workspaces) +
                       " input sets rotated"
@@ -183,8 +183,7 @@ int run_time(const global_options& global, time_options o) {
     require_output_file(o.json, "--json " + o.json);
   }
   loaded_variant v = load_variant(global, o.target);
-  const timing::helper_kernels helpers(*v.engine, v.info.arch, v.kernel_dir);
-  const timing::timer timer(v.info, helpers);
+  const timing::timer& timer = v.gpu->timer();
   if (to.mode == results::timing_mode::cold)
     add_workspaces(v, timer.cold_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
   if (to.mode == results::timing_mode::chain) {
@@ -219,10 +218,11 @@ int run_time(const global_options& global, time_options o) {
 
   if (!o.json.empty()) {
     // The machine's figures, so that `compare` can show whether two files came from alike machines.
-    results::run_context context = timing::capture_context(v.info, global.argv);
-    context.copy_ceiling_tb_s = timing::measure_copy_ceiling(
-        *v.engine, v.info, timer, v.kernel_dir, find_config_dir(global.config_dir).dir);
-    context.empty_kernel_us = timing::measure_empty_kernel(timer, helpers);
+    results::run_context context = timing::capture_context(v.info(), global.argv);
+    context.copy_ceiling_tb_s =
+        timing::measure_copy_ceiling(v.gpu->engine(), v.info(), timer, v.gpu->kernel_dir(),
+                                     find_config_dir(global.config_dir).dir);
+    context.empty_kernel_us = timing::measure_empty_kernel(timer, v.gpu->helpers());
     if (o.ceiling_tb_s <= 0) o.ceiling_tb_s = context.copy_ceiling_tb_s;
     const results::time_subject subject{
         v.space.config.family, v.mode->name, v.shape.tokens, v.space.impl->key_of(v.shape), v.seed,

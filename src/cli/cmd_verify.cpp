@@ -5,24 +5,25 @@
 // shape is listed as unlaunchable with its reason, not a failure.
 #include <algorithm>
 #include <iostream>
-#include <random>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/table.hpp"
 #include "cli/variant_setup.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/seed.hpp"
+#include "core/text_table.hpp"
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
 #include "device/resources.hpp"
 #include "families/limits.hpp"
 #include "families/registry.hpp"
 #include "jit/toolkit.hpp"
+#include "results/codec.hpp"
+#include "session/gpu_session.hpp"
 #include "space/selection_filter.hpp"
-#include "timing/helper_kernels.hpp"
 #include "verify/verifier.hpp"
 
 namespace kk3::cli {
@@ -113,16 +114,12 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   require_kernel_source(kernels, space.config.source, o.family);
   jit::require_cuda_include_dir();
 
-  const device::device_info info = device::first_gpu();
-  const device::context ctx(device::selected_gpu());
-  const auto kernel_dir = kernels.dir;
-  const auto engine_owner = jit::make_jit_engine(kernel_dir, o.cache.cache_dir, o.cache.no_cache);
-  const jit::jit_engine& engine = *engine_owner;
-  const timing::helper_kernels helpers(engine, info.arch, kernel_dir);
-  const verify::verifier verifier(info, engine, kernel_dir, helpers);
+  session::gpu_session gpu(kernels.dir, o.cache.cache_dir, o.cache.no_cache);
+  const device::device_info& info = gpu.info();
+  const verify::verifier& verifier = gpu.verifier();
 
   verify::verify_options vo;
-  vo.seed = o.seed ? o.seed : (std::random_device{}() | 1ull);
+  vo.seed = seed_or_draw(o.seed);
   vo.tokens = o.tokens;
   vo.shapes = chosen;
   vo.edge_shapes = !o.no_edge_shapes;
@@ -146,10 +143,10 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
   for (const space::mode* m : modes) {
     accuracy_over mode_figures;
     for (const verify::verify_record& r : verifier.verify_mode(space, *m, variants, vo)) {
-      const bool good = r.outcome == verify::status::ok;
+      const bool good = r.outcome == results::status::ok;
       if (r.test_only)
         test_flagged += !good;
-      else if (r.outcome == verify::status::unlaunchable)
+      else if (r.outcome == results::status::unlaunchable)
         ++unlaunchable;
       else
         (good ? ok : failed) += 1;
@@ -157,7 +154,7 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
       records.push_back({{"mode", r.mode},
                          {"variant", r.variant},
                          {"test_only", r.test_only},
-                         {"status", verify::to_string(r.outcome)},
+                         {"status", results::to_text(r.outcome)},
                          {"reason", r.reason},
                          {"shapes", r.shapes},
                          {"checks", r.checks},
@@ -166,7 +163,7 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
                          {"worst_ratio", r.worst_ratio}});
       std::string reason = r.reason.substr(0, r.reason.find('\n'));
       table.add_row({r.mode, r.variant + (r.test_only ? " (test-only)" : ""),
-                     verify::to_string(r.outcome), std::to_string(r.shapes.size()),
+                     results::to_text(r.outcome), std::to_string(r.shapes.size()),
                      std::to_string(r.checks), cell("%.3f", 100 * r.exact_fraction),
                      std::to_string(r.max_ulps), cell("%.3f", r.worst_ratio), reason});
     }

@@ -3,10 +3,10 @@
 
 #include <iostream>
 
-#include "cli/table.hpp"
-#include "cli/untimed_summary.hpp"
 #include "core/text.hpp"
+#include "core/text_table.hpp"
 #include "sweep/preview.hpp"
+#include "sweep/untimed_summary.hpp"
 
 namespace kk3::cli {
 namespace {
@@ -23,7 +23,7 @@ std::string duration_text(double s) {
 int print_sweep_preview(const sweep::sweep_request& request, const std::vector<std::string>& archs,
                         bool timed, const std::string& why_untimed) {
   const sweep::plan_preview p =
-      sweep::preview_plan(request, archs, timed, committed_h200_sweep(request.config_dir));
+      sweep::preview_plan(request, archs, timed, sweep::committed_h200_sweep(request.config_dir));
   std::ostream& out = std::cout;
   out << "dry run: nothing is compiled, timed or written\n"
       << "plan " << request.config.file.string() << ": " << p.items << " of " << p.plan_items

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <iostream>
 #include <optional>
-#include <random>
 
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/seed.hpp"
 #include "core/text.hpp"
 #include "device/driver_api.hpp"
 #include "families/limits.hpp"
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 #include "jit/toolkit.hpp"
 #include "space/selection_filter.hpp"
 #include "verify/unlaunchable.hpp"
@@ -25,18 +25,18 @@ void drop_unlaunchable(loaded_variant& v, bool skip) {
   std::vector<loaded_kernel> kept;
   for (loaded_kernel& k : v.kernels) {
     const std::string why = verify::unlaunchable_reason(*v.space.impl, *k.variant, *v.mode, v.shape,
-                                                        k.function, v.info);
+                                                        k.function, v.info());
     if (why.empty()) {
       kept.push_back(std::move(k));
       continue;
     }
     const std::string id = v.space.config.family + "/" + v.mode->name + "/" + k.variant->id;
-    if (!skip) throw error(error_kind::usage, id + " is " + why + " (" + v.info.name + ")");
-    std::cerr << "kk3tune: skipping " << id << ": " << why << " (" << v.info.name << ")\n";
+    if (!skip) throw error(error_kind::usage, id + " is " + why + " (" + v.info().name + ")");
+    std::cerr << "kk3tune: skipping " << id << ": " << why << " (" << v.info().name << ")\n";
   }
   if (kept.empty())
     throw error(error_kind::usage, "--variant all: " + v.describe() +
-                                       ": no variant can be launched on " + v.info.name);
+                                       ": no variant can be launched on " + v.info().name);
   v.kernels = std::move(kept);
 }
 
@@ -151,7 +151,6 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   loaded_variant v;
   refuse_timing_mode(o.mode, o.family, global.config_dir);
   const located_dir kernels = find_kernel_dir(global.kernel_dir);
-  v.kernel_dir = kernels.dir;
   v.space = families::load_family_space(families::find_family(o.family),
                                         find_config_dir(global.config_dir).dir);
   require_kernel_source(kernels, v.space.config.source, o.family);
@@ -169,18 +168,15 @@ loaded_variant load_variant(const global_options& global, const variant_options&
   for (const auto& [name, values] : given_shapes(*v.space.impl, o.shape, false))
     given.emplace_back(name, values.front());
   v.shape = v.space.impl->model_shape(o.tokens, *v.mode, given);
-  v.seed = o.seed ? o.seed : std::random_device{}() | 1ull;
+  v.seed = seed_or_draw(o.seed);
   // Bad input before any GPU work: a shape beyond the family's buffers, a missing toolkit.
   families::check_tokens(*v.space.impl, *v.mode, o.tokens, given, "--tokens",
                          given.empty() ? "--tokens" : shape_flag(o.shape, given.front().first));
   jit::require_cuda_include_dir();
 
-  v.info = device::first_gpu();
-  v.context = std::make_unique<device::context>(device::selected_gpu());
-
-  v.engine = jit::make_jit_engine(v.kernel_dir, o.cache.cache_dir, o.cache.no_cache);
-  v.kernels =
-      jit::compile_and_load(*v.engine, v.space.config, *v.mode, chosen, v.info.arch, v.kernel_dir);
+  v.gpu = std::make_unique<session::gpu_session>(kernels.dir, o.cache.cache_dir, o.cache.no_cache);
+  v.kernels = jit::compile_and_load(v.gpu->engine(), v.space.config, *v.mode, chosen, v.info().arch,
+                                    v.gpu->kernel_dir());
   for (const loaded_kernel& k : v.kernels) {
     if (k.ok()) continue;
     std::string options;

@@ -8,10 +8,10 @@
 
 #include "cli/commands.hpp"
 #include "device/device_info.hpp"
-#include "device/resources.hpp"
 #include "families/registry.hpp"
 #include "jit/batch.hpp"
 #include "jit/loaded_kernels.hpp"
+#include "session/gpu_session.hpp"
 
 namespace kk3::cli {
 
@@ -59,12 +59,10 @@ struct loaded_variant {
   std::vector<loaded_kernel> kernels;  ///< in the order asked (all: the config's order)
   families::shape shape;
   unsigned long long seed = 0;
-  device::device_info info;
-  std::unique_ptr<device::context> context;
-  std::unique_ptr<jit::jit_engine> engine;
-  std::filesystem::path kernel_dir;
+  std::unique_ptr<session::gpu_session> gpu;  ///< the GPU, its context and JIT engine, the timer
   std::vector<std::unique_ptr<families::workspace>> workspaces;
 
+  const device::device_info& info() const { return gpu->info(); }
   /// The first (for profile: the only) variant.
   const space::variant& variant() const { return *kernels.front().variant; }
   /// "copy_example/default/vec_bytes16-... T=64" for messages.

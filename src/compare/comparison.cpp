@@ -7,6 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "compare/comparison_parts.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "results/dims.hpp"
@@ -14,6 +15,9 @@
 
 namespace kk3::compare {
 namespace {
+
+using detail::entry_of;
+using detail::index_by_key;
 
 using results::dispatch_entry;
 using results::record;
@@ -174,11 +178,6 @@ std::string tokens_text(long long lo, long long hi) {
   return lo == hi ? "T" + std::to_string(lo) : "T" + std::to_string(lo) + "-" + std::to_string(hi);
 }
 
-std::string entry_of(const results::dispatch_entry& d) {
-  const std::string shape = results::shape_text(d.shape);
-  return d.family + "/" + d.mode + (shape.empty() ? "" : "/" + shape);
-}
-
 std::string ranges_text(const std::vector<const select::range*>& ranges) {
   if (ranges.empty()) return "(none)";
   std::string out;
@@ -245,17 +244,6 @@ void compare_dispatch(const results::result_set& base, const results::result_set
   }
 }
 
-// Key -> index of its first record; counts the repeats.
-std::unordered_map<std::string, std::size_t> index_by_key(const results::result_set& d,
-                                                          std::size_t& repeats) {
-  std::unordered_map<std::string, std::size_t> index;
-  index.reserve(d.records.size());
-  for (std::size_t i = 0; i < d.records.size(); ++i) {
-    if (!index.emplace(d.records[i].key(), i).second) ++repeats;
-  }
-  return index;
-}
-
 // The counter of one verdict.
 std::size_t& count_of(comparison_counts& k, verdict v) {
   switch (v) {
@@ -271,192 +259,27 @@ std::size_t& count_of(comparison_counts& k, verdict v) {
   return k.same;
 }
 
-// --- what ships: the winner at each token count --------------------------------------------
-
-// The token counts a table covers: the plan's counts inside one of its ranges (every range's
-// ends when the file gives no plan).
-std::map<long long, const select::range*> winners_of(const results::dispatch_entry& d,
-                                                     const results::result_set& doc) {
-  std::vector<long long> tokens;
-  if (doc.plan && !doc.plan->tokens.empty()) {
-    tokens = doc.plan->tokens;
-  } else {
-    for (const auto& r : d.ranges) tokens.insert(tokens.end(), {r.min_tokens, r.max_tokens});
-  }
-  std::map<long long, const select::range*> out;
-  for (long long t : tokens) {
-    for (const auto& r : d.ranges) {
-      if (t >= r.min_tokens && t <= r.max_tokens) out[t] = &r;
-    }
-  }
-  return out;
-}
-
-// The plans' selection noise, the stricter of the two (a plan that gives none: the sweep's
-// defaults).
-shipped_rule rule_of(const results::result_set& base, const results::result_set& next,
-                     double threshold) {
-  shipped_rule rule;
-  rule.threshold = threshold;
-  rule.noise_sigmas = 0;
-  rule.noise_floor = 0;
-  for (const results::result_set* d : {&base, &next}) {
-    const bool has = d->plan.has_value();
-    rule.noise_sigmas =
-        std::max(rule.noise_sigmas, has && d->plan->noise_sigmas ? *d->plan->noise_sigmas : 2.0);
-    rule.noise_floor =
-        std::max(rule.noise_floor, has && d->plan->noise_floor ? *d->plan->noise_floor
-                                                               : select::k_default_noise_floor);
-  }
-  return rule;
-}
-
-select::timed_variant timed_of(const results::record& r) {
-  select::timed_variant t;
-  t.variant = r.variant;
-  t.median_us = r.stats->median;
-  t.rel_stderr = r.stats->rel_stderr_median;
-  t.qualified = true;
-  return t;
-}
-
-// The records a file has of one table (family, mode, shape): whether it swept it at all.
-std::set<std::string> swept_tables(const results::result_set& d) {
-  std::set<std::string> out;
-  for (const auto& r : d.records) {
-    out.insert(r.family + "/" + r.mode +
-               (results::shape_text(r.shape).empty() ? "" : "/" + results::shape_text(r.shape)));
-  }
-  for (const auto& t : d.dispatch) out.insert(entry_of(t));
-  return out;
-}
-
-void compare_shipped(const results::result_set& base, const results::result_set& next,
-                     comparison& c) {
-  c.shipped_verdict = true;
-  c.rule = rule_of(base, next, c.options.timing.threshold);
-  const select::selection_rule rule{c.rule.threshold, c.rule.noise_sigmas, c.rule.noise_floor};
-  std::size_t repeats = 0;
-  const auto base_index = index_by_key(base, repeats);
-  const auto next_index = index_by_key(next, repeats);
-  auto winner_record = [](const results::result_set& d,
-                          const std::unordered_map<std::string, std::size_t>& index,
-                          const results::dispatch_entry& t, long long tokens,
-                          const std::string& variant) -> const results::record* {
-    results::record probe;
-    probe.family = t.family;
-    probe.mode = t.mode;
-    probe.shape = t.shape;
-    probe.tokens = tokens;
-    probe.variant = variant;
-    const auto found = index.find(probe.key());
-    if (found == index.end()) return nullptr;
-    const results::record& r = d.records[found->second];
-    return is_timed(r) ? &r : nullptr;
-  };
-  const std::set<std::string> base_swept = swept_tables(base), next_swept = swept_tables(next);
-  auto plan_has = [](const results::result_set& d, long long t) {
-    return !d.plan || d.plan->tokens.empty() ||
-           std::count(d.plan->tokens.begin(), d.plan->tokens.end(), t) > 0;
-  };
-
-  std::map<std::string, std::pair<const results::dispatch_entry*, const results::dispatch_entry*>>
-      tables;
-  for (const auto& d : base.dispatch) tables[entry_of(d)].first = &d;
-  for (const auto& d : next.dispatch) tables[entry_of(d)].second = &d;
-  std::set<std::string> objective_differences;
-  shipped_counts& k = c.shipped_totals;
-  for (const auto& [entry, both] : tables) {
-    const auto [b, n] = both;
-    const results::dispatch_entry& any = b ? *b : *n;
-    std::map<long long, std::pair<const select::range*, const select::range*>> counts;
-    if (b) {
-      for (const auto& [t, r] : winners_of(*b, base)) counts[t].first = r;
-    }
-    if (n) {
-      for (const auto& [t, r] : winners_of(*n, next)) counts[t].second = r;
-    }
-    for (const auto& [tokens, winners] : counts) {
-      const auto [wb, wn] = winners;
-      // A count the other file's plan did not sweep is no verdict.
-      if (!wn && (!next_swept.count(entry) || !plan_has(next, tokens))) {
-        ++k.only_in_base;
-        continue;
-      }
-      if (!wb && (!base_swept.count(entry) || !plan_has(base, tokens))) {
-        ++k.only_in_new;
-        continue;
-      }
-      count_comparison cc;
-      cc.table = entry;
-      cc.family = any.family;
-      cc.mode = any.mode;
-      cc.shape = any.shape;
-      cc.tokens = tokens;
-      if (wb) cc.base_winner = wb->winner;
-      if (wn) cc.new_winner = wn->winner;
-      if (!wn) {
-        cc.result = count_verdict::lost;
-      } else if (!wb) {
-        cc.result = count_verdict::gained;
-      } else {
-        const results::record* rb =
-            b ? winner_record(base, base_index, *b, tokens, cc.base_winner) : nullptr;
-        const results::record* rn =
-            n ? winner_record(next, next_index, *n, tokens, cc.new_winner) : nullptr;
-        if (!rb || !rn) {
-          cc.result = count_verdict::untimed;
-        } else if (const auto why = results::differences(rb->objective, rn->objective);
-                   !why.empty()) {
-          cc.result = count_verdict::untimed;
-          objective_differences.insert(join(why, ", "));
-        } else {
-          const select::timed_variant tb = timed_of(*rb), tn = timed_of(*rn);
-          cc.base_median_us = tb.median_us;
-          cc.new_median_us = tn.median_us;
-          cc.effect = tn.median_us / tb.median_us - 1;
-          const double se =
-              std::hypot(select::standard_error(tb, rule), select::standard_error(tn, rule));
-          cc.sigmas = se > 0 ? (tn.median_us - tb.median_us) / se : 0;
-          cc.result = select::clearly_faster(tb, tn, rule)   ? count_verdict::slower
-                      : select::clearly_faster(tn, tb, rule) ? count_verdict::faster
-                                                             : count_verdict::same;
-        }
-      }
-      ++k.compared;
-      k.winners_changed += cc.winner_changed();
-      switch (cc.result) {
-        case count_verdict::same:
-          ++k.same;
-          break;
-        case count_verdict::faster:
-          ++k.faster;
-          break;
-        case count_verdict::slower:
-          ++k.slower;
-          break;
-        case count_verdict::lost:
-          ++k.lost;
-          break;
-        case count_verdict::gained:
-          ++k.gained;
-          break;
-        case count_verdict::untimed:
-          ++k.untimed;
-          break;
-      }
-      c.shipped.push_back(std::move(cc));
-    }
-  }
-  for (const std::string& why : objective_differences) {
-    c.notes.push_back(
-        "the tables' winners were timed under different objectives (BASE vs NEW: " + why +
-        "): their times are not comparable, so those counts get no timing verdict; make the "
-        "baseline again under NEW's objective");
-  }
-}
-
 }  // namespace
+
+namespace detail {
+
+std::string entry_of(const results::dispatch_entry& d) {
+  const std::string shape = results::shape_text(d.shape);
+  return d.family + "/" + d.mode + (shape.empty() ? "" : "/" + shape);
+}
+
+// Key -> index of its first record; counts the repeats.
+std::unordered_map<std::string, std::size_t> index_by_key(const results::result_set& d,
+                                                          std::size_t& repeats) {
+  std::unordered_map<std::string, std::size_t> index;
+  index.reserve(d.records.size());
+  for (std::size_t i = 0; i < d.records.size(); ++i) {
+    if (!index.emplace(d.records[i].key(), i).second) ++repeats;
+  }
+  return index;
+}
+
+}  // namespace detail
 
 const char* to_string(count_verdict v) {
   switch (v) {
@@ -606,7 +429,7 @@ comparison compare_documents(const results::result_set& base, const results::res
         "screening rounds (2 samples, short graphs) cannot call that, so they count as noisy");
   }
   compare_dispatch(base, next, c);
-  if (base.kind == "sweep" && next.kind == "sweep") compare_shipped(base, next, c);
+  if (base.kind == "sweep" && next.kind == "sweep") detail::compare_shipped(base, next, c);
   check_machines(c);
 
   std::sort(c.records.begin(), c.records.end(), shown_before);

@@ -4,7 +4,7 @@
 // verdict (timing_verdict.hpp); sweeps are also checked for verification regressions and
 // dispatch changes. A slower record or a verification regression is a regression (exit 1).
 // Pure logic over result_sets: the output formats are comparison_text.hpp and
-// report/comparison_json.hpp.
+// comparison_json.hpp.
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,7 +16,7 @@ namespace kk3::compare {
 
 /// What a comparison is asked to do.
 struct compare_options {
-  timing_options timing;
+  verdict_thresholds timing;
   bool allow_device_mismatch = false;  ///< compare files measured on different GPUs anyway
 };
 

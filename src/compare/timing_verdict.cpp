@@ -52,7 +52,7 @@ bool samples_consistent(const results::record& r) {
 }
 
 timing_comparison compare_timing(const results::record& base, const results::record& next,
-                                 const timing_options& o) {
+                                 const verdict_thresholds& o) {
   timing_comparison c;
   c.base_median_us = base.stats->median;
   c.new_median_us = next.stats->median;

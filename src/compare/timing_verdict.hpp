@@ -25,7 +25,7 @@ enum class test_kind {
 };
 
 /// The thresholds of a comparison.
-struct timing_options {
+struct verdict_thresholds {
   double threshold = 0.05;  ///< |effect| above this fraction is a change (0.05 = 5%)
   double alpha = 0.05;      ///< the Mann-Whitney p-value below which a change is significant
 };
@@ -50,6 +50,6 @@ bool samples_consistent(const results::record& r);
 
 /// Compares two records that are both timed (is_timed).
 timing_comparison compare_timing(const results::record& base, const results::record& next,
-                                 const timing_options& options);
+                                 const verdict_thresholds& options);
 
 }  // namespace kk3::compare

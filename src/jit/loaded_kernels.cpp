@@ -1,6 +1,6 @@
 #include "jit/loaded_kernels.hpp"
 
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 
 namespace kk3::jit {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The context block of every result: where, when and with what a measurement was made
-// (timing/context.hpp captures it; the codec writes it).
+// (timing/capture.hpp captures it; the codec writes it).
 #include <string>
 #include <vector>
 

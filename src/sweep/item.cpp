@@ -73,7 +73,7 @@ const space::variant& variant_by_id(const work_item& item, const std::string& id
 /// The timing candidates of one count: the item's kernels, less the faulty and unlaunchable ones,
 /// and (between full screens) less those outside the carried pool.
 std::vector<timing::candidate> candidates_at(
-    const gpu_session& g, const work_item& item, const std::vector<jit::loaded_kernel>& kernels,
+    const item_tools& g, const work_item& item, const std::vector<jit::loaded_kernel>& kernels,
     const families::shape& s, const std::vector<families::workspace*>& ws, const item_state& st,
     const std::set<std::string>* pool, std::map<std::string, std::string>& unlaunchable) {
   std::vector<timing::candidate> out;
@@ -94,7 +94,7 @@ std::vector<timing::candidate> candidates_at(
 }
 
 /// Screens and measures one count (or takes it from the journal).
-journal_count measure_count(const gpu_session& g, const work_item& item,
+journal_count measure_count(const item_tools& g, const work_item& item,
                             const std::vector<jit::loaded_kernel>& kernels, long long t,
                             bool full_screen, const item_state& st) {
   const sweep_request& r = g.request;
@@ -169,7 +169,7 @@ journal_count measure_count(const gpu_session& g, const work_item& item,
 
 /// Moves a count's records into `out`, remembers its final round, and updates the optimistic
 /// choice that protects the likely incumbent at the next count. Returns the count's progress line.
-std::string take_count(const gpu_session& g, const work_item& item, journal_count count,
+std::string take_count(const item_tools& g, const work_item& item, journal_count count,
                        item_state& st, sweep_result& out) {
   st.carried = count.carried;
   std::vector<select::timed_variant> timed;
@@ -192,30 +192,9 @@ std::string take_count(const gpu_session& g, const work_item& item, journal_coun
          " timed, " + std::to_string(timed.size()) + " finalists";
 }
 
-/// The verifier's outcome as the result model's status.
-results::status result_status(verify::status s) {
-  switch (s) {
-    case verify::status::ok:
-      return results::status::ok;
-    case verify::status::compile_failed:
-      return results::status::compile_failed;
-    case verify::status::launch_failed:
-      return results::status::launch_failed;
-    case verify::status::mismatch:
-      return results::status::mismatch;
-    case verify::status::pdl_hazard:
-      return results::status::pdl_hazard;
-    case verify::status::unsupported:
-      return results::status::unsupported;
-    case verify::status::unlaunchable:
-      return results::status::unlaunchable;
-  }
-  return results::status::launch_failed;
-}
-
 verification to_verification(const verify::verify_record& v, unsigned long long seed) {
   verification out;
-  out.status = result_status(v.outcome);
+  out.status = v.outcome;
   out.reason = v.reason.substr(0, v.reason.find('\n'));
   out.seed = seed;
   out.checks = v.checks;
@@ -230,7 +209,7 @@ verification to_verification(const verify::verify_record& v, unsigned long long 
 
 /// Verifies the item's finalists that the journal has not verified (the reference always: the
 /// verifier compares every variant with it). Returns variant -> outcome.
-std::map<std::string, verification> verify_finalists(const gpu_session& g, const work_item& item,
+std::map<std::string, verification> verify_finalists(const item_tools& g, const work_item& item,
                                                      const item_state& st) {
   const sweep_request& r = g.request;
   std::map<std::string, verification> verified;
@@ -253,7 +232,7 @@ std::map<std::string, verification> verify_finalists(const gpu_session& g, const
          g.verifier.verify_mode(item.family->space, *item.mode, to_verify, vo)) {
       // Under a supervisor a fault is the variant's, not the sweep's: this worker ends and the
       // next one verifies the others without it.
-      if (v.outcome == verify::status::launch_failed)
+      if (v.outcome == results::status::launch_failed)
         throw error(error_kind::launch, v.variant + ": " + v.reason);
       now[v.variant] = to_verification(
           v, g.seed);  // unlaunchable at a verification shape: not ok, never selected
@@ -289,7 +268,7 @@ void mark_finalists(const item_state& st, const std::map<std::string, verificati
 
 /// The item's dispatch table: the choice at each count over the verified finalists, merged into
 /// ranges.
-dispatch_entry select_table(const gpu_session& g, const work_item& item, item_state& st,
+dispatch_entry select_table(const item_tools& g, const work_item& item, item_state& st,
                             const std::map<std::string, verification>& verified) {
   std::vector<select::choice> choices;
   std::optional<std::string> previous;
@@ -334,7 +313,7 @@ record make_record(const work_item& item, const families::shape& s, const space:
   return r;
 }
 
-void run_item(const gpu_session& g, const work_item& item,
+void run_item(const item_tools& g, const work_item& item,
               const std::vector<jit::loaded_kernel>& kernels, sweep_result& out,
               const std::function<void(const std::string&)>& on_count) {
   nvtx::range item_range(item.key);

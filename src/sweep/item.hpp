@@ -16,7 +16,7 @@
 namespace kk3::sweep {
 
 /// What running items on one GPU shares.
-struct gpu_session {
+struct item_tools {
   const sweep_request& request;
   const device::device_info& info;
   const timing::timer& timer;
@@ -30,7 +30,7 @@ record make_record(const work_item& item, const families::shape& s, const space:
 /// Runs `item` with its mode's kernels (those that compiled): appends its records and its
 /// dispatch entry to `out`; `on_count` is called after each token count with a progress line.
 /// Throws error(launch) when the reference faulted here before, or a variant faults now.
-void run_item(const gpu_session& g, const work_item& item,
+void run_item(const item_tools& g, const work_item& item,
               const std::vector<jit::loaded_kernel>& kernels, sweep_result& out,
               const std::function<void(const std::string&)>& on_count);
 

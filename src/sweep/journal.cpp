@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
-#include "results/journal.hpp"
+#include "results/journal_lines.hpp"
 
 namespace kk3::sweep {
 

@@ -3,7 +3,7 @@
 // finished unit of work, each appended and flushed to disk before the sweep goes on, so that
 // `kk3tune sweep --resume` continues after a kill -9 without measuring anything again.
 //
-// What the lines hold, and the codec that writes and reads them: results/journal.hpp.
+// What the lines hold, and the codec that writes and reads them: results/journal_lines.hpp.
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "results/journal.hpp"
+#include "results/journal_lines.hpp"
 #include "sweep/sweep.hpp"
 
 namespace kk3::sweep {

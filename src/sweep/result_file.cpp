@@ -5,7 +5,7 @@
 #include "core/version.hpp"
 #include "results/schema.hpp"
 #include "results/sweep_file.hpp"
-#include "timing/context.hpp"
+#include "timing/capture.hpp"
 
 namespace kk3::sweep {
 

@@ -9,26 +9,26 @@
 #include <future>
 #include <map>
 #include <optional>
-#include <random>
 #include <set>
 #include <thread>
 
 #include "core/error.hpp"
 #include "core/nvtx.hpp"
+#include "core/seed.hpp"
 #include "device/device_info.hpp"
 #include "device/resources.hpp"
 #include "families/registry.hpp"
 #include "jit/loaded_kernels.hpp"
 #include "jit/toolkit.hpp"
+#include "session/gpu_session.hpp"
 #include "sweep/claims.hpp"
 #include "sweep/compile_eta.hpp"
 #include "sweep/compile_resources.hpp"
 #include "sweep/item.hpp"
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
-#include "timing/context.hpp"
+#include "timing/capture.hpp"
 #include "timing/figures.hpp"
-#include "timing/helper_kernels.hpp"
 #include "timing/timer.hpp"
 #include "verify/verifier.hpp"
 
@@ -224,7 +224,7 @@ std::vector<jit::loaded_kernel> load_mode(const work_item& first,
 
 /// The items of a fixed shard, their modes compiled ahead on a thread while earlier modes are
 /// measured.
-void run_shard(const gpu_session& g, const sweep_plan& plan, const jit::jit_engine& engine,
+void run_shard(const item_tools& g, const sweep_plan& plan, const jit::jit_engine& engine,
                sweep_result& out, const std::function<void(const std::string&)>& on_count) {
   const auto groups = mode_groups(plan, out.shard_items);
   compile_ahead compiler(g.request, engine, g.info.arch, groups);
@@ -247,7 +247,7 @@ const work_item* next_mode(const sweep_plan& plan, std::size_t i) {
 /// --gpus: items pulled from the claims folder in plan order, the ones this worker claimed before a
 /// restart first (the journal replays what they measured). While an item is measured, the next
 /// mode is compiled into the cache on a thread (for whichever worker claims it).
-void run_claimed(const gpu_session& g, const sweep_plan& plan, const jit::jit_engine& engine,
+void run_claimed(const item_tools& g, const sweep_plan& plan, const jit::jit_engine& engine,
                  sweep_result& out, const std::function<void(const std::string&)>& on_count) {
   item_claims claims(g.request.claims_dir, g.request.worker);
   std::vector<std::size_t> again = claims.mine(plan.items.size());
@@ -389,16 +389,13 @@ void compile_plan(const sweep_request& request, const std::vector<std::string>& 
 void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_result& out) {
   const auto start = clock_type::now();
   const sweep_plan plan = make_plan(request);
-  const device::device_info info = device::first_gpu();
-  const device::context ctx(device::selected_gpu());
+  session::gpu_session gpu(request.kernel_dir, request.cache_dir, request.no_cache);
+  const device::device_info& info = gpu.info();
   describe_plan(plan, request, true, {info.arch}, out);
   out.context = timing::capture_context(info, request.argv);
-  const auto engine = jit::make_jit_engine(request.kernel_dir, request.cache_dir, request.no_cache);
-  const timing::helper_kernels helpers(*engine, info.arch, request.kernel_dir);
-  const timing::timer timer(info, helpers);
-  const verify::verifier verifier(info, *engine, request.kernel_dir, helpers);
-  const gpu_session g{request, info, timer, verifier,
-                      request.seed ? request.seed : (std::random_device{}() | 1ull)};
+  const jit::jit_engine& engine = gpu.engine();
+  const timing::timer& timer = gpu.timer();
+  const item_tools g{request, info, timer, gpu.verifier(), seed_or_draw(request.seed)};
 
   nvtx::range sweep_range("sweep");
   if (request.log && request.log->state().ceiling_tb_s) {
@@ -406,11 +403,11 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
         *request.log->state().ceiling_tb_s;  // the first run's, for every record alike
   } else {
     out.ceiling_tb_s =
-        timing::measure_copy_ceiling(*engine, info, timer, request.kernel_dir, request.config_dir);
+        timing::measure_copy_ceiling(engine, info, timer, request.kernel_dir, request.config_dir);
     if (request.log) request.log->add_ceiling(out.ceiling_tb_s);
   }
   out.context->copy_ceiling_tb_s = out.ceiling_tb_s;
-  out.context->empty_kernel_us = timing::measure_empty_kernel(timer, helpers);
+  out.context->empty_kernel_us = timing::measure_empty_kernel(timer, gpu.helpers());
   const std::size_t counts =
       request.tokens.empty() ? request.config.tokens.size() : request.tokens.size();
   const std::size_t total =
@@ -420,10 +417,10 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
     if (progress) progress({++done, total, line, std::nullopt});
   };
   if (request.claims_dir.empty()) {
-    run_shard(g, plan, *engine, out, on_count);
+    run_shard(g, plan, engine, out, on_count);
   } else {
     out.shard = {request.worker + 1, request.workers};
-    run_claimed(g, plan, *engine, out, on_count);
+    run_claimed(g, plan, engine, out, on_count);
   }
   out.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
 }

@@ -14,7 +14,7 @@
 #include "families/registry.hpp"
 #include "families/tensor_workspace.hpp"
 #include "jit/loaded_kernels.hpp"
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 #include "verify/npy.hpp"
 #include "verify/tolerance.hpp"
 #include "verify/unlaunchable.hpp"
@@ -25,26 +25,6 @@ void accuracy::merge(const accuracy& a) {
   exact_fraction = std::min(exact_fraction, a.exact_fraction);
   max_ulps = std::max(max_ulps, a.max_ulps);
   worst_ratio = std::max(worst_ratio, a.worst_ratio);
-}
-
-const char* to_string(status s) {
-  switch (s) {
-    case status::ok:
-      return "ok";
-    case status::compile_failed:
-      return "compile_failed";
-    case status::launch_failed:
-      return "launch_failed";
-    case status::mismatch:
-      return "mismatch";
-    case status::pdl_hazard:
-      return "pdl_hazard";
-    case status::unsupported:
-      return "unsupported";
-    case status::unlaunchable:
-      return "unlaunchable";
-  }
-  return "unknown";
 }
 
 std::string shape_name(const families::shape& s) {
@@ -175,7 +155,7 @@ bool mark_unlaunchable(const families::family& f, const space::mode& m, const sp
                        verify_record& r) {
   std::string why = unlaunchable_unless_reference(f, v, m, shape, fn, info);
   if (why.empty()) return false;
-  r.outcome = status::unlaunchable;
+  r.outcome = results::status::unlaunchable;
   r.reason = std::move(why);
   return true;
 }
@@ -210,7 +190,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
     r.test_only = variants[i].test_only;
     if (variants[i].is_reference) reference = i;
     if (!kernels[i].ok()) {
-      r.outcome = status::compile_failed;
+      r.outcome = results::status::compile_failed;
       r.reason = kernels[i].compiled.log;
       continue;
     }
@@ -332,7 +312,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
     }
     for (std::size_t i : order) {
       verify_record& r = records[i];
-      if (!functions[i] || r.outcome != status::ok) continue;
+      if (!functions[i] || r.outcome != results::status::ok) continue;
       if (mark_unlaunchable(fam, m, variants[i], shape, functions[i], m_info, r)) continue;
       nvtx::range variant_range(variants[i].id, shape.tokens);
       nvtx::range verify_range("verify", shape.tokens);
@@ -364,7 +344,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
         if (i == reference) reference_got = got;
         if (bad) {
           bad->shape = sname;
-          r.outcome = status::mismatch;
+          r.outcome = results::status::mismatch;
           r.reason = bad->tensor + "[" + std::to_string(bad->index) + "]: expected " +
                      bad->expected + ", got " + bad->got + " (" + bad->against + ", " + sname + ")";
           r.first_mismatch = bad;
@@ -381,7 +361,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
               compare(got, hazard_got, is_written, "the same variant without the producer");
           if (hz) {
             hz->shape = sname;
-            r.outcome = status::pdl_hazard;
+            r.outcome = results::status::pdl_hazard;
             r.reason = "under PDL behind a delayed producer, " + hz->tensor + "[" +
                        std::to_string(hz->index) + "]: expected " + hz->expected + ", got " +
                        hz->got + " (" + sname + ", hazard run " + std::to_string(h + 1) + ")";
@@ -396,11 +376,11 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
       } catch (const error& e) {
         if (e.kind() != error_kind::launch) throw;
         // A sticky fault poisons the context: nothing more can run in this process.
-        r.outcome = status::launch_failed;
+        r.outcome = results::status::launch_failed;
         r.reason = std::string(e.what()) + " (" + sname + ")";
         for (verify_record& other : records) {
-          if (other.outcome == status::ok && &other != &r) {
-            other.outcome = status::unsupported;
+          if (other.outcome == results::status::ok && &other != &r) {
+            other.outcome = results::status::unsupported;
             other.reason =
                 "not verified: an earlier variant's fault ended the process's GPU context";
           }

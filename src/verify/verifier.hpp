@@ -12,23 +12,10 @@
 #include "device/device_info.hpp"
 #include "families/registry.hpp"
 #include "jit/batch.hpp"
+#include "results/model.hpp"
 #include "timing/helper_kernels.hpp"
 
 namespace kk3::verify {
-
-/// A variant's outcome (STYLE: the statuses every stage shares). `unlaunchable`: the GPU cannot
-/// launch it at some shape (too many threads, too much shared memory, a cluster that does not
-/// fit): not run there or after, and not a failure.
-enum class status {
-  ok,
-  compile_failed,
-  launch_failed,
-  mismatch,
-  pdl_hazard,
-  unsupported,
-  unlaunchable
-};
-const char* to_string(status s);
 
 /// The first element that differed.
 struct mismatch {
@@ -69,8 +56,10 @@ struct accuracy {
 struct verify_record : accuracy {
   std::string family, mode, variant;
   bool test_only = false;
-  status outcome = status::ok;
-  std::string reason;  ///< a sentence for non-ok outcomes
+  results::status outcome =
+      results::status::ok;  ///< one of ok, compile_failed, launch_failed,
+                            ///< mismatch, pdl_hazard, unsupported, unlaunchable
+  std::string reason;       ///< a sentence for non-ok outcomes
   std::optional<mismatch> first_mismatch;
   std::vector<std::string> shapes;  ///< every shape checked, e.g. "T65-H16"
   long long checks = 0;             ///< launches compared (plain and hazard runs)

@@ -16,7 +16,7 @@
 
 #include "families/registry.hpp"
 #include "jit/batch.hpp"
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 
 namespace {
 

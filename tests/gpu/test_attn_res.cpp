@@ -28,10 +28,11 @@ class attn_res_gpu : public test::hopper_jit_test {
     int variants = 0, unlaunchable = 0;
     for (const auto& r : check.verify_mode(space, m, space.variants, o)) {
       if (r.test_only) {
-        EXPECT_EQ(r.outcome, status::pdl_hazard) << m.name << " " << r.variant << ": " << r.reason;
+        EXPECT_EQ(r.outcome, results::status::pdl_hazard)
+            << m.name << " " << r.variant << ": " << r.reason;
         continue;
       }
-      if (r.outcome == status::unlaunchable) {
+      if (r.outcome == results::status::unlaunchable) {
         // Only shared memory may run out, and only where the caller allows it.
         EXPECT_TRUE(unlaunchable_allowed || r.reason.find("shared memory") != std::string::npos)
             << m.name << " " << r.variant << ": " << r.reason;
@@ -39,7 +40,7 @@ class attn_res_gpu : public test::hopper_jit_test {
         ++unlaunchable;
         continue;
       }
-      EXPECT_EQ(r.outcome, status::ok) << m.name << " " << r.variant << ": " << r.reason;
+      EXPECT_EQ(r.outcome, results::status::ok) << m.name << " " << r.variant << ": " << r.reason;
       EXPECT_GE(r.exact_fraction, 0.999) << m.name << " " << r.variant;
       EXPECT_LE(r.worst_ratio, 1.0) << m.name << " " << r.variant;
       worst.merge(r);

@@ -14,7 +14,7 @@
 #include "families/attn_res/kernel_emulation.hpp"
 #include "families/registry.hpp"
 #include "families/tensor_workspace.hpp"
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 #include "space/config.hpp"
 #include "support/test_support.hpp"
 

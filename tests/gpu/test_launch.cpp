@@ -10,7 +10,7 @@
 #include "device/resources.hpp"
 #include "families/copy_example/copy_example.hpp"
 #include "families/registry.hpp"
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3 {

@@ -12,7 +12,7 @@
 #include "families/numerics.hpp"
 #include "families/registry.hpp"
 #include "families/tensor_workspace.hpp"
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 #include "support/test_support.hpp"
 #include "verify/verifier.hpp"
 
@@ -49,7 +49,7 @@ TEST_F(mla_gpu, every_variant_in_every_mode_is_bitwise_exact_and_hazard_free) {
     const auto records = check->verify_mode(space, m, shipped(), o);
     ASSERT_EQ(records.size(), 288u);
     for (const auto& r : records) {
-      EXPECT_EQ(r.outcome, status::ok) << m.name << " " << r.variant << ": " << r.reason;
+      EXPECT_EQ(r.outcome, results::status::ok) << m.name << " " << r.variant << ": " << r.reason;
       EXPECT_EQ(r.shapes.size(), 8u);  // 7 edge shapes and T=256
     }
   }
@@ -70,10 +70,10 @@ TEST_F(mla_gpu, reading_q_before_the_wait_is_caught_in_every_one_of_20_runs) {
     const auto records = check->verify_mode(space, space.config.modes[run % 4], pair, o);
     for (const auto& r : records) {
       if (r.test_only) {
-        caught += r.outcome == status::pdl_hazard;
-        EXPECT_EQ(r.outcome, status::pdl_hazard) << "run " << run << ": " << r.reason;
+        caught += r.outcome == results::status::pdl_hazard;
+        EXPECT_EQ(r.outcome, results::status::pdl_hazard) << "run " << run << ": " << r.reason;
       } else {
-        EXPECT_EQ(r.outcome, status::ok) << r.reason;
+        EXPECT_EQ(r.outcome, results::status::ok) << r.reason;
       }
     }
   }

@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "device/device_info.hpp"
 #include "families/registry.hpp"
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 #include "support/test_support.hpp"
 #include "timing/timer.hpp"
 

@@ -16,7 +16,7 @@
 #include "device/launchability.hpp"
 #include "families/copy_example/copy_example.hpp"
 #include "families/registry.hpp"
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 #include "support/test_support.hpp"
 #include "verify/verifier.hpp"
 
@@ -166,14 +166,14 @@ TEST_F(unlaunchable_gpu, verify_records_unlaunchable_variants_and_verifies_the_r
     const std::string said = problem_of(r.variant);  // at T=64, which is launchable iff T=1 is
     if (r.variant == k_too_many_threads || r.variant == k_too_much_shared ||
         r.variant == k_cluster_32 || !said.empty()) {
-      EXPECT_EQ(r.outcome, verify::status::unlaunchable) << r.variant << ": " << r.reason;
+      EXPECT_EQ(r.outcome, results::status::unlaunchable) << r.variant << ": " << r.reason;
       EXPECT_EQ(r.reason, "unlaunchable at T1: " + said)
           << r.variant << ": the first shape, before any launch";
       EXPECT_EQ(r.checks, 0) << r.variant;
       EXPECT_TRUE(r.shapes.empty()) << r.variant;
     } else {
       // Launchable, so it ran: a cluster that launch_problem lets through must really launch.
-      EXPECT_EQ(r.outcome, verify::status::ok) << r.variant << ": " << r.reason;
+      EXPECT_EQ(r.outcome, results::status::ok) << r.variant << ": " << r.reason;
       EXPECT_EQ(r.shapes.size(), 3u) << r.variant << ": T1, T3 and T64";
     }
   }

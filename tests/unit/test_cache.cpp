@@ -13,7 +13,7 @@
 #include "core/text.hpp"
 #include "families/registry.hpp"
 #include "jit/cache.hpp"
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3::jit {

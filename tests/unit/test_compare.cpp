@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/comparison.hpp"
+#include "compare/comparison_json.hpp"
 #include "compare/comparison_text.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "report/comparison_json.hpp"
 #include "results/codec.hpp"
 #include "results/reader.hpp"
 #include "support/test_support.hpp"
@@ -379,7 +379,7 @@ TEST(compare, both_files_machine_figures_are_shown) {
   const std::string text = format_table(c, {});
   EXPECT_TRUE(contains(text, "4.229 TB/s copy, 0.541 us empty kernel")) << text;
   EXPECT_TRUE(contains(text, "3.100 TB/s copy, empty kernel ?")) << text;
-  const auto j = nlohmann::json::parse(report::comparison_json(c));
+  const auto j = nlohmann::json::parse(compare::comparison_json(c));
   EXPECT_EQ(j["base"]["figures"]["copy_ceiling_tb_s"], 4.229);
   EXPECT_TRUE(j["new"]["figures"]["empty_kernel_us"].is_null());
 }
@@ -411,7 +411,7 @@ TEST(compare, machines_whose_figures_differ_beyond_the_noise_floor_are_flagged) 
   const std::string text = format_table(c, {});
   EXPECT_TRUE(contains(text, "the empty-kernel launch 0.627 -> 0.662 us (+5.6%)")) << text;
   EXPECT_TRUE(contains(text, "the copy ceiling 4.203 -> 4.228 TB/s (+0.6%)")) << text;
-  const auto j = nlohmann::json::parse(report::comparison_json(c));
+  const auto j = nlohmann::json::parse(compare::comparison_json(c));
   EXPECT_EQ(j["machines"]["differ"], true);
   EXPECT_EQ(j["machines"]["noise_floor"], 0.015);
 
@@ -423,7 +423,7 @@ TEST(compare, machines_whose_figures_differ_beyond_the_noise_floor_are_flagged) 
   EXPECT_FALSE(unknown.machine.known);
   EXPECT_FALSE(unknown.machine.differ);
   EXPECT_TRUE(
-      nlohmann::json::parse(report::comparison_json(unknown))["machines"]["empty_kernel_change"]
+      nlohmann::json::parse(compare::comparison_json(unknown))["machines"]["empty_kernel_change"]
           .is_null());
 }
 
@@ -499,7 +499,7 @@ TEST(compare, formats_show_the_regression_first) {
   EXPECT_TRUE(contains(md, "### Verification regressions (1)")) << md;
   EXPECT_TRUE(contains(md, "| family | mode | shape | variant | BASE | NEW | detail |")) << md;
 
-  const auto j = nlohmann::json::parse(report::comparison_json(c));
+  const auto j = nlohmann::json::parse(compare::comparison_json(c));
   EXPECT_EQ(j["kind"], "comparison");
   EXPECT_EQ(j["regression"], true);
   EXPECT_EQ(j["exit_code"], 1);

@@ -7,7 +7,7 @@
 #include "families/registry.hpp"
 #include "jit/arch.hpp"
 #include "jit/cubin_info.hpp"
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 #include "support/test_support.hpp"
 
 namespace kk3::jit {

@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "results/journal.hpp"
+#include "results/journal_lines.hpp"
 #include "sweep/journal.hpp"
 
 namespace kk3::sweep {

@@ -3,12 +3,12 @@
 // them writes no "resources" key, so timed files keep their bytes.
 #include <gtest/gtest.h>
 
-#include "cli/untimed_summary.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "results/codec.hpp"
 #include "support/test_support.hpp"
 #include "sweep/compile_resources.hpp"
+#include "sweep/untimed_summary.hpp"
 
 namespace kk3::results {
 namespace {
@@ -178,7 +178,7 @@ TEST(UntimedSweep, ReportShowsItsResources) {
 }  // namespace
 }  // namespace kk3::results
 
-namespace kk3::cli {
+namespace kk3::sweep {
 namespace {
 
 TEST(UntimedSweep, SummaryCountsTheLimitAndTheSpills) {
@@ -216,4 +216,4 @@ TEST(UntimedSweep, SummaryCountsTheLimitAndTheSpills) {
 }
 
 }  // namespace
-}  // namespace kk3::cli
+}  // namespace kk3::sweep

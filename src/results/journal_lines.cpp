@@ -1,4 +1,4 @@
-#include "results/journal.hpp"
+#include "results/journal_lines.hpp"
 
 #include <fstream>
 

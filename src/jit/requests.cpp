@@ -1,4 +1,4 @@
-#include "jit/plan.hpp"
+#include "jit/requests.hpp"
 
 namespace kk3::jit {
 

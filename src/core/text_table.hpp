@@ -1,11 +1,12 @@
 #pragma once
-// A plain-text table with aligned columns, for the CLI's summaries.
+// A plain-text table with aligned columns, for the summaries the tool prints (the CLI's, the
+// sweep's).
 #include <cstdio>
 #include <ostream>
 #include <string>
 #include <vector>
 
-namespace kk3::cli {
+namespace kk3 {
 
 /// One number formatted for a table cell, e.g. cell("%.3f", 1.5).
 inline std::string cell(const char* format, double v) {
@@ -52,4 +53,4 @@ class text_table {
   std::vector<std::vector<std::string>> m_rows;
 };
 
-}  // namespace kk3::cli
+}  // namespace kk3

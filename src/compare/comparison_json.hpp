@@ -6,9 +6,9 @@
 
 #include "compare/comparison.hpp"
 
-namespace kk3::report {
+namespace kk3::compare {
 
 /// The JSON document, pretty-printed (2-space indent), ending with a newline.
-std::string comparison_json(const compare::comparison& c);
+std::string comparison_json(const comparison& c);
 
-}  // namespace kk3::report
+}  // namespace kk3::compare

@@ -1,11 +1,11 @@
-#include "cli/untimed_summary.hpp"
+#include "sweep/untimed_summary.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
 
-namespace kk3::cli {
+namespace kk3::sweep {
 namespace {
 
 constexpr int k_register_limit = 255;
@@ -93,4 +93,4 @@ std::filesystem::path committed_h200_sweep(const std::filesystem::path& config_d
   return ec || shown.empty() || *shown.begin() == ".." ? file : shown;
 }
 
-}  // namespace kk3::cli
+}  // namespace kk3::sweep

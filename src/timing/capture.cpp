@@ -1,4 +1,4 @@
-#include "timing/context.hpp"
+#include "timing/capture.hpp"
 
 #include <ctime>
 

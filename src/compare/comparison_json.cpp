@@ -1,4 +1,4 @@
-#include "report/comparison_json.hpp"
+#include "compare/comparison_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -6,7 +6,7 @@
 #include "results/codec.hpp"
 #include "results/schema.hpp"
 
-namespace kk3::report {
+namespace kk3::compare {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -67,7 +67,7 @@ json record_json(const compare::record_comparison& r) {
 
 }  // namespace
 
-std::string comparison_json(const compare::comparison& c) {
+std::string comparison_json(const comparison& c) {
   const compare::comparison_counts& k = c.counts;
   json records = json::array();
   for (const auto& r : c.records) records.push_back(record_json(r));
@@ -169,4 +169,4 @@ std::string comparison_json(const compare::comparison& c) {
   return doc.dump(2) + "\n";
 }
 
-}  // namespace kk3::report
+}  // namespace kk3::compare

@@ -9,7 +9,7 @@
 
 #include "results/model.hpp"
 
-namespace kk3::cli {
+namespace kk3::sweep {
 
 /// The summary of an untimed sweep's `records` compiled for `archs`, written to `out`;
 /// `committed` is the committed H200 sweep to point at (empty: none found).
@@ -22,4 +22,4 @@ namespace kk3::cli {
 /// shown relative to the current folder where it can be; empty when there is none (an install).
 [[nodiscard]] std::filesystem::path committed_h200_sweep(const std::filesystem::path& config_dir);
 
-}  // namespace kk3::cli
+}  // namespace kk3::sweep
