@@ -10,8 +10,8 @@
 
 #include "core/paths.hpp"
 #include "device/device_info.hpp"
+#include "device/handles.hpp"
 #include "device/launch.hpp"
-#include "device/resources.hpp"
 #include "jit/batch.hpp"
 #include "jit/toolkit.hpp"
 #include "timing/gate.hpp"

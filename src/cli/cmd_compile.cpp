@@ -18,8 +18,8 @@
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
 #include "families/registry.hpp"
-#include "jit/arch.hpp"
 #include "jit/batch.hpp"
+#include "jit/nvrtc_archs.hpp"
 #include "jit/requests.hpp"
 #include "jit/toolkit.hpp"
 

@@ -36,10 +36,10 @@ int run_profile(const global_options& global, const profile_options& o) {
 
   KK3_CU(cuProfilerStart);
   {
-    nvtx::range profile_range("profile", v.shape.tokens);
-    nvtx::range family_range(v.space.config.family, v.shape.tokens);
-    nvtx::range shape_range(v.shape_range_name(), v.shape.tokens);
-    nvtx::range variant_range(v.variant().id, v.shape.tokens);
+    nvtx::scoped_range profile_range("profile", v.shape.tokens);
+    nvtx::scoped_range family_range(v.space.config.family, v.shape.tokens);
+    nvtx::scoped_range shape_range(v.shape_range_name(), v.shape.tokens);
+    nvtx::scoped_range variant_range(v.variant().id, v.shape.tokens);
     for (unsigned i = 0; i < o.iterations; ++i) device::launch(k.function, s.get(), config, args);
     s.synchronize();
   }

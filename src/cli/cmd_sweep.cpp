@@ -15,7 +15,7 @@
 #include "core/text.hpp"
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
-#include "jit/arch.hpp"
+#include "jit/nvrtc_archs.hpp"
 #include "jit/toolkit.hpp"
 #include "report/records_csv.hpp"
 #include "results/reader.hpp"

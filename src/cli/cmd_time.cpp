@@ -202,8 +202,8 @@ int run_time(const global_options& global, time_options o) {
 
   std::vector<timing::measurement> result;
   {
-    nvtx::range family_range(v.space.config.family);
-    nvtx::range shape_range(v.shape_range_name(), v.shape.tokens);
+    nvtx::scoped_range family_range(v.space.config.family);
+    nvtx::scoped_range shape_range(v.shape_range_name(), v.shape.tokens);
     result = timer.measure(candidates, to);
   }
   const std::string& reference =

@@ -17,7 +17,7 @@
 #include "core/text_table.hpp"
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
-#include "device/resources.hpp"
+#include "device/handles.hpp"
 #include "families/limits.hpp"
 #include "families/registry.hpp"
 #include "jit/toolkit.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // GPU architecture names ("sm_90a", "sm_100a"): what a device's compute capability compiles for,
-// and an arch's number. Which archs a compiler knows is jit's (jit/arch.hpp).
+// and an arch's number. Which archs a compiler knows is jit's (jit/nvrtc_archs.hpp).
 #include <string>
 
 namespace kk3 {

@@ -44,7 +44,7 @@ string_registry& registry() {
 
 }  // namespace
 
-range::range(const std::string& name, long long tokens) {
+scoped_range::scoped_range(const std::string& name, long long tokens) {
   nvtxEventAttributes_t attributes{};
   attributes.version = NVTX_VERSION;
   attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
@@ -64,7 +64,7 @@ range::range(const std::string& name, long long tokens) {
   nvtxDomainRangePushEx(domain(), &attributes);
 }
 
-range::~range() {
+scoped_range::~scoped_range() {
   nvtxDomainRangePop(domain());
 }
 

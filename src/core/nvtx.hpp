@@ -10,13 +10,13 @@
 namespace kk3::nvtx {
 
 /// Pushes a range on construction and pops it on destruction, on the calling thread.
-class range {
+class scoped_range {
  public:
   /// `tokens` >= 0 is attached as the range's int64 payload (the token count T).
-  explicit range(const std::string& name, long long tokens = -1);
-  ~range();
-  range(const range&) = delete;
-  range& operator=(const range&) = delete;
+  explicit scoped_range(const std::string& name, long long tokens = -1);
+  ~scoped_range();
+  scoped_range(const scoped_range&) = delete;
+  scoped_range& operator=(const scoped_range&) = delete;
 };
 
 }  // namespace kk3::nvtx

@@ -5,7 +5,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "device/resources.hpp"
+#include "device/handles.hpp"
 #include "families/family.hpp"
 #include "families/problem.hpp"
 

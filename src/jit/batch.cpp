@@ -28,7 +28,7 @@ jit_engine::jit_engine(nvrtc_compiler compiler, const jit_options& options)
 }
 
 compile_result jit_engine::compile(const compile_request& request) const {
-  const nvtx::range range("compile");
+  const nvtx::scoped_range range("compile");
   std::string key;
   try {
     key = cache_key(request, m_compiler.full_options(request), m_compiler.sources(request),

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "device/resources.hpp"
+#include "device/handles.hpp"
 #include "jit/batch.hpp"
 #include "space/config.hpp"
 #include "space/variant.hpp"

@@ -37,7 +37,7 @@ shard_input read_shard(const std::filesystem::path& file) {
   if (!s.set.plan) fail(s, "/plan", "missing");
   // The fields sharding added; a file without them was written before `sweep --shard` existed
   // and does not say which items it covers.
-  const results::sweep_plan& plan = *s.set.plan;
+  const results::plan_block& plan = *s.set.plan;
   for (const auto& [key, absent] :
        {std::pair{"digest", plan.digest.empty()}, {"items", plan.items.empty()}}) {
     if (absent) {
@@ -68,7 +68,7 @@ struct agreed_field {
 // What of a file two shards must agree on, as the file holds it (the sweep file's writer's
 // blocks), so that a difference is named by its JSON path and its two values.
 json agreed_part(const results::result_set& s) {
-  const results::sweep_plan& p = *s.plan;
+  const results::plan_block& p = *s.plan;
   return {{"context", results::sweep_context_json(s.context)},
           {"plan",
            {{"digest", p.digest},
@@ -233,12 +233,12 @@ std::vector<Entry> merged_list(std::vector<shard_input>& inputs,
 }
 
 // The summed counts, the largest ceiling and wall time, the shards merged; no shard.
-results::sweep_plan merged_plan(const std::vector<shard_input>& inputs) {
-  results::sweep_plan plan = *inputs[0].set.plan;
+results::plan_block merged_plan(const std::vector<shard_input>& inputs) {
+  results::plan_block plan = *inputs[0].set.plan;
   plan.compiles = plan.compile_failures = 0;
   plan.merged_from.clear();
   for (const shard_input& s : inputs) {
-    const results::sweep_plan& p = *s.set.plan;
+    const results::plan_block& p = *s.set.plan;
     plan.compiles += p.compiles;
     plan.compile_failures += p.compile_failures;
     plan.copy_ceiling_tb_s = std::max(plan.copy_ceiling_tb_s, p.copy_ceiling_tb_s);
@@ -265,7 +265,7 @@ results::result_set merge_shards(std::vector<shard_input> inputs,
   const std::vector<std::size_t> owner = owners(inputs, keys);
   const item_index index(keys);
 
-  results::sweep_plan plan = merged_plan(inputs);
+  results::plan_block plan = merged_plan(inputs);
   // A shard that measured another copy ceiling: its fractions are taken of the merged one.
   for (shard_input& s : inputs) {
     if (s.set.plan->copy_ceiling_tb_s == plan.copy_ceiling_tb_s) continue;

@@ -3,9 +3,9 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "results/arch_resources.hpp"
 #include "results/entries.hpp"
 #include "results/json_fields.hpp"
-#include "results/resources.hpp"
 
 namespace kk3::results {
 namespace {

@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "results/arch_resources.hpp"
 #include "results/codec.hpp"
-#include "results/resources.hpp"
 
 namespace kk3::results {
 namespace {

@@ -112,7 +112,7 @@ void read_plan(const json_fields& r, const json& doc, result_set& out) {
   const json* plan = r.find(doc, "plan");
   if (!plan) return;
   if (!plan->is_object()) r.fail("/plan", "expected an object");
-  sweep_plan p;
+  plan_block p;
   if (r.find(*plan, "timed")) p.timed = r.optional_boolean(*plan, "/plan", "timed");
   p.copy_ceiling_tb_s = r.optional_number(*plan, "/plan", "copy_ceiling_tb_s");
   if (out.context.copy_ceiling_tb_s == 0) out.context.copy_ceiling_tb_s = p.copy_ceiling_tb_s;

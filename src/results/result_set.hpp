@@ -16,7 +16,7 @@ namespace kk3::results {
 /// plan.shard of a file that holds part of a plan (`sweep --shard I/N`, or one `--gpus` worker).
 struct shard_coverage {
   long long index = 0, count = 0;  ///< shard I of N
-  std::vector<long long> items;    ///< indices into sweep_plan::items it covers, ascending
+  std::vector<long long> items;    ///< indices into plan_block::items it covers, ascending
 };
 
 /// One entry of plan.merged_from: a file `kk3tune merge` merged.
@@ -28,7 +28,7 @@ struct merged_input {
 
 /// A sweep's plan block (absent fields stay unset or empty: a file from before they were
 /// written). The family -> objective map it also holds is the families' (family_summary).
-struct sweep_plan {
+struct plan_block {
   std::string config;                                         ///< the plan file the sweep ran
   std::vector<long long> tokens;                              ///< the token counts swept
   std::vector<std::string> archs;                             ///< what was compiled for
@@ -55,7 +55,7 @@ struct result_set {
   std::vector<family_summary> families;    ///< sweeps: what the file says about each family
   std::vector<record> records;             ///< empty when read for the tables only
   std::vector<dispatch_entry> dispatch;    ///< sweeps with a GPU; empty otherwise
-  std::optional<sweep_plan> plan;          ///< sweeps that have a plan block
+  std::optional<plan_block> plan;          ///< sweeps that have a plan block
   std::optional<unsigned long long> seed;  ///< time files: the subject's seed, where it has one
   /// Read for the tables only: why the file has none (another kind, an untimed sweep); then
   /// nothing else is read. Empty otherwise.

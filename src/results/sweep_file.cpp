@@ -50,7 +50,7 @@ json sweep_context_json(const run_context& c) {
           {"utc_time", c.utc_time}};
 }
 
-json plan_json(const sweep_plan& p, const std::vector<family_summary>& families) {
+json plan_json(const plan_block& p, const std::vector<family_summary>& families) {
   json plan = {{"config", p.config}, {"tokens", p.tokens}, {"archs", p.archs}};
   // Absent in files from before the selection rule was written: stays absent.
   for (auto [key, value] : {std::pair{"min_gain", &p.min_gain},

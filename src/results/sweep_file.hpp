@@ -21,7 +21,7 @@ namespace kk3::results {
 [[nodiscard]] json families_json(const std::vector<family_summary>& families);
 [[nodiscard]] json objectives_json(const std::vector<family_summary>& families);
 /// The "plan" block (its objective map from `families`).
-[[nodiscard]] json plan_json(const sweep_plan& p, const std::vector<family_summary>& families);
+[[nodiscard]] json plan_json(const plan_block& p, const std::vector<family_summary>& families);
 
 /// The text layout of a sweep result file: `doc` (an object with a "records" array)
 /// pretty-printed with a 2-space indent, except "records", which holds one record per line (tens

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "device/device_info.hpp"
-#include "device/resources.hpp"
+#include "device/handles.hpp"
 #include "jit/batch.hpp"
 #include "timing/helper_kernels.hpp"
 #include "timing/timer.hpp"

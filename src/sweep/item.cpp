@@ -135,7 +135,7 @@ journal_count measure_count(const item_tools& g, const work_item& item,
       candidates_at(g, item, kernels, s, ws, st, full_screen ? nullptr : &pool, unlaunchable);
   screened result;
   {
-    nvtx::range shape_range(
+    nvtx::scoped_range shape_range(
         item.mode->name + "-T" + std::to_string(t) + families::shape_suffix(item.key_shape), t);
     result = screen_and_measure(g.timer, candidates, protect, r.config, item.family->objective);
   }
@@ -316,7 +316,7 @@ record make_record(const work_item& item, const families::shape& s, const space:
 void run_item(const item_tools& g, const work_item& item,
               const std::vector<jit::loaded_kernel>& kernels, sweep_result& out,
               const std::function<void(const std::string&)>& on_count) {
-  nvtx::range item_range(item.key);
+  nvtx::scoped_range item_range(item.key);
   item_state st;
   st.faulty = faults_at(g.request, item.key);
   if (const auto f = st.faulty.find(item.family->reference->id); f != st.faulty.end()) {

@@ -21,7 +21,7 @@ results::result_set result_set_of(const sweep_result& r) {
     s.context.argv = r.argv;
     s.context.utc_time = timing::utc_now_iso8601();
   }
-  results::sweep_plan& p = s.plan.emplace();
+  results::plan_block& p = s.plan.emplace();
   p.config = r.config.file.string();
   p.tokens = r.config.tokens;
   p.archs = r.archs;

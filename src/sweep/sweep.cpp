@@ -16,7 +16,7 @@
 #include "core/nvtx.hpp"
 #include "core/seed.hpp"
 #include "device/device_info.hpp"
-#include "device/resources.hpp"
+#include "device/handles.hpp"
 #include "families/registry.hpp"
 #include "jit/loaded_kernels.hpp"
 #include "jit/toolkit.hpp"
@@ -229,7 +229,7 @@ void run_shard(const item_tools& g, const sweep_plan& plan, const jit::jit_engin
   const auto groups = mode_groups(plan, out.shard_items);
   compile_ahead compiler(g.request, engine, g.info.arch, groups);
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-    nvtx::range family_range(groups[gi].front()->family->space.config.family);
+    nvtx::scoped_range family_range(groups[gi].front()->family->space.config.family);
     const std::vector<jit::loaded_kernel> kernels =
         load_mode(*groups[gi].front(), compiler.get(gi), out);
     for (const work_item* item : groups[gi]) run_item(g, *item, kernels, out, on_count);
@@ -397,7 +397,7 @@ void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_
   const timing::timer& timer = gpu.timer();
   const item_tools g{request, info, timer, gpu.verifier(), seed_or_draw(request.seed)};
 
-  nvtx::range sweep_range("sweep");
+  nvtx::scoped_range sweep_range("sweep");
   if (request.log && request.log->state().ceiling_tb_s) {
     out.ceiling_tb_s =
         *request.log->state().ceiling_tb_s;  // the first run's, for every record alike

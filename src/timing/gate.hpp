@@ -3,8 +3,8 @@
 // enqueued the timed work behind it, so the event interval holds no host launch latency.
 #include <atomic>
 
+#include "device/handles.hpp"
 #include "device/launch.hpp"
-#include "device/resources.hpp"
 #include "timing/helper_kernels.hpp"
 
 namespace kk3::timing {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <string>
 
-#include "device/resources.hpp"
+#include "device/handles.hpp"
 #include "jit/batch.hpp"
 
 namespace kk3::timing {

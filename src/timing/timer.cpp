@@ -9,7 +9,7 @@
 #include "core/nvtx.hpp"
 #include "core/watch.hpp"
 #include "device/check.hpp"
-#include "device/resources.hpp"
+#include "device/handles.hpp"
 #include "timing/gate.hpp"
 
 namespace kk3::timing {
@@ -439,9 +439,10 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
     if (c.workspaces.empty())
       throw error(error_kind::usage, c.label + ": no workspace to launch on");
     started[i] = clock_type::now();
-    nvtx::range variant_range(c.label,
-                              c.tokens);  // later placements are made inside a round's ranges
-    nvtx::range measure_range("measure", c.tokens);
+    nvtx::scoped_range variant_range(
+        c.label,
+        c.tokens);  // later placements are made inside a round's ranges
+    nvtx::scoped_range measure_range("measure", c.tokens);
     const sampler& first = placed(i, 0);
     placements[i] = options.placements ? options.placements : first.placements_wanted();
     measurement& m = out[i];
@@ -460,8 +461,8 @@ std::vector<measurement> timer::measure(const std::vector<candidate>& candidates
   for (unsigned round = 0; std::find(done.begin(), done.end(), false) != done.end(); ++round) {
     for (std::size_t i = 0; i < n; ++i) {
       if (done[i]) continue;
-      nvtx::range variant_range(candidates[i].label, candidates[i].tokens);
-      nvtx::range measure_range("measure", candidates[i].tokens);
+      nvtx::scoped_range variant_range(candidates[i].label, candidates[i].tokens);
+      nvtx::scoped_range measure_range("measure", candidates[i].tokens);
       measurement& m = out[i];
       sampler& s = placed(i, round);
       const auto t0 = clock_type::now();

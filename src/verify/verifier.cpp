@@ -171,7 +171,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
                                                  const std::vector<space::variant>& variants,
                                                  const verify_options& o) const {
   const families::family& fam = *space.impl;
-  nvtx::range family_range(space.config.family);
+  nvtx::scoped_range family_range(space.config.family);
 
   // Compile everything first, in parallel, and load what compiled.
   std::vector<const space::variant*> chosen;
@@ -217,7 +217,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
   for (std::size_t k = 0; k < shapes.size(); ++k) {
     const families::shape& shape = shapes[k];
     const std::string sname = shape_name(shape);
-    nvtx::range shape_range(m.name + "-" + sname, shape.tokens);
+    nvtx::scoped_range shape_range(m.name + "-" + sname, shape.tokens);
     const families::problem start = poisoned(fam.make_problem(shape, m, o.seed + k));
     families::problem expected = start;
     fam.reference(shape, m, expected);
@@ -314,8 +314,8 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
       verify_record& r = records[i];
       if (!functions[i] || r.outcome != results::status::ok) continue;
       if (mark_unlaunchable(fam, m, variants[i], shape, functions[i], m_info, r)) continue;
-      nvtx::range variant_range(variants[i].id, shape.tokens);
-      nvtx::range verify_range("verify", shape.tokens);
+      nvtx::scoped_range variant_range(variants[i].id, shape.tokens);
+      nvtx::scoped_range verify_range("verify", shape.tokens);
       r.shapes.push_back(sname);
       try {
         watch::scope gpu_work(

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <random>
 
+#include "device/handles.hpp"
 #include "device/launch.hpp"
-#include "device/resources.hpp"
 #include "families/attn_res/kernel_emulation.hpp"
 #include "families/registry.hpp"
 #include "families/tensor_workspace.hpp"

@@ -6,8 +6,8 @@
 #include <random>
 
 #include "device/device_info.hpp"
+#include "device/handles.hpp"
 #include "device/launch.hpp"
-#include "device/resources.hpp"
 #include "families/copy_example/copy_example.hpp"
 #include "families/registry.hpp"
 #include "jit/requests.hpp"

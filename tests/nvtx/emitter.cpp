@@ -1,5 +1,5 @@
-// Emits the NVTX ranges of one tuned variant through kk3::nvtx::range, the way the sweep nests
-// them, for test_nvtx.cpp to read back through the recorder injection library:
+// Emits the NVTX ranges of one tuned variant through kk3::nvtx::scoped_range, the way the sweep
+// nests them, for test_nvtx.cpp to read back through the recorder injection library:
 //
 //   main thread:  sweep > copy_example > T64 > vec_bytes16-unroll1-threads256 > measure, verify
 //   worker:       measure (pushed while the main thread sits inside the variant range)
@@ -10,15 +10,15 @@
 #include "core/nvtx.hpp"
 
 int main() {
-  using kk3::nvtx::range;
+  using kk3::nvtx::scoped_range;
   constexpr long long k_tokens = 64;
-  const range sweep("sweep");
-  const range family("copy_example");
-  const range shape("T64", k_tokens);
-  const range variant("vec_bytes16-unroll1-threads256", k_tokens);
-  { const range measure("measure", k_tokens); }
-  std::thread worker([] { const range measure("measure", k_tokens); });
+  const scoped_range sweep("sweep");
+  const scoped_range family("copy_example");
+  const scoped_range shape("T64", k_tokens);
+  const scoped_range variant("vec_bytes16-unroll1-threads256", k_tokens);
+  { const scoped_range measure("measure", k_tokens); }
+  std::thread worker([] { const scoped_range measure("measure", k_tokens); });
   worker.join();
-  { const range verify("verify"); }
+  { const scoped_range verify("verify"); }
   return 0;
 }

@@ -590,7 +590,7 @@ TEST(compare_shipped, the_noise_floor_of_the_plans_holds_back_a_change_its_sampl
   const std::string winner = winner_at(base, "mla_decode_epilogue", 64);
   result_set next = base;
   for (result_set* d : {&base, &next}) {
-    d->plan = results::sweep_plan{};
+    d->plan = results::plan_block{};
     d->plan->noise_floor = 0.03;
     d->plan->noise_sigmas = 2;
     record_of(*d, winner, 64).stats->rel_stderr_median = 0.001;
@@ -643,7 +643,7 @@ TEST(compare_shipped, a_count_with_no_winner_any_more_is_lost_and_one_not_swept_
   EXPECT_TRUE(
       contains(format_table(c, {}), "Lost: no qualified winner any more (regressions) (1)"));
   // NEW's plan did not sweep T64 at all: not a verdict.
-  next.plan = results::sweep_plan{};
+  next.plan = results::plan_block{};
   for (long long t : {1LL, 1024LL}) next.plan->tokens.push_back(t);
   c = compare_documents(base, next, {});
   EXPECT_EQ(c.shipped_totals.lost, 0u);

@@ -5,8 +5,8 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "families/registry.hpp"
-#include "jit/arch.hpp"
 #include "jit/cubin_info.hpp"
+#include "jit/nvrtc_archs.hpp"
 #include "jit/requests.hpp"
 #include "support/test_support.hpp"
 

@@ -1,5 +1,5 @@
-// kk3::nvtx::range seen from a tool's side: the emitter runs with the recorder injection library
-// attached (NVTX_INJECTION64_PATH), and the recorder's log is read back and checked.
+// kk3::nvtx::scoped_range seen from a tool's side: the emitter runs with the recorder injection
+// library attached (NVTX_INJECTION64_PATH), and the recorder's log is read back and checked.
 #include <sys/wait.h>
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "results/resources.hpp"
+#include "results/arch_resources.hpp"
 
 #include <cmath>
 

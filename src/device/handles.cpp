@@ -1,4 +1,4 @@
-#include "device/resources.hpp"
+#include "device/handles.hpp"
 
 #include "core/error.hpp"
 #include "device/check.hpp"

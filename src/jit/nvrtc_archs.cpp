@@ -1,4 +1,4 @@
-#include "jit/arch.hpp"
+#include "jit/nvrtc_archs.hpp"
 
 #include <algorithm>
 
