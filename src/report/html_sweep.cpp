@@ -9,151 +9,23 @@
 #include <set>
 
 #include "report/html_sections.hpp"
+#include "report/html_sweep_panel.hpp"
 #include "report/html_table.hpp"
 #include "report/svg_plot.hpp"
 
 namespace kk3::report::html {
 namespace {
 
-constexpr const char* k_reference_color = "#111111";
-constexpr const char* k_bundle_color = "#98a2b3";
-constexpr const char* k_final_color = "#4f5f78";
-constexpr const char* k_failed_color = "#dc2626";
+using namespace sweep_page;
 
-/// One family x mode x model shape: its records and its dispatch entry.
-struct panel {
-  std::string family, mode;
-  families::dims shape;
-  std::vector<const results::record*> records;
-  const results::dispatch_entry* dispatch = nullptr;
-};
+// The time plot's strokes: the unlabelled variants faint, their final rounds, failures.
+const line_style k_bundle_style{k_bundle_color, 0.7, 0.3, "", 0};
+const line_style k_finals_style{k_final_color, 1.1, 0.6, "", 2};
+const line_style k_failed_style{k_failed_color, 1, 1, "", 3.2};
 
-/// What a panel's plots and tables are made of.
-struct panel_model {
-  std::vector<long long> tokens;                                        // measured, ascending
-  std::map<std::string, std::vector<const results::record*>> variants;  // by id, tokens ascending
-  std::map<std::pair<std::string, long long>, const results::record*> at;
-  std::string reference;
-  std::vector<std::string> labelled;  // reference, winners, runner-ups, in legend order
-  std::map<std::string, std::string> color;
-  std::map<std::string, std::vector<std::string>> won, ran_up;  // id -> range labels
-  std::map<long long, std::size_t> range_at;                    // token -> dispatch range index
-};
-
-bool timed(const results::record* r) {
-  return r->stats && r->stats->median > 0;
-}
-
-/// The GPU could not launch the variant at that count (or, for a finalist, at a verification
-/// shape): not a failure, shown apart in grey.
-bool unlaunchable(const results::record* r) {
-  return r->status == results::status::unlaunchable;
-}
-
-std::string range_label(const select::range& r) {
-  return r.min_tokens == r.max_tokens
-             ? "T " + std::to_string(r.min_tokens)
-             : "T " + std::to_string(r.min_tokens) + "–" + std::to_string(r.max_tokens);
-}
-
-std::string panel_title(const panel& p) {
-  const std::string shape = families::shape_text(p.shape);
-  return p.family + " · " + p.mode + (shape.empty() ? "" : " · " + shape);
-}
-
-std::vector<panel> make_panels(const results::result_set& doc) {
-  std::vector<panel> panels;
-  std::map<std::string, std::size_t> index;
-  auto find = [&](const std::string& family, const std::string& mode, const families::dims& shape) {
-    const std::string key = family + '\n' + mode + '\n' + families::shape_suffix(shape);
-    auto [it, fresh] = index.emplace(key, panels.size());
-    if (fresh) panels.push_back({family, mode, shape, {}, nullptr});
-    return &panels[it->second];
-  };
-  for (const results::record& r : doc.records)
-    find(r.family, r.mode, r.shape)->records.push_back(&r);
-  for (const results::dispatch_entry& d : doc.dispatch)
-    find(d.family, d.mode, d.shape)->dispatch = &d;
-  return panels;
-}
-
-panel_model make_model(const panel& p) {
-  panel_model m;
-  std::set<long long> tokens;
-  for (const results::record* r : p.records) {
-    tokens.insert(r->tokens);
-    m.variants[r->variant].push_back(r);
-    m.at.emplace(std::make_pair(r->variant, r->tokens), r);
-    if (r->reference && m.reference.empty()) m.reference = r->variant;
-  }
-  m.tokens.assign(tokens.begin(), tokens.end());
-  for (auto& [id, recs] : m.variants) {
-    std::stable_sort(
-        recs.begin(), recs.end(),
-        [](const results::record* a, const results::record* b) { return a->tokens < b->tokens; });
-  }
-  std::size_t next_color = 0;
-  auto label = [&](const std::string& id) {
-    if (id.empty() || m.color.count(id)) return;
-    m.labelled.push_back(id);
-    m.color[id] = id == m.reference ? k_reference_color : palette_color(next_color++);
-  };
-  label(m.reference);
-  if (p.dispatch) {
-    for (std::size_t i = 0; i < p.dispatch->ranges.size(); ++i) {
-      const select::range& r = p.dispatch->ranges[i];
-      label(r.winner);
-      m.won[r.winner].push_back(range_label(r));
-      for (long long t : m.tokens) {
-        if (t >= r.min_tokens && t <= r.max_tokens) m.range_at[t] = i;
-      }
-    }
-    for (const select::range& r : p.dispatch->ranges) {
-      if (!r.runner_up) continue;
-      label(*r.runner_up);
-      m.ran_up[*r.runner_up].push_back(range_label(r));
-    }
-  }
-  return m;
-}
-
-const results::record* record_at(const panel_model& m, const std::string& id, long long t) {
-  auto it = m.at.find({id, t});
-  return it == m.at.end() ? nullptr : it->second;
-}
-
-/// The reference's median over the winner's at the range's measured counts (geometric mean).
-double speedup_over_reference(const panel_model& m, const select::range& r) {
-  if (m.reference.empty()) return 0;
-  double log_sum = 0;
-  int n = 0;
-  for (long long t : m.tokens) {
-    if (t < r.min_tokens || t > r.max_tokens) continue;
-    const results::record* w = record_at(m, r.winner, t);
-    const results::record* ref = record_at(m, m.reference, t);
-    if (!w || !ref || !timed(w) || !timed(ref)) continue;
-    log_sum += std::log(ref->stats->median / w->stats->median);
-    ++n;
-  }
-  return n ? std::exp(log_sum / n) : 0;
-}
-
-std::string join_labels(const std::vector<std::string>& v) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
-  return out;
-}
-
-std::string series_title(const std::string& id, const std::vector<const results::record*>& recs,
-                         const std::string& what) {
-  std::string t = id + " (" + what + ")";
-  for (const results::record* r : recs) {
-    if (timed(r)) t += "\nT=" + std::to_string(r->tokens) + ": " + fmt_us(r->stats->median) + " µs";
-  }
-  return t;
-}
-
-std::string time_plot(const panel& p, const panel_model& m) {
+/// The time plot's frame: title, subtitle, log-log axes over the panel's times and token counts,
+/// and one band per dispatch range.
+line_plot time_plot_frame(const panel& p, const panel_model& m) {
   line_plot plot;
   plot.title = "Time per call against token count — " + panel_title(p);
   std::size_t dropped = 0, finals = 0;
@@ -194,14 +66,15 @@ std::string time_plot(const panel& p, const panel_model& m) {
       plot.bands.push_back(b);
     }
   }
+  return plot;
+}
 
-  const line_style bundle{k_bundle_color, 0.7, 0.3, "", 0};
-  const line_style finals_style{k_final_color, 1.1, 0.6, "", 2};
-  const line_style failed{k_failed_color, 1, 1, "", 3.2};
-  // The unlabelled variants: all their points faint, their final-round stretches visible.
+/// The variants without a label: all their points faint, their final-round stretches visible;
+/// then every failed record as a marker.
+void add_unlabelled_series(const panel& p, const panel_model& m, line_plot& plot) {
   for (const auto& [id, recs] : m.variants) {
     if (m.color.count(id)) continue;
-    line_series s{bundle, {}, series_title(id, recs, "screened out where faint")};
+    line_series s{k_bundle_style, {}, series_title(id, recs, "screened out where faint")};
     for (const results::record* r : recs) {
       if (timed(r)) s.points.push_back({double(r->tokens), r->stats->median, ""});
     }
@@ -209,7 +82,7 @@ std::string time_plot(const panel& p, const panel_model& m) {
   }
   for (const auto& [id, recs] : m.variants) {
     if (m.color.count(id)) continue;
-    line_series run{finals_style, {}, id + " (final round)"};
+    line_series run{k_finals_style, {}, id + " (final round)"};
     auto flush = [&] {
       if (!run.points.empty()) plot.series.push_back(run);
       run.points.clear();
@@ -226,10 +99,13 @@ std::string time_plot(const panel& p, const panel_model& m) {
   for (const results::record* r : p.records) {
     if (timed(r) && r->status != results::status::ok && r->status != results::status::dropped) {
       plot.series.push_back(
-          {failed, {{double(r->tokens), r->stats->median, record_title(*r)}}, ""});
+          {k_failed_style, {{double(r->tokens), r->stats->median, record_title(*r)}}, ""});
     }
   }
-  // Labelled variants on top: runner-ups dashed, winners solid, the reference last.
+}
+
+/// The labelled variants on top: runner-ups dashed, winners solid, the reference last.
+void add_labelled_series(const panel_model& m, line_plot& plot) {
   for (int pass = 0; pass < 3; ++pass) {
     for (const std::string& id : m.labelled) {
       const bool is_ref = id == m.reference, is_win = m.won.count(id) > 0;
@@ -250,8 +126,10 @@ std::string time_plot(const panel& p, const panel_model& m) {
       plot.series.push_back(std::move(s));
     }
   }
+}
 
-  // The chosen winner per range on top of everything: a thick stroke with large markers.
+/// The chosen winner per range on top of everything: a thick stroke with large markers.
+void add_winner_strokes(const panel& p, const panel_model& m, line_plot& plot) {
   if (p.dispatch) {
     for (const select::range& rg : p.dispatch->ranges) {
       const std::string& c = m.color.at(rg.winner);
@@ -274,6 +152,10 @@ std::string time_plot(const panel& p, const panel_model& m) {
       plot.series.push_back(std::move(dots));
     }
   }
+}
+
+/// The legend: each labelled variant with its roles, then the other finalists and the rest.
+void add_time_legend(const panel_model& m, line_plot& plot) {
   for (const std::string& id : m.labelled) {
     std::string role;
     if (id == m.reference) role = "reference";
@@ -296,7 +178,7 @@ std::string time_plot(const panel& p, const panel_model& m) {
     });
   }
   if (other_finalists > 0) {
-    plot.legend.push_back({finals_style, "final round (ok)",
+    plot.legend.push_back({k_finals_style, "final round (ok)",
                            std::to_string(other_finalists) +
                                " other finalists, at the counts where they were final"});
   }
@@ -306,6 +188,14 @@ std::string time_plot(const panel& p, const panel_model& m) {
          "screened out",
          std::to_string(others) + " other variants; 2-sample medians where eliminated"});
   }
+}
+
+std::string time_plot(const panel& p, const panel_model& m) {
+  line_plot plot = time_plot_frame(p, m);
+  add_unlabelled_series(p, m, plot);
+  add_labelled_series(m, plot);
+  add_winner_strokes(p, m, plot);
+  add_time_legend(m, plot);
   return render_line_plot(plot);
 }
 
