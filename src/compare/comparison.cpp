@@ -343,14 +343,48 @@ std::string comparison::records_line() const {
          n(k.only_in_base) + " only in BASE, " + n(k.only_in_new) + " only in NEW";
 }
 
-comparison compare_documents(const results::result_set& base, const results::result_set& next,
-                             const compare_options& options) {
-  comparison c;
-  c.options = options;
-  c.base = summarize(base);
-  c.next = summarize(next);
-  check_comparable(c.base, c.next, options, c.notes);
+namespace {
 
+/// What matching the records noted beyond each pair's verdict.
+struct matching_notes {
+  std::size_t screened_vs_final = 0, screened_both = 0;
+  std::set<std::string> objective_differences;
+};
+
+/// The timing side of a matched pair (b in BASE, n in NEW), into rc.
+void compare_pair_timing(const results::record& b, const results::record& n,
+                         const compare_options& options, record_comparison& rc,
+                         matching_notes& notes) {
+  const std::vector<std::string> other_objective = results::differences(b.objective, n.objective);
+  if (is_timed(b) && is_timed(n) && !other_objective.empty()) {
+    // Times under different objectives (timing mode, PDL, chain model) measure different things.
+    rc.not_comparable = join(other_objective, ", ");
+    notes.objective_differences.insert(rc.not_comparable);
+  } else if (is_timed(b) && is_timed(n)) {
+    // A screening measurement (2 samples, short graphs: its median runs high) is not compared
+    // with a final-round one: that would flag a variant as slower for how it was measured.
+    if ((b.status == results::status::dropped) != (n.status == results::status::dropped)) {
+      ++notes.screened_vs_final;
+    } else {
+      rc.timing = compare_timing(b, n, options.timing);
+      // Two screening measurements can tell a clearly slower variant apart within one sweep,
+      // but not one sweep from another: two default sweeps of one build, minutes apart on
+      // the H200, differed by 5-21% on 46 screened records (results/h200/sweep-default-*).
+      // Such a difference is shown as noisy, never as a regression or an improvement.
+      if (b.status == results::status::dropped && rc.timing->result != verdict::same &&
+          rc.timing->result != verdict::noisy) {
+        rc.timing->result = verdict::noisy;
+        rc.timing->test_note = "screened out in both: too few samples to call";
+        ++notes.screened_both;
+      }
+    }
+  }
+}
+
+/// The records of BASE and NEW matched by key: each pair's verdict and verification regression,
+/// and the records only one file has.
+void match_records(const results::result_set& base, const results::result_set& next,
+                   const compare_options& options, comparison& c, matching_notes& notes) {
   std::size_t base_repeats = 0, next_repeats = 0;
   const auto base_index = index_by_key(base, base_repeats);
   const auto next_index = index_by_key(next, next_repeats);
@@ -360,9 +394,6 @@ comparison compare_documents(const results::result_set& base, const results::res
   if (next_repeats)
     c.notes.push_back("NEW repeats " + std::to_string(next_repeats) +
                       " record key(s); only the first of each is compared");
-
-  std::size_t screened_vs_final = 0, screened_both = 0;
-  std::set<std::string> objective_differences;
   for (const auto& [key, i] : base_index) {
     const results::record& b = base.records[i];
     const auto found = next_index.find(key);
@@ -372,30 +403,7 @@ comparison compare_documents(const results::result_set& base, const results::res
     }
     const results::record& n = next.records[found->second];
     record_comparison rc{id_of(b), b.status, n.status, std::nullopt, {}};
-    const std::vector<std::string> other_objective = results::differences(b.objective, n.objective);
-    if (is_timed(b) && is_timed(n) && !other_objective.empty()) {
-      // Times under different objectives (timing mode, PDL, chain model) measure different things.
-      rc.not_comparable = join(other_objective, ", ");
-      objective_differences.insert(rc.not_comparable);
-    } else if (is_timed(b) && is_timed(n)) {
-      // A screening measurement (2 samples, short graphs: its median runs high) is not compared
-      // with a final-round one: that would flag a variant as slower for how it was measured.
-      if ((b.status == results::status::dropped) != (n.status == results::status::dropped)) {
-        ++screened_vs_final;
-      } else {
-        rc.timing = compare_timing(b, n, options.timing);
-        // Two screening measurements can tell a clearly slower variant apart within one sweep,
-        // but not one sweep from another: two default sweeps of one build, minutes apart on
-        // the H200, differed by 5-21% on 46 screened records (results/h200/sweep-default-*).
-        // Such a difference is shown as noisy, never as a regression or an improvement.
-        if (b.status == results::status::dropped && rc.timing->result != verdict::same &&
-            rc.timing->result != verdict::noisy) {
-          rc.timing->result = verdict::noisy;
-          rc.timing->test_note = "screened out in both: too few samples to call";
-          ++screened_both;
-        }
-      }
-    }
+    compare_pair_timing(b, n, options, rc, notes);
     if (const auto failure = failure_of(n); failure && fine_before(b, *failure)) {
       const results::status base_status =
           b.status == results::status::ok || !b.verified ? b.status : b.verified->status;
@@ -409,29 +417,33 @@ comparison compare_documents(const results::result_set& base, const results::res
     if (!base_index.count(key))
       c.only_in_new.push_back({id_of(next.records[i]), next.records[i].status});
   }
-  for (const std::string& why : objective_differences) {
+}
+
+/// The notes on the records that matching left without a verdict, or with a noisy one.
+void add_record_notes(const matching_notes& notes, comparison& c) {
+  for (const std::string& why : notes.objective_differences) {
     c.record_notes.push_back("timed under different objectives (BASE vs NEW: " + why +
                              "): those records are not comparable and get no verdict; tables "
                              "selected under them may differ for that reason alone");
   }
-  if (screened_vs_final) {
+  if (notes.screened_vs_final) {
     // Screening rounds time short graphs: their medians run higher than the final round's.
     c.record_notes.push_back(
-        std::to_string(screened_vs_final) +
+        std::to_string(notes.screened_vs_final) +
         " matched record(s) were screened out (2 samples, short graphs) in one file "
         "and timed in the final round in the other: not like for like, so counted "
         "as not timed in both");
   }
-  if (screened_both) {
+  if (notes.screened_both) {
     c.record_notes.push_back(
-        std::to_string(screened_both) +
+        std::to_string(notes.screened_both) +
         " record(s) screened out in both files differ by more than the threshold: "
         "screening rounds (2 samples, short graphs) cannot call that, so they count as noisy");
   }
-  compare_dispatch(base, next, c);
-  if (base.kind == "sweep" && next.kind == "sweep") detail::compare_shipped(base, next, c);
-  check_machines(c);
+}
 
+/// The lists in the order they are shown, and their counts.
+void sort_and_count(comparison& c) {
   std::sort(c.records.begin(), c.records.end(), shown_before);
   auto by_id = [](const auto& a, const auto& b) { return id_less(a.id, b.id); };
   std::sort(c.verification.begin(), c.verification.end(), by_id);
@@ -458,6 +470,24 @@ comparison compare_documents(const results::result_set& base, const results::res
   k.verification_regressions = c.verification.size();
   k.only_in_base = c.only_in_base.size();
   k.only_in_new = c.only_in_new.size();
+}
+
+}  // namespace
+
+comparison compare_documents(const results::result_set& base, const results::result_set& next,
+                             const compare_options& options) {
+  comparison c;
+  c.options = options;
+  c.base = summarize(base);
+  c.next = summarize(next);
+  check_comparable(c.base, c.next, options, c.notes);
+  matching_notes notes;
+  match_records(base, next, options, c, notes);
+  add_record_notes(notes, c);
+  compare_dispatch(base, next, c);
+  if (base.kind == "sweep" && next.kind == "sweep") detail::compare_shipped(base, next, c);
+  check_machines(c);
+  sort_and_count(c);
   return c;
 }
 
