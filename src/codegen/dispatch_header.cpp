@@ -34,7 +34,9 @@ std::string mode_defines_text(const header_mode& mode) {
   return join_each(mode.macros, " ", [](const auto& d) { return d.first + "=" + d.second; });
 }
 
-void provenance(std::string& out, const dispatch_model& m) {
+/// The provenance block: the tool that emitted the header and, per arch, the runs that set its
+/// tables (or that none did).
+void provenance_runs(std::string& out, const dispatch_model& m) {
   out += fill(
       R"(// Dispatch table of the kk3tune kernel family ${family}: the kernel variant to launch for a
 // mode, a model shape (${shape}) and a token count, per GPU architecture.
@@ -80,6 +82,10 @@ ${begin}
     }
   }
   out += std::string(k_provenance_end) + "\n";
+}
+
+/// The kernel (its source, entry, knobs and compile options) and the macros of each mode.
+void kernel_and_modes(std::string& out, const dispatch_model& m) {
   const std::string knob_kinds = m.macro_knobs.empty()
                                      ? "every knob is a template argument of the entry"
                                      : "knobs compiled as macros (-D), not template arguments: " +
@@ -105,6 +111,11 @@ ${begin}
     out += "//   " + padded(comment_text(mode.name), mode_width + 2) +
            (defines.empty() ? "(none)" : comment_text(defines)) + "\n";
   }
+}
+
+/// How a downstream build uses the header: select, then launch (with or without the family's
+/// launch settings).
+void usage(std::string& out, const dispatch_model& m) {
   const values use = {{"family", m.family},
                       {"mode", m.modes.front().identifier},
                       {"shape", shape_args(m)},
@@ -149,6 +160,12 @@ ${begin}
 // above 48 KiB, and the PDL attribute, as kk3tune verified and timed the variant.
 )",
               use);
+}
+
+void provenance(std::string& out, const dispatch_model& m) {
+  provenance_runs(out, m);
+  kernel_and_modes(out, m);
+  usage(out, m);
 }
 
 void knobs_struct(std::string& out, const dispatch_model& m) {
