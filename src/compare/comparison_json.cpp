@@ -65,12 +65,7 @@ json record_json(const compare::record_comparison& r) {
   return e;
 }
 
-}  // namespace
-
-std::string comparison_json(const comparison& c) {
-  const compare::comparison_counts& k = c.counts;
-  json records = json::array();
-  for (const auto& r : c.records) records.push_back(record_json(r));
+json verification_json(const comparison& c) {
   json verification = json::array();
   for (const auto& v : c.verification) {
     json e = id_json(v.id);
@@ -79,11 +74,22 @@ std::string comparison_json(const comparison& c) {
     e["detail"] = v.detail;
     verification.push_back(std::move(e));
   }
+  return verification;
+}
+
+json dispatch_json(const comparison& c) {
   json dispatch = json::array();
   for (const auto& d : c.dispatch) {
     dispatch.push_back(
         {{"table", d.entry}, {"tokens", d.tokens}, {"base", d.base}, {"new", d.next}});
   }
+  return dispatch;
+}
+
+/// The "shipped" block: the rule, the totals and each count's verdict; null when the comparison
+/// is not of two sweeps.
+json shipped_json(const comparison& c) {
+  if (!c.shipped_verdict) return json(nullptr);
   json shipped = json::array();
   for (const auto& x : c.shipped) {
     shipped.push_back(
@@ -102,34 +108,55 @@ std::string comparison_json(const comparison& c) {
          {"sigmas", x.base_median_us > 0 && x.new_median_us > 0 ? json(x.sigmas) : json(nullptr)}});
   }
   const compare::shipped_counts& sk = c.shipped_totals;
-  const json shipped_block = c.shipped_verdict ? json{{"rule",
-                                                       {{"threshold", c.rule.threshold},
-                                                        {"noise_sigmas", c.rule.noise_sigmas},
-                                                        {"noise_floor", c.rule.noise_floor}}},
-                                                      {"counts",
-                                                       {{"compared", sk.compared},
-                                                        {"slower", sk.slower},
-                                                        {"lost", sk.lost},
-                                                        {"faster", sk.faster},
-                                                        {"same", sk.same},
-                                                        {"gained", sk.gained},
-                                                        {"untimed", sk.untimed},
-                                                        {"winners_changed", sk.winners_changed},
-                                                        {"only_in_base", sk.only_in_base},
-                                                        {"only_in_new", sk.only_in_new}}},
-                                                      {"counts_by_token", shipped}}
-                                               : json(nullptr);
+  return json{{"rule",
+               {{"threshold", c.rule.threshold},
+                {"noise_sigmas", c.rule.noise_sigmas},
+                {"noise_floor", c.rule.noise_floor}}},
+              {"counts",
+               {{"compared", sk.compared},
+                {"slower", sk.slower},
+                {"lost", sk.lost},
+                {"faster", sk.faster},
+                {"same", sk.same},
+                {"gained", sk.gained},
+                {"untimed", sk.untimed},
+                {"winners_changed", sk.winners_changed},
+                {"only_in_base", sk.only_in_base},
+                {"only_in_new", sk.only_in_new}}},
+              {"counts_by_token", shipped}};
+}
+
+json one_sided_json(const std::vector<compare::one_sided_record>& list) {
+  json out = json::array();
+  for (const auto& r : list) {
+    json e = id_json(r.id);
+    e["status"] = results::to_text(r.status);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+json counts_json(const compare::comparison_counts& k) {
+  return {{"matched", k.matched},
+          {"slower", k.slower},
+          {"faster", k.faster},
+          {"noisy", k.noisy},
+          {"same", k.same},
+          {"untimed", k.untimed},
+          {"not_comparable", k.not_comparable},
+          {"verification_regressions", k.verification_regressions},
+          {"dispatch_tables_changed", k.dispatch_entries_changed},
+          {"only_in_base", k.only_in_base},
+          {"only_in_new", k.only_in_new}};
+}
+
+}  // namespace
+
+std::string comparison_json(const comparison& c) {
+  json records = json::array();
+  for (const auto& r : c.records) records.push_back(record_json(r));
   std::vector<std::string> notes = c.notes;
   notes.insert(notes.end(), c.record_notes.begin(), c.record_notes.end());
-  auto one_sided = [](const std::vector<compare::one_sided_record>& list) {
-    json out = json::array();
-    for (const auto& r : list) {
-      json e = id_json(r.id);
-      e["status"] = results::to_text(r.status);
-      out.push_back(std::move(e));
-    }
-    return out;
-  };
   const json doc = {{"schema_version", results::k_schema_version},
                     {"kind", "comparison"},
                     {"base", file_json(c.base)},
@@ -139,18 +166,7 @@ std::string comparison_json(const comparison& c) {
                     {"allow_device_mismatch", c.options.allow_device_mismatch},
                     {"regression", c.regression()},
                     {"exit_code", c.exit_code()},
-                    {"counts",
-                     {{"matched", k.matched},
-                      {"slower", k.slower},
-                      {"faster", k.faster},
-                      {"noisy", k.noisy},
-                      {"same", k.same},
-                      {"untimed", k.untimed},
-                      {"not_comparable", k.not_comparable},
-                      {"verification_regressions", k.verification_regressions},
-                      {"dispatch_tables_changed", k.dispatch_entries_changed},
-                      {"only_in_base", k.only_in_base},
-                      {"only_in_new", k.only_in_new}}},
+                    {"counts", counts_json(c.counts)},
                     {"machines",
                      {{"known", c.machine.known},
                       {"differ", c.machine.differ},
@@ -158,13 +174,13 @@ std::string comparison_json(const comparison& c) {
                       {"copy_ceiling_change", optional_json(c.machine.copy_ceiling_change)},
                       {"noise_floor", c.machine.floor}}},
                     {"verdict_on", c.shipped_verdict ? "shipped" : "records"},
-                    {"shipped", shipped_block},
+                    {"shipped", shipped_json(c)},
                     {"summary", c.summary_line()},
-                    {"verification_regressions", verification},
+                    {"verification_regressions", verification_json(c)},
                     {"records", records},
-                    {"dispatch_changes", dispatch},
-                    {"only_in_base", one_sided(c.only_in_base)},
-                    {"only_in_new", one_sided(c.only_in_new)},
+                    {"dispatch_changes", dispatch_json(c)},
+                    {"only_in_base", one_sided_json(c.only_in_base)},
+                    {"only_in_new", one_sided_json(c.only_in_new)},
                     {"notes", notes}};
   return doc.dump(2) + "\n";
 }
