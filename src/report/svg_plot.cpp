@@ -227,35 +227,12 @@ void linear_axis_from_zero(double hi, double min_hi, plot_axis& axis) {
   axis.hi = std::ceil(hi * 1.08 / step - 1e-9) * step;
 }
 
-std::string render_line_plot(const line_plot& p) {
-  const double left = 74, right = 24;
-  const double x0 = left, x1 = p.width_px - right;
-  bool band_labels = false;
-  for (const x_band& b : p.bands) band_labels = band_labels || !b.label.empty();
-  const double y0 = (p.subtitle.empty() ? 34 : 52) + (band_labels ? 16 : 4);
-  const double y1 = y0 + p.plot_height_px;
-  const scale sx{p.x, x0, x1}, sy{p.y, y1, y0};
-  const double legend_top = y1 + 50;
-  const double height = legend_top + k_legend_row_px * static_cast<double>(p.legend.size()) + 10;
-
-  std::string out = svg_open(p.width_px, height, p.title);
-  out += header(p.title, p.subtitle, 12);
-
-  // Bands: shading, then (after the grid) strips, borders and labels.
-  std::vector<std::pair<double, double>> band_px;
-  for (const x_band& b : p.bands) {
-    const double a = std::clamp(sx(std::max(b.x_lo, p.x.lo)), x0, x1);
-    const double c = std::clamp(sx(std::min(b.x_hi, p.x.hi)), x0, x1);
-    band_px.emplace_back(a, c);
-    if (b.shaded && c > a) {
-      out += "<rect x=\"" + px(a) + "\" y=\"" + px(y0) + "\" width=\"" + px(c - a) +
-             "\" height=\"" + px(y1 - y0) + "\" fill=\"#f1f3f6\"/>\n";
-    }
-  }
-
-  // Grid and ticks.
+/// The grid and the axes' ticks into `out`; their labels, drawn later above the series, into
+/// `labels`.
+void grid_and_ticks(const line_plot& p, const scale& sx, const scale& sy, double x0, double x1,
+                    double y0, double y1, std::string& out, std::string& labels) {
   const std::vector<tick> xt = make_ticks(sx, 34), yt = make_ticks(sy, 18);
-  std::string grid = "<g stroke-width=\"1\">\n", labels;
+  std::string grid = "<g stroke-width=\"1\">\n";
   for (const tick& t : xt) {
     const double x = sx(t.value);
     grid += "<line x1=\"" + px(x) + "\" y1=\"" + px(y0) + "\" x2=\"" + px(x) + "\" y2=\"" + px(y1) +
@@ -279,7 +256,11 @@ std::string render_line_plot(const line_plot& p) {
     }
   }
   out += grid + "</g>\n";
+}
 
+/// The bands' colour strips, their left borders and their labels (the shading is drawn first).
+void band_overlays(const line_plot& p, const std::vector<std::pair<double, double>>& band_px,
+                   double x0, double y0, double y1, std::string& out) {
   for (std::size_t i = 0; i < p.bands.size(); ++i) {
     const x_band& b = p.bands[i];
     const auto [a, c] = band_px[i];
@@ -298,8 +279,10 @@ std::string render_line_plot(const line_plot& p) {
       out += text_el((a + c) / 2, y0 - 4, b.label, "middle", 10.5, " fill=\"#374151\"") + "\n";
     }
   }
+}
 
-  // Series, grouped by style: lines first, then markers, so each group is one <g>.
+/// The series, grouped by style: lines first, then markers, so each group is one <g>.
+void series_groups(const line_plot& p, const scale& sx, const scale& sy, std::string& out) {
   for (std::size_t i = 0; i < p.series.size();) {
     std::size_t j = i;
     while (j < p.series.size() && p.series[j].style == p.series[i].style) ++j;
@@ -337,6 +320,41 @@ std::string render_line_plot(const line_plot& p) {
     }
     i = j;
   }
+}
+
+std::string render_line_plot(const line_plot& p) {
+  const double left = 74, right = 24;
+  const double x0 = left, x1 = p.width_px - right;
+  bool band_labels = false;
+  for (const x_band& b : p.bands) band_labels = band_labels || !b.label.empty();
+  const double y0 = (p.subtitle.empty() ? 34 : 52) + (band_labels ? 16 : 4);
+  const double y1 = y0 + p.plot_height_px;
+  const scale sx{p.x, x0, x1}, sy{p.y, y1, y0};
+  const double legend_top = y1 + 50;
+  const double height = legend_top + k_legend_row_px * static_cast<double>(p.legend.size()) + 10;
+
+  std::string out = svg_open(p.width_px, height, p.title);
+  out += header(p.title, p.subtitle, 12);
+
+  // Bands: shading, then (after the grid) strips, borders and labels.
+  std::vector<std::pair<double, double>> band_px;
+  for (const x_band& b : p.bands) {
+    const double a = std::clamp(sx(std::max(b.x_lo, p.x.lo)), x0, x1);
+    const double c = std::clamp(sx(std::min(b.x_hi, p.x.hi)), x0, x1);
+    band_px.emplace_back(a, c);
+    if (b.shaded && c > a) {
+      out += "<rect x=\"" + px(a) + "\" y=\"" + px(y0) + "\" width=\"" + px(c - a) +
+             "\" height=\"" + px(y1 - y0) + "\" fill=\"#f1f3f6\"/>\n";
+    }
+  }
+
+  // Grid and ticks; their labels come after the series.
+  std::string labels;
+  grid_and_ticks(p, sx, sy, x0, x1, y0, y1, out, labels);
+
+  band_overlays(p, band_px, x0, y0, y1, out);
+
+  series_groups(p, sx, sy, out);
 
   // Frame, tick labels, axis titles, legend.
   out += "<rect x=\"" + px(x0) + "\" y=\"" + px(y0) + "\" width=\"" + px(x1 - x0) + "\" height=\"" +
