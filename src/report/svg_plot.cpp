@@ -369,6 +369,67 @@ std::string render_line_plot(const line_plot& p) {
   return out + "</svg>\n";
 }
 
+/// A bar chart column's grid lines and tick labels (below the rows too when they are many).
+void bar_grid(const scale& s, double top, double bottom, std::size_t n, std::string& out) {
+  for (const tick& t : make_ticks(s, 40)) {
+    const double x = s(t.value);
+    out += "<line x1=\"" + px(x) + "\" y1=\"" + px(top - 4) + "\" x2=\"" + px(x) + "\" y2=\"" +
+           px(bottom) + "\" stroke=\"#d5d9e0\"/>";
+    out += text_el(x, top - 7, format_sig(t.value) + s.axis.tick_suffix, "middle", 10.5,
+                   " fill=\"#374151\"");
+    if (n > 40) {
+      out += text_el(x, bottom + 14, format_sig(t.value) + s.axis.tick_suffix, "middle", 10.5,
+                     " fill=\"#374151\"");
+    }
+    out += "\n";
+  }
+}
+
+/// Where a bar chart's parts sit.
+struct bar_layout {
+  double row_h, font, left, col1_x0, col1_x1, col2_x0, top;
+  bool second;
+};
+
+/// Row i of a bar chart: its label, its bar (cut past `value_hi`, else with its spread), its value,
+/// and its second column's bar.
+void bar_row_svg(const bar_row& r, std::size_t i, const bar_layout& l, const scale& s1,
+                 const scale& s2, double value_hi, std::string& out) {
+  const double y = l.top + l.row_h * static_cast<double>(i);
+  const double cy = y + l.row_h / 2;
+  const double bar_h = l.row_h * 0.62;
+  out += "<g>";
+  if (!r.title.empty()) out += "<title>" + html_escape(r.title) + "</title>";
+  out += text_el(l.left - 8, cy + l.font * 0.35, r.label, "end", l.font,
+                 std::string(" font-family=\"") + k_mono + "\" fill=\"#111827\"");
+  const double bar_end = std::min(s1(r.value), l.col1_x1);
+  out += "<rect x=\"" + px(l.col1_x0) + "\" y=\"" + px(cy - bar_h / 2) + "\" width=\"" +
+         px(std::max(0.0, bar_end - l.col1_x0)) + "\" height=\"" + px(bar_h) + "\" fill=\"" +
+         html_escape(r.color) + "\"/>";
+  double end = bar_end;
+  if (r.value > value_hi) {
+    for (double dx : {-9.0, -5.0}) {
+      out += "<path d=\"M" + px(bar_end + dx) + " " + px(cy + bar_h / 2 + 1) + "l4 " +
+             px(-bar_h - 2) + "\" stroke=\"#ffffff\" stroke-width=\"1.6\"/>";
+    }
+  } else if (r.hi > r.lo) {
+    const double a = s1(r.lo), b = std::min(s1(r.hi), l.col1_x1), cap = bar_h * 0.45;
+    out += "<path d=\"M" + px(a) + " " + px(cy) + "H" + px(b) + "M" + px(a) + " " + px(cy - cap) +
+           "V" + px(cy + cap) + "M" + px(b) + " " + px(cy - cap) + "V" + px(cy + cap) +
+           "\" stroke=\"#111827\" stroke-width=\"1\" fill=\"none\"/>";
+    end = std::max(end, b);
+  }
+  out += text_el(end + 4, cy + l.font * 0.35, r.value_text, "start", l.font, " fill=\"#374151\"");
+  if (l.second && r.value2 > 0) {
+    out += "<rect x=\"" + px(l.col2_x0) + "\" y=\"" + px(cy - bar_h / 2) + "\" width=\"" +
+           px(std::max(0.0, s2(r.value2) - l.col2_x0)) + "\" height=\"" + px(bar_h) +
+           "\" fill=\"#0f766e\" fill-opacity=\"0.75\"/>";
+    out += text_el(s2(r.value2) + 4, cy + l.font * 0.35, r.value2_text, "start", l.font,
+                   " fill=\"#374151\"");
+  }
+  out += "</g>\n";
+}
+
 std::string render_bar_chart(const bar_chart& c) {
   const std::size_t n = c.rows.size();
   const double row_h = n <= 40 ? 18 : n <= 120 ? 13 : 11;
@@ -425,60 +486,12 @@ std::string render_bar_chart(const bar_chart& c) {
            std::to_string(c.width_px - 8) + "\" height=\"" + px(row_h) + "\" fill=\"#f5f6f8\"/>";
   }
   out += "\n<g stroke-width=\"1\">\n";
-  auto grid = [&](const scale& s) {
-    for (const tick& t : make_ticks(s, 40)) {
-      const double x = s(t.value);
-      out += "<line x1=\"" + px(x) + "\" y1=\"" + px(top - 4) + "\" x2=\"" + px(x) + "\" y2=\"" +
-             px(bottom) + "\" stroke=\"#d5d9e0\"/>";
-      out += text_el(x, top - 7, format_sig(t.value) + s.axis.tick_suffix, "middle", 10.5,
-                     " fill=\"#374151\"");
-      if (n > 40) {
-        out += text_el(x, bottom + 14, format_sig(t.value) + s.axis.tick_suffix, "middle", 10.5,
-                       " fill=\"#374151\"");
-      }
-      out += "\n";
-    }
-  };
-  grid(s1);
-  if (second) grid(s2);
+  bar_grid(s1, top, bottom, n, out);
+  if (second) bar_grid(s2, top, bottom, n, out);
   out += "</g>\n";
 
-  for (std::size_t i = 0; i < n; ++i) {
-    const bar_row& r = c.rows[i];
-    const double y = top + row_h * static_cast<double>(i);
-    const double cy = y + row_h / 2;
-    const double bar_h = row_h * 0.62;
-    out += "<g>";
-    if (!r.title.empty()) out += "<title>" + html_escape(r.title) + "</title>";
-    out += text_el(left - 8, cy + font * 0.35, r.label, "end", font,
-                   std::string(" font-family=\"") + k_mono + "\" fill=\"#111827\"");
-    const double bar_end = std::min(s1(r.value), col1_x1);
-    out += "<rect x=\"" + px(col1_x0) + "\" y=\"" + px(cy - bar_h / 2) + "\" width=\"" +
-           px(std::max(0.0, bar_end - col1_x0)) + "\" height=\"" + px(bar_h) + "\" fill=\"" +
-           html_escape(r.color) + "\"/>";
-    double end = bar_end;
-    if (r.value > a1.hi) {
-      for (double dx : {-9.0, -5.0}) {
-        out += "<path d=\"M" + px(bar_end + dx) + " " + px(cy + bar_h / 2 + 1) + "l4 " +
-               px(-bar_h - 2) + "\" stroke=\"#ffffff\" stroke-width=\"1.6\"/>";
-      }
-    } else if (r.hi > r.lo) {
-      const double a = s1(r.lo), b = std::min(s1(r.hi), col1_x1), cap = bar_h * 0.45;
-      out += "<path d=\"M" + px(a) + " " + px(cy) + "H" + px(b) + "M" + px(a) + " " + px(cy - cap) +
-             "V" + px(cy + cap) + "M" + px(b) + " " + px(cy - cap) + "V" + px(cy + cap) +
-             "\" stroke=\"#111827\" stroke-width=\"1\" fill=\"none\"/>";
-      end = std::max(end, b);
-    }
-    out += text_el(end + 4, cy + font * 0.35, r.value_text, "start", font, " fill=\"#374151\"");
-    if (second && r.value2 > 0) {
-      out += "<rect x=\"" + px(col2_x0) + "\" y=\"" + px(cy - bar_h / 2) + "\" width=\"" +
-             px(std::max(0.0, s2(r.value2) - col2_x0)) + "\" height=\"" + px(bar_h) +
-             "\" fill=\"#0f766e\" fill-opacity=\"0.75\"/>";
-      out += text_el(s2(r.value2) + 4, cy + font * 0.35, r.value2_text, "start", font,
-                     " fill=\"#374151\"");
-    }
-    out += "</g>\n";
-  }
+  const bar_layout layout{row_h, font, left, col1_x0, col1_x1, col2_x0, top, second};
+  for (std::size_t i = 0; i < n; ++i) bar_row_svg(c.rows[i], i, layout, s1, s2, a1.hi, out);
   out += "<line x1=\"" + px(col1_x0) + "\" y1=\"" + px(top - 4) + "\" x2=\"" + px(col1_x0) +
          "\" y2=\"" + px(bottom) + "\" stroke=\"#6b7280\"/>\n";
   if (second) {
