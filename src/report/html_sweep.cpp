@@ -389,6 +389,84 @@ std::string anchor_of(const panel& p, std::size_t i) {
   return a;
 }
 
+/// Panel p's row of the summary table (its anchor links to its section).
+void add_summary_row(const panel& p, const panel_model& m, const std::string& anchor,
+                     html_table& summary) {
+  std::size_t finals = 0, failed = 0;
+  std::set<std::string> unlaunchable_variants;
+  for (const results::record* r : p.records) {
+    const bool measured = r->status != results::status::dropped && (timed(r) || !unlaunchable(r));
+    finals += measured;
+    failed += measured && r->status != results::status::ok &&
+              r->status != results::status::unverified && !unlaunchable(r);
+    if (unlaunchable(r)) unlaunchable_variants.insert(r->variant);
+  }
+  double best = 0, worst = 0;
+  std::set<std::string> winners;
+  if (p.dispatch) {
+    for (const select::range& r : p.dispatch->ranges) {
+      winners.insert(r.winner);
+      const double s = speedup_over_reference(m, r);
+      if (s <= 0) continue;
+      best = std::max(best, s);
+      worst = worst == 0 ? s : std::min(worst, s);
+    }
+  }
+  summary.add_row(
+      {html_cell{"<a href=\"#" + anchor + "\">" + html_escape(p.family) + "</a>", 0, false},
+       text_cell(p.mode), text_cell(families::shape_text(p.shape)),
+       number_cell(double(m.tokens.size()), m.tokens.empty()
+                                                ? "0"
+                                                : std::to_string(m.tokens.size()) + " (" +
+                                                      std::to_string(m.tokens.front()) + "–" +
+                                                      std::to_string(m.tokens.back()) + ")"),
+       number_cell(double(m.variants.size()), std::to_string(m.variants.size())),
+       number_cell(double(finals), std::to_string(finals)),
+       number_cell(double(failed), std::to_string(failed)),
+       number_cell(double(unlaunchable_variants.size()),
+                   std::to_string(unlaunchable_variants.size())),
+       number_cell(p.dispatch ? double(p.dispatch->ranges.size()) : 0,
+                   p.dispatch ? std::to_string(p.dispatch->ranges.size()) : "–"),
+       number_cell(double(winners.size()), std::to_string(winners.size())),
+       best > 0 ? number_cell(best, format_sig(worst, 3) + "× – " + format_sig(best, 3) + "×")
+                : text_cell("–")});
+}
+
+/// Panel p's section: its plots (when anything was timed), its dispatch ranges, its records.
+page_section panel_section(const panel& p, const panel_model& m, const std::string& anchor,
+                           int& plots) {
+  page_section s{anchor, panel_title(p), ""};
+  s.html += "<h2>" + html_escape(panel_title(p)) + "</h2>\n";
+  const bool any_timed = std::any_of(p.records.begin(), p.records.end(),
+                                     [](const results::record* r) { return timed(r); });
+  if (!any_timed || m.tokens.empty()) {
+    s.html += "<p class=\"note\">Nothing was timed for this " +
+              std::string(p.records.empty() ? "entry" : "family and mode") + " (" +
+              std::to_string(p.records.size()) + " records).</p>\n";
+  } else {
+    s.html += "<div class=\"fig\">" + time_plot(p, m) + "</div>\n";
+    s.html += "<div class=\"fig\">" + bandwidth_plot(p, m) + "</div>\n";
+    plots += 2;
+  }
+  if (p.dispatch) {
+    s.html += "<h3>Dispatch ranges</h3>\n" + dispatch_table(p, m);
+  }
+  std::size_t shown = 0, skipped = 0;
+  const std::string records = records_table(p, m, shown);
+  const std::string skipped_table = unlaunchable_table(p, skipped);
+  s.html += "<details><summary>Final-round records (" + std::to_string(shown) + " of " +
+            std::to_string(p.records.size()) + "; the others were screened out" +
+            (skipped ? " or could not be launched" : "") + ")</summary>\n" + records +
+            "</details>\n";
+  if (skipped) {
+    s.html += "<details><summary>Unlaunchable on this GPU (" + std::to_string(skipped) +
+              (skipped == 1 ? " variant" : " variants") +
+              ": never measured where they could not be launched)</summary>\n" + skipped_table +
+              "</details>\n";
+  }
+  return s;
+}
+
 }  // namespace
 
 page_body sweep_body(const results::result_set& doc) {
@@ -409,75 +487,9 @@ page_body sweep_body(const results::result_set& doc) {
   for (std::size_t i = 0; i < panels.size(); ++i) {
     const panel& p = panels[i];
     const panel_model m = make_model(p);
-    std::size_t finals = 0, failed = 0;
-    bool any_timed = false;
-    std::set<std::string> unlaunchable_variants;
-    for (const results::record* r : p.records) {
-      const bool measured = r->status != results::status::dropped && (timed(r) || !unlaunchable(r));
-      finals += measured;
-      failed += measured && r->status != results::status::ok &&
-                r->status != results::status::unverified && !unlaunchable(r);
-      if (unlaunchable(r)) unlaunchable_variants.insert(r->variant);
-      any_timed = any_timed || timed(r);
-    }
-    double best = 0, worst = 0;
-    std::set<std::string> winners;
-    if (p.dispatch) {
-      for (const select::range& r : p.dispatch->ranges) {
-        winners.insert(r.winner);
-        const double s = speedup_over_reference(m, r);
-        if (s <= 0) continue;
-        best = std::max(best, s);
-        worst = worst == 0 ? s : std::min(worst, s);
-      }
-    }
     const std::string anchor = anchor_of(p, i);
-    summary.add_row(
-        {html_cell{"<a href=\"#" + anchor + "\">" + html_escape(p.family) + "</a>", 0, false},
-         text_cell(p.mode), text_cell(families::shape_text(p.shape)),
-         number_cell(double(m.tokens.size()), m.tokens.empty()
-                                                  ? "0"
-                                                  : std::to_string(m.tokens.size()) + " (" +
-                                                        std::to_string(m.tokens.front()) + "–" +
-                                                        std::to_string(m.tokens.back()) + ")"),
-         number_cell(double(m.variants.size()), std::to_string(m.variants.size())),
-         number_cell(double(finals), std::to_string(finals)),
-         number_cell(double(failed), std::to_string(failed)),
-         number_cell(double(unlaunchable_variants.size()),
-                     std::to_string(unlaunchable_variants.size())),
-         number_cell(p.dispatch ? double(p.dispatch->ranges.size()) : 0,
-                     p.dispatch ? std::to_string(p.dispatch->ranges.size()) : "–"),
-         number_cell(double(winners.size()), std::to_string(winners.size())),
-         best > 0 ? number_cell(best, format_sig(worst, 3) + "× – " + format_sig(best, 3) + "×")
-                  : text_cell("–")});
-
-    page_section s{anchor, panel_title(p), ""};
-    s.html += "<h2>" + html_escape(panel_title(p)) + "</h2>\n";
-    if (!any_timed || m.tokens.empty()) {
-      s.html += "<p class=\"note\">Nothing was timed for this " +
-                std::string(p.records.empty() ? "entry" : "family and mode") + " (" +
-                std::to_string(p.records.size()) + " records).</p>\n";
-    } else {
-      s.html += "<div class=\"fig\">" + time_plot(p, m) + "</div>\n";
-      s.html += "<div class=\"fig\">" + bandwidth_plot(p, m) + "</div>\n";
-      body.plots += 2;
-    }
-    if (p.dispatch) {
-      s.html += "<h3>Dispatch ranges</h3>\n" + dispatch_table(p, m);
-    }
-    std::size_t shown = 0, skipped = 0;
-    const std::string records = records_table(p, m, shown);
-    const std::string skipped_table = unlaunchable_table(p, skipped);
-    s.html += "<details><summary>Final-round records (" + std::to_string(shown) + " of " +
-              std::to_string(p.records.size()) + "; the others were screened out" +
-              (skipped ? " or could not be launched" : "") + ")</summary>\n" + records +
-              "</details>\n";
-    if (skipped) {
-      s.html += "<details><summary>Unlaunchable on this GPU (" + std::to_string(skipped) +
-                (skipped == 1 ? " variant" : " variants") +
-                ": never measured where they could not be launched)</summary>\n" + skipped_table +
-                "</details>\n";
-    }
+    add_summary_row(p, m, anchor, summary);
+    page_section s = panel_section(p, m, anchor, body.plots);
     body.sections.push_back(std::move(s));
   }
   body.summary_html = "<h2>Summary</h2>\n";
