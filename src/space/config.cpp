@@ -85,27 +85,8 @@ void check_some_variant(const std::filesystem::path& file, const family_config& 
        "the constraints leave no variant: no combination of the knob values satisfies them all");
 }
 
-}  // namespace
-
-family_config load_family_config(const std::filesystem::path& file) {
-  const std::string text = read_file(file);
-  json doc;
-  try {
-    doc = parse_json_text(file, text);  // a syntax error is placed by JSON pointer
-  } catch (const error& e) {
-    throw error(error_kind::config, e.what());
-  }
-  if (!doc.is_object()) fail(file, "", "expected an object");
-
-  static const std::set<std::string> known = {"family",    "description", "source", "entry",
-                                              "options",   "modes",       "knobs",  "constraints",
-                                              "reference", "test_knobs"};
-  for (const auto& [key, value] : doc.items()) {
-    if (!known.count(key)) fail(file, "/" + key, "unknown key");
-  }
-
-  family_config cfg;
-  cfg.file = file;
+/// The family's name, description, kernel source, entry and compile options.
+void read_kernel_fields(const std::filesystem::path& file, const json& doc, family_config& cfg) {
   cfg.family = require(file, doc, "family", json::value_t::string, "a string").get<std::string>();
   if (!is_identifier(cfg.family)) fail(file, "/family", "expected an identifier");
   if (doc.contains("description")) {
@@ -114,7 +95,6 @@ family_config load_family_config(const std::filesystem::path& file) {
   }
   cfg.source = require(file, doc, "source", json::value_t::string, "a string").get<std::string>();
   cfg.entry = require(file, doc, "entry", json::value_t::string, "a string").get<std::string>();
-
   if (doc.contains("options")) {
     const json& options = doc["options"];
     if (!options.is_array()) fail(file, "/options", "expected an array of strings");
@@ -123,7 +103,10 @@ family_config load_family_config(const std::filesystem::path& file) {
       cfg.options.push_back(options[i].get<std::string>());
     }
   }
+}
 
+/// The modes: each an identifier with an object of defines.
+void read_modes(const std::filesystem::path& file, const json& doc, family_config& cfg) {
   const json& modes = require(file, doc, "modes", json::value_t::object, "an object");
   if (modes.empty()) fail(file, "/modes", "expected at least one mode");
   for (const auto& [name, defines] : modes.items()) {
@@ -137,56 +120,56 @@ family_config load_family_config(const std::filesystem::path& file) {
     }
     cfg.modes.push_back(std::move(m));
   }
+}
 
-  auto read_knobs = [&](const json& knobs, const std::string& where, std::vector<knob>& into) {
-    for (const auto& [name, values] : knobs.items()) {
-      const std::string at = where + name;
-      if (!is_identifier(name)) fail(file, at, "a knob name must be an identifier");
-      if (!values.is_array() || values.empty()) fail(file, at, "expected a non-empty array");
-      knob k{name, {}};
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        // Values become template arguments and parts of variant ids ("split3-..."), so no sign.
-        if (!values[i].is_number_integer() || values[i].get<long long>() < 0) {
-          fail(file, at + "/" + std::to_string(i), "expected a non-negative integer");
-        }
-        const long long v = values[i].get<long long>();
-        if (std::find(k.values.begin(), k.values.end(), v) != k.values.end()) {
-          fail(file, at + "/" + std::to_string(i), "duplicate value " + std::to_string(v));
-        }
-        k.values.push_back(v);
+/// The knobs of an object (`where` is its JSON pointer with a trailing '/'): distinct
+/// non-negative integer values each.
+void read_knobs(const std::filesystem::path& file, const json& knobs, const std::string& where,
+                std::vector<knob>& into) {
+  for (const auto& [name, values] : knobs.items()) {
+    const std::string at = where + name;
+    if (!is_identifier(name)) fail(file, at, "a knob name must be an identifier");
+    if (!values.is_array() || values.empty()) fail(file, at, "expected a non-empty array");
+    knob k{name, {}};
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      // Values become template arguments and parts of variant ids ("split3-..."), so no sign.
+      if (!values[i].is_number_integer() || values[i].get<long long>() < 0) {
+        fail(file, at + "/" + std::to_string(i), "expected a non-negative integer");
       }
-      into.push_back(std::move(k));
+      const long long v = values[i].get<long long>();
+      if (std::find(k.values.begin(), k.values.end(), v) != k.values.end()) {
+        fail(file, at + "/" + std::to_string(i), "duplicate value " + std::to_string(v));
+      }
+      k.values.push_back(v);
     }
-  };
-  read_knobs(require(file, doc, "knobs", json::value_t::object, "an object"), "/knobs/", cfg.knobs);
-  if (doc.contains("test_knobs")) {
-    if (!doc["test_knobs"].is_object()) fail(file, "/test_knobs", "expected an object");
-    read_knobs(doc["test_knobs"], "/test_knobs/", cfg.test_knobs);
+    into.push_back(std::move(k));
   }
-  std::set<std::string> knob_names;
-  for (const knob& k : cfg.knobs) knob_names.insert(k.name);
-  for (const knob& k : cfg.test_knobs) {
-    if (knob_names.count(k.name)) fail(file, "/test_knobs/" + k.name, "also a tuning knob");
-  }
+}
 
-  if (doc.contains("constraints")) {
-    const json& constraints = doc["constraints"];
-    if (!constraints.is_array()) fail(file, "/constraints", "expected an array of strings");
-    for (std::size_t i = 0; i < constraints.size(); ++i) {
-      const std::string at = "/constraints/" + std::to_string(i);
-      if (!constraints[i].is_string()) fail(file, at, "expected a string");
-      try {
-        expression e = expression::parse(constraints[i].get<std::string>());
-        for (const std::string& name : e.names()) {
-          if (!knob_names.count(name)) fail(file, at, "unknown knob '" + name + "'");
-        }
-        cfg.constraints.push_back(std::move(e));
-      } catch (const std::invalid_argument& e) {
-        fail(file, at, e.what());
+/// The constraints: expressions over the tuning knobs (`knob_names`).
+void read_constraints(const std::filesystem::path& file, const json& doc,
+                      const std::set<std::string>& knob_names, family_config& cfg) {
+  if (!doc.contains("constraints")) return;
+  const json& constraints = doc["constraints"];
+  if (!constraints.is_array()) fail(file, "/constraints", "expected an array of strings");
+  for (std::size_t i = 0; i < constraints.size(); ++i) {
+    const std::string at = "/constraints/" + std::to_string(i);
+    if (!constraints[i].is_string()) fail(file, at, "expected a string");
+    try {
+      expression e = expression::parse(constraints[i].get<std::string>());
+      for (const std::string& name : e.names()) {
+        if (!knob_names.count(name)) fail(file, at, "unknown knob '" + name + "'");
       }
+      cfg.constraints.push_back(std::move(e));
+    } catch (const std::invalid_argument& e) {
+      fail(file, at, e.what());
     }
   }
+}
 
+/// The reference variant: one of every knob's values, within the constraints.
+void read_reference(const std::filesystem::path& file, const json& doc,
+                    const std::set<std::string>& knob_names, family_config& cfg) {
   const json& reference = require(file, doc, "reference", json::value_t::object, "an object");
   for (const knob& k : cfg.knobs) {
     const std::string at = "/reference/" + k.name;
@@ -208,8 +191,11 @@ family_config load_family_config(const std::filesystem::path& file) {
            "violates constraint " + std::to_string(i) + " (" + cfg.constraints[i].text() + ")");
     }
   }
+}
 
-  // Every {KNOB} placeholder in the entry must name a knob.
+/// Every {KNOB} placeholder in the entry must name a knob.
+void check_entry(const std::filesystem::path& file, const std::set<std::string>& knob_names,
+                 const family_config& cfg) {
   for (std::size_t open = cfg.entry.find('{'); open != std::string::npos;
        open = cfg.entry.find('{', open + 1)) {
     const std::size_t close = cfg.entry.find('}', open);
@@ -217,6 +203,45 @@ family_config load_family_config(const std::filesystem::path& file) {
     const std::string name = cfg.entry.substr(open + 1, close - open - 1);
     if (!knob_names.count(name)) fail(file, "/entry", "unknown knob '{" + name + "}'");
   }
+}
+
+}  // namespace
+
+family_config load_family_config(const std::filesystem::path& file) {
+  const std::string text = read_file(file);
+  json doc;
+  try {
+    doc = parse_json_text(file, text);  // a syntax error is placed by JSON pointer
+  } catch (const error& e) {
+    throw error(error_kind::config, e.what());
+  }
+  if (!doc.is_object()) fail(file, "", "expected an object");
+
+  static const std::set<std::string> known = {"family",    "description", "source", "entry",
+                                              "options",   "modes",       "knobs",  "constraints",
+                                              "reference", "test_knobs"};
+  for (const auto& [key, value] : doc.items()) {
+    if (!known.count(key)) fail(file, "/" + key, "unknown key");
+  }
+
+  family_config cfg;
+  cfg.file = file;
+  read_kernel_fields(file, doc, cfg);
+  read_modes(file, doc, cfg);
+  read_knobs(file, require(file, doc, "knobs", json::value_t::object, "an object"), "/knobs/",
+             cfg.knobs);
+  if (doc.contains("test_knobs")) {
+    if (!doc["test_knobs"].is_object()) fail(file, "/test_knobs", "expected an object");
+    read_knobs(file, doc["test_knobs"], "/test_knobs/", cfg.test_knobs);
+  }
+  std::set<std::string> knob_names;
+  for (const knob& k : cfg.knobs) knob_names.insert(k.name);
+  for (const knob& k : cfg.test_knobs) {
+    if (knob_names.count(k.name)) fail(file, "/test_knobs/" + k.name, "also a tuning knob");
+  }
+  read_constraints(file, doc, knob_names, cfg);
+  read_reference(file, doc, knob_names, cfg);
+  check_entry(file, knob_names, cfg);
   return cfg;
 }
 
