@@ -57,18 +57,11 @@ std::vector<std::string> target_archs(const std::string& arch_flag) {
 
 namespace {
 
-int run_compile(const global_options& global, const compile_options& options) {
-  const std::vector<std::string> archs = target_archs(options.arch);
-  const located_dir kernels = find_kernel_dir(global.kernel_dir);
-  const auto kernel_dir = kernels.dir;
-  const auto config_dir = find_config_dir(global.config_dir).dir;
-  jit::require_cuda_include_dir();  // a missing toolkit is reported before any config is read
-
-  // A family whose kernel needs a newer arch is refused here, not by each of its compiles.
-  const std::vector<const families::family*> chosen =
-      families::select_families(options.family, true);
-  families::require_archs(chosen, archs, options.arch.empty() ? "the GPU's arch" : "--arch");
-
+/// The compile requests of the chosen families (of --mode's mode only, when given).
+std::vector<jit::compile_request> compile_requests(
+    const compile_options& options, const std::vector<const families::family*>& chosen,
+    const located_dir& kernels, const std::filesystem::path& config_dir,
+    const std::vector<std::string>& archs) {
   std::vector<jit::compile_request> requests;
   for (const families::family* f : chosen) {
     families::family_space s = families::load_family_space(*f, config_dir);
@@ -85,22 +78,22 @@ int run_compile(const global_options& global, const compile_options& options) {
       }
       s.config.modes = kept;
     }
-    auto r = jit::make_requests(s.config, s.variants, archs, kernel_dir);
+    auto r = jit::make_requests(s.config, s.variants, archs, kernels.dir);
     requests.insert(requests.end(), r.begin(), r.end());
   }
-  if (requests.empty())
-    throw error(error_kind::usage, "--mode: no family has mode '" + options.mode + "'");
+  return requests;
+}
 
-  const auto engine_owner = jit::make_jit_engine(kernel_dir, options.cache.cache_dir,
-                                                 options.cache.no_cache, options.jobs);
-  const jit::jit_engine& engine = *engine_owner;
-
+/// Every request compiled, with progress on stderr: on a terminal one line rewritten in place;
+/// into a pipe or a log a line at each tenth of the way, and each failure as it happens, so a
+/// piped compile is never silent. `wall_s` is set to the time it took.
+std::vector<jit::compile_result> compile_with_progress(
+    const jit::jit_engine& engine, const std::vector<jit::compile_request>& requests,
+    double& wall_s) {
   const auto start = std::chrono::steady_clock::now();
-  // Progress: on a terminal one line rewritten in place; into a pipe or a log a line at each
-  // tenth of the way, and each failure as it happens, so a piped compile is never silent.
   const bool terminal = ::isatty(STDERR_FILENO);
   std::size_t finished = 0, failures = 0, next_tenth = 1;
-  const auto results = engine.compile_all(requests, [&](const jit::compile_result& r) {
+  auto results = engine.compile_all(requests, [&](const jit::compile_result& r) {
     ++finished;
     const std::size_t total = requests.size();
     if (terminal) {
@@ -120,53 +113,54 @@ int run_compile(const global_options& global, const compile_options& options) {
     }
     std::fflush(stderr);
   });
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  std::size_t failed = 0, hits = 0;
+  return results;
+}
+
+/// The compiles as one JSON document on stdout (--format json).
+void print_compile_json(const compile_options& options, const std::vector<std::string>& archs,
+                        const std::vector<jit::compile_result>& results, std::size_t failed,
+                        std::size_t hits, const std::string& cache, double wall_s,
+                        unsigned threads) {
+  using nlohmann::ordered_json;
+  auto usage = [](int v) { return v < 0 ? ordered_json(nullptr) : ordered_json(v); };
+  ordered_json list = ordered_json::array();
   for (const auto& r : results) {
-    failed += !r.ok;
-    hits += r.cache_hit;
-  }
-  const unsigned threads =
-      options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  const std::string cache =
-      options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string();
-  if (options.format == "json") {
-    using nlohmann::ordered_json;
-    auto usage = [](int v) { return v < 0 ? ordered_json(nullptr) : ordered_json(v); };
-    ordered_json list = ordered_json::array();
-    for (const auto& r : results) {
-      ordered_json j = {
-          {"variant", r.label.substr(0, r.label.find(" @ "))},
-          {"arch", r.arch},
-          {"status", r.ok ? "ok" : "compile_failed"},
-          {"compile_ms", r.cache_hit ? ordered_json(nullptr) : ordered_json(r.compile_s * 1e3)},
-          {"cache", r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss")},
-          {"registers", usage(r.usage.registers)},
-          {"spill_store_bytes", usage(r.usage.spill_store_bytes)},
-          {"spill_load_bytes", usage(r.usage.spill_load_bytes)},
-          {"shared_bytes", usage(r.usage.shared_bytes)}};
-      if (!r.ok || options.show_logs) {
-        j["options"] = r.options;
-        j["log"] = r.log;
-      }
-      list.push_back(std::move(j));
+    ordered_json j = {
+        {"variant", r.label.substr(0, r.label.find(" @ "))},
+        {"arch", r.arch},
+        {"status", r.ok ? "ok" : "compile_failed"},
+        {"compile_ms", r.cache_hit ? ordered_json(nullptr) : ordered_json(r.compile_s * 1e3)},
+        {"cache", r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss")},
+        {"registers", usage(r.usage.registers)},
+        {"spill_store_bytes", usage(r.usage.spill_store_bytes)},
+        {"spill_load_bytes", usage(r.usage.spill_load_bytes)},
+        {"shared_bytes", usage(r.usage.shared_bytes)}};
+    if (!r.ok || options.show_logs) {
+      j["options"] = r.options;
+      j["log"] = r.log;
     }
-    const ordered_json out = {{"kind", "compile"},
-                              {"archs", archs},
-                              {"compiles", results.size()},
-                              {"ok", results.size() - failed},
-                              {"failed", failed},
-                              {"cache_hits", hits},
-                              {"cache", cache},
-                              {"wall_s", wall_s},
-                              {"threads", threads},
-                              {"results", list}};
-    std::cout << out.dump(2) << "\n";
-    return failed ? k_exit_failure : k_exit_ok;
+    list.push_back(std::move(j));
   }
+  const ordered_json out = {{"kind", "compile"},
+                            {"archs", archs},
+                            {"compiles", results.size()},
+                            {"ok", results.size() - failed},
+                            {"failed", failed},
+                            {"cache_hits", hits},
+                            {"cache", cache},
+                            {"wall_s", wall_s},
+                            {"threads", threads},
+                            {"results", list}};
+  std::cout << out.dump(2) << "\n";
+}
 
+/// The compiles as a table on stdout, the logs of the failures, and the totals.
+void print_compile_table(const compile_options& options, const std::vector<std::string>& archs,
+                         const std::vector<jit::compile_result>& results, std::size_t failed,
+                         std::size_t hits, const std::string& cache, double wall_s,
+                         unsigned threads) {
   text_table table({"variant", "arch", "status", "compile_ms", "cache", "regs", "spill_st",
                     "spill_ld", "smem_bytes"},
                    {false, false, false, true, false, true, true, true, true});
@@ -191,6 +185,46 @@ int run_compile(const global_options& global, const compile_options& options) {
             << " arch(s): " << results.size() - failed << " ok, " << failed << " failed, " << hits
             << " from the cache (" << cache << "); " << cell("%.2f", wall_s) << " s on " << threads
             << " threads\n";
+}
+
+int run_compile(const global_options& global, const compile_options& options) {
+  const std::vector<std::string> archs = target_archs(options.arch);
+  const located_dir kernels = find_kernel_dir(global.kernel_dir);
+  const auto kernel_dir = kernels.dir;
+  const auto config_dir = find_config_dir(global.config_dir).dir;
+  jit::require_cuda_include_dir();  // a missing toolkit is reported before any config is read
+
+  // A family whose kernel needs a newer arch is refused here, not by each of its compiles.
+  const std::vector<const families::family*> chosen =
+      families::select_families(options.family, true);
+  families::require_archs(chosen, archs, options.arch.empty() ? "the GPU's arch" : "--arch");
+
+  const std::vector<jit::compile_request> requests =
+      compile_requests(options, chosen, kernels, config_dir, archs);
+  if (requests.empty())
+    throw error(error_kind::usage, "--mode: no family has mode '" + options.mode + "'");
+
+  const auto engine_owner = jit::make_jit_engine(kernel_dir, options.cache.cache_dir,
+                                                 options.cache.no_cache, options.jobs);
+  const jit::jit_engine& engine = *engine_owner;
+
+  double wall_s = 0;
+  const auto results = compile_with_progress(engine, requests, wall_s);
+
+  std::size_t failed = 0, hits = 0;
+  for (const auto& r : results) {
+    failed += !r.ok;
+    hits += r.cache_hit;
+  }
+  const unsigned threads =
+      options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const std::string cache =
+      options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string();
+  if (options.format == "json") {
+    print_compile_json(options, archs, results, failed, hits, cache, wall_s, threads);
+  } else {
+    print_compile_table(options, archs, results, failed, hits, cache, wall_s, threads);
+  }
   return failed ? k_exit_failure : k_exit_ok;
 }
 
