@@ -174,30 +174,8 @@ void read_shapes(const reader& r, const json& plan, const std::string& p, family
   }
 }
 
-}  // namespace
-
-sweep_config load_sweep_config(const std::filesystem::path& file) {
-  const reader r(file);
-  json doc;
-  try {
-    doc = parse_json_text(file, read_file(file));  // a syntax error is placed by JSON pointer
-  } catch (const error& e) {
-    throw error(e.kind() == error_kind::io ? error_kind::io : error_kind::config, e.what());
-  }
-  if (!doc.is_object()) r.fail("", "expected an object");
-  sweep_config c;
-  c.file = file;
-  c.selection.noise_floor = select::k_default_noise_floor;
-  if (doc.contains("family")) {  // a family config: sweep that family alone
-    if (!doc["family"].is_string()) r.fail("/family", "expected a string");
-    c.families.push_back({doc["family"].get<std::string>(), {}, {}, {}, {}, std::nullopt});
-    c.tokens = default_tokens();
-    c.verify_tokens = {65};
-    c.is_family_config = true;
-    return c;
-  }
-  r.only_keys(doc, "",
-              {"description", "families", "tokens", "selection", "screening", "timing", "verify"});
+/// The plan's families: each one's modes, shapes, variants and objective.
+void read_families(const reader& r, const json& doc, sweep_config& c) {
   if (!doc.contains("families"))
     r.fail("/families", "missing (expected an object of family name -> plan)");
   const json& fams = doc["families"];
@@ -219,11 +197,10 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
     if (plan.contains("objective")) f.objective = plan["objective"];
     c.families.push_back(std::move(f));
   }
-  c.tokens = doc.contains("tokens") ? r.positive_list(doc["tokens"], "/tokens") : default_tokens();
-  for (std::size_t i = 1; i < c.tokens.size(); ++i) {
-    if (c.tokens[i] <= c.tokens[i - 1])
-      r.fail("/tokens/" + std::to_string(i), "expected ascending, distinct token counts");
-  }
+}
+
+/// The selection, screening and timing settings (each defaults where the plan is silent).
+void read_settings(const reader& r, const json& doc, sweep_config& c) {
   if (doc.contains("selection")) {
     const json& s = doc["selection"];
     r.only_keys(s, "/selection", {"min_gain", "noise_sigmas", "noise_floor"});
@@ -253,6 +230,39 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
     c.timing.min_samples = r.count(s, "min_samples", "/timing", 2, c.timing.min_samples);
     c.timing.max_time_s = r.number(s, "max_time_s", "/timing", 0.001, 60, c.timing.max_time_s);
   }
+}
+
+}  // namespace
+
+sweep_config load_sweep_config(const std::filesystem::path& file) {
+  const reader r(file);
+  json doc;
+  try {
+    doc = parse_json_text(file, read_file(file));  // a syntax error is placed by JSON pointer
+  } catch (const error& e) {
+    throw error(e.kind() == error_kind::io ? error_kind::io : error_kind::config, e.what());
+  }
+  if (!doc.is_object()) r.fail("", "expected an object");
+  sweep_config c;
+  c.file = file;
+  c.selection.noise_floor = select::k_default_noise_floor;
+  if (doc.contains("family")) {  // a family config: sweep that family alone
+    if (!doc["family"].is_string()) r.fail("/family", "expected a string");
+    c.families.push_back({doc["family"].get<std::string>(), {}, {}, {}, {}, std::nullopt});
+    c.tokens = default_tokens();
+    c.verify_tokens = {65};
+    c.is_family_config = true;
+    return c;
+  }
+  r.only_keys(doc, "",
+              {"description", "families", "tokens", "selection", "screening", "timing", "verify"});
+  read_families(r, doc, c);
+  c.tokens = doc.contains("tokens") ? r.positive_list(doc["tokens"], "/tokens") : default_tokens();
+  for (std::size_t i = 1; i < c.tokens.size(); ++i) {
+    if (c.tokens[i] <= c.tokens[i - 1])
+      r.fail("/tokens/" + std::to_string(i), "expected ascending, distinct token counts");
+  }
+  read_settings(r, doc, c);
   c.verify_tokens = {65};
   if (doc.contains("verify")) {
     const json& s = doc["verify"];
