@@ -302,17 +302,16 @@ void check_plan(const sweep_request& request, const located_dir& kernels) {
   }
 }
 
-void compile_plan(const sweep_request& request, const std::vector<std::string>& archs,
-                  const progress_fn& progress, sweep_result& out) {
-  const auto start = clock_type::now();
-  const sweep_plan plan = make_plan(request);
-  describe_plan(plan, request, false, archs, out);
-  jit::require_cuda_include_dir();
-  const auto engine = jit::make_jit_engine(request.kernel_dir, request.cache_dir, request.no_cache);
-  // A mode's variants are compiled once, with its first item; its later shapes need nothing more.
-  // Units the journal has are taken from it; the others' compiles are numbered in plan order.
+namespace {
+
+/// The compile units of a compile-only sweep: a mode's variants are compiled once, with its first
+/// item; its later shapes need nothing more. Units the journal has are taken from it; the others'
+/// compiles are numbered in plan order, and `family_of` gets each one's family (the ETA's groups).
+std::vector<compile_unit> compile_units(const sweep_request& request, const sweep_plan& plan,
+                                        const std::vector<std::string>& archs,
+                                        const sweep_result& out,
+                                        std::vector<std::string>& family_of) {
   std::vector<compile_unit> units;
-  std::vector<std::string> family_of;  // of each compile to do: the ETA's groups
   for (std::size_t i : out.shard_items) {
     const work_item& item = plan.items[i];
     if (!item.first_of_mode) continue;
@@ -327,6 +326,20 @@ void compile_plan(const sweep_request& request, const std::vector<std::string>& 
     }
     units.push_back(std::move(u));
   }
+  return units;
+}
+
+}  // namespace
+
+void compile_plan(const sweep_request& request, const std::vector<std::string>& archs,
+                  const progress_fn& progress, sweep_result& out) {
+  const auto start = clock_type::now();
+  const sweep_plan plan = make_plan(request);
+  describe_plan(plan, request, false, archs, out);
+  jit::require_cuda_include_dir();
+  const auto engine = jit::make_jit_engine(request.kernel_dir, request.cache_dir, request.no_cache);
+  std::vector<std::string> family_of;  // of each compile to do: the ETA's groups
+  std::vector<compile_unit> units = compile_units(request, plan, archs, out, family_of);
   // The ETA (sweep/compile_eta.hpp): a pilot of a fixed random sample of the compiles first, each
   // family's cost learned from it, then unit by unit in plan order (each journaled when done).
   const std::size_t total = family_of.size();
