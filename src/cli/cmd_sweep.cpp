@@ -55,55 +55,6 @@ struct sweep_options {
   std::filesystem::path baseline;   ///< --baseline FILE: its choices are the incumbents
 };
 
-/// --inject-fault VARIANT=KIND -> variant id -> KK3_INJECT_FAULT value.
-std::map<std::string, int> parse_injections(const std::vector<std::string>& items) {
-  const std::map<std::string, int> kinds = {
-      {"illegal_address", 1}, {"trap", 2}, {"hang", 3}, {"slow", 4}};
-  std::map<std::string, int> out;
-  for (const std::string& item : items) {
-    const std::size_t eq = item.rfind('=');
-    const auto kind = eq == std::string::npos ? kinds.end() : kinds.find(item.substr(eq + 1));
-    if (kind == kinds.end()) {
-      throw error(error_kind::usage,
-                  "--inject-fault " + item +
-                      ": expected VARIANT=KIND, KIND one of illegal_address, trap, hang, slow");
-    }
-    out[item.substr(0, eq)] = kind->second;
-  }
-  return out;
-}
-
-/// --gpus: "all" (every GPU the driver sees) or a comma list of device numbers (one named twice
-/// runs two workers on it, with a warning).
-std::vector<int> parse_gpus(const std::string& text) {
-  const int count = device::device_count();
-  std::vector<int> gpus;
-  if (text == "all") {
-    for (int g = 0; g < count; ++g) gpus.push_back(g);
-    return gpus;
-  }
-  for (const std::string& item : split(text, ',')) {
-    const std::optional<long long> number = parse_integer(item);
-    const int g = number && *number >= 0 && *number < count ? static_cast<int>(*number) : -1;
-    if (g < 0) {
-      throw error(error_kind::usage,
-                  "--gpus " + text + ": '" + item + "' is not one of this machine's GPUs (0 to " +
-                      std::to_string(count - 1) + "); expected all or a list such as 0,1");
-    }
-    gpus.push_back(g);
-  }
-  if (gpus.empty()) throw error(error_kind::usage, "--gpus: expected all or a list such as 0,1");
-  std::vector<int> distinct = gpus;
-  std::sort(distinct.begin(), distinct.end());
-  if (std::unique(distinct.begin(), distinct.end()) != distinct.end()) {
-    // Allowed (it tests the workers on a one-GPU machine), but their timings disturb each other.
-    std::cerr << "kk3tune sweep: --gpus " << text
-              << " names a GPU twice: its workers share it, and each one's timings include the "
-                 "other's load\n";
-  }
-  return gpus;
-}
-
 /// The families the request sweeps (the plan's, or --family's), after check_plan.
 std::vector<const families::family*> plan_families(const sweep::sweep_request& r) {
   std::vector<const families::family*> out;
@@ -174,7 +125,7 @@ sweep::sweep_request make_request(const global_options& global, const sweep_opti
   request.no_cache = o.cache.no_cache;
   request.argv =
       typed_command(global.argv);  // a worker records its supervisor's command, not its own
-  request.inject = parse_injections(o.inject);
+  request.inject = sweep::parse_injections(o.inject);
   if (!o.baseline.empty())
     request.baseline =
         std::make_shared<const sweep::baseline_tables>(sweep::load_baseline(o.baseline));
@@ -235,7 +186,7 @@ int run_sweep_command(const global_options& global, const sweep_options& o) {
                 << ": no GPU, so no workers: compiling in this process\n";
     return sweep::run_compile_only(request, run, why);
   }
-  if (!o.worker && !o.gpus.empty()) run.gpus = parse_gpus(o.gpus);
+  if (!o.worker && !o.gpus.empty()) run.gpus = sweep::parse_gpus(o.gpus);
   if (run.gpus.size() > 1 && o.no_isolation) {
     throw error(error_kind::usage, "--no-isolation with --gpus " + o.gpus +
                                        ": each GPU's worker is a supervised process");

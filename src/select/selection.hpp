@@ -31,10 +31,10 @@ struct selection_rule {
   /// The least relative standard error a median is taken to have when a challenger must beat
   /// the baseline's choice (sweep --baseline): the spread of a variant's median from one run
   /// (machine, process) to the next, which one run's samples cannot show
-  /// (bench/run_to_run_noise.py; bench/process_spread.sh, in git at e399f52). A committed choice is
-  /// replaced only beyond it; among variants of this run alone (the previous count's choice, the
-  /// reference, the tie band) the samples' own errors decide, so the table stays within the minimum
-  /// gain of the fastest. 0: the samples' own everywhere.
+  /// (bench/run_to_run_noise.py, in git at 4aa6637; bench/process_spread.sh, at e399f52). A
+  /// committed choice is replaced only beyond it; among variants of this run alone (the previous
+  /// count's choice, the reference, the tie band) the samples' own errors decide, so the table
+  /// stays within the minimum gain of the fastest. 0: the samples' own everywhere.
   double noise_floor = 0;
 };
 

@@ -16,6 +16,7 @@
 #include "core/text.hpp"
 #include "core/text_table.hpp"
 #include "core/watch.hpp"
+#include "device/driver_api.hpp"
 #include "merge/merge.hpp"
 #include "results/sweep_file.hpp"
 #include "sweep/journal.hpp"
@@ -182,6 +183,52 @@ int measure(const run_options& o, sweep_request& request, journal& log,
 }
 
 }  // namespace
+
+std::map<std::string, int> parse_injections(const std::vector<std::string>& items) {
+  const std::map<std::string, int> kinds = {
+      {"illegal_address", 1}, {"trap", 2}, {"hang", 3}, {"slow", 4}};
+  std::map<std::string, int> out;
+  for (const std::string& item : items) {
+    const std::size_t eq = item.rfind('=');
+    const auto kind = eq == std::string::npos ? kinds.end() : kinds.find(item.substr(eq + 1));
+    if (kind == kinds.end()) {
+      throw error(error_kind::usage,
+                  "--inject-fault " + item +
+                      ": expected VARIANT=KIND, KIND one of illegal_address, trap, hang, slow");
+    }
+    out[item.substr(0, eq)] = kind->second;
+  }
+  return out;
+}
+
+std::vector<int> parse_gpus(const std::string& text) {
+  const int count = device::device_count();
+  std::vector<int> gpus;
+  if (text == "all") {
+    for (int g = 0; g < count; ++g) gpus.push_back(g);
+    return gpus;
+  }
+  for (const std::string& item : split(text, ',')) {
+    const std::optional<long long> number = parse_integer(item);
+    const int g = number && *number >= 0 && *number < count ? static_cast<int>(*number) : -1;
+    if (g < 0) {
+      throw error(error_kind::usage,
+                  "--gpus " + text + ": '" + item + "' is not one of this machine's GPUs (0 to " +
+                      std::to_string(count - 1) + "); expected all or a list such as 0,1");
+    }
+    gpus.push_back(g);
+  }
+  if (gpus.empty()) throw error(error_kind::usage, "--gpus: expected all or a list such as 0,1");
+  std::vector<int> distinct = gpus;
+  std::sort(distinct.begin(), distinct.end());
+  if (std::unique(distinct.begin(), distinct.end()) != distinct.end()) {
+    // Allowed (it tests the workers on a one-GPU machine), but their timings disturb each other.
+    std::cerr << "kk3tune sweep: --gpus " << text
+              << " names a GPU twice: its workers share it, and each one's timings include the "
+                 "other's load\n";
+  }
+  return gpus;
+}
 
 std::filesystem::path gpu_part(const std::filesystem::path& out, int worker) {
   return out.string() + ".gpu" + std::to_string(worker) + ".json";

@@ -5,6 +5,7 @@
 // one worker per GPU whose parts are merged into the result), what a run that stops early keeps
 // (OUT.partial and the journal), and the summary it prints. The CLI parses flags into the two.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,14 @@ struct run_options {
   std::filesystem::path claims;    ///< the claims folder of --gpus' workers (a worker's)
   std::vector<std::string> archs;  ///< without a GPU: the archs every variant is compiled for
 };
+
+/// --inject-fault VARIANT=KIND (test only) -> variant id -> KK3_INJECT_FAULT value (KIND one of
+/// illegal_address, trap, hang, slow); throws error(usage) naming the item otherwise.
+[[nodiscard]] std::map<std::string, int> parse_injections(const std::vector<std::string>& items);
+
+/// --gpus: "all" (every GPU the driver sees) or a comma list of device numbers (one named twice
+/// runs two workers on it, with a warning); throws error(usage) naming what is not a GPU here.
+[[nodiscard]] std::vector<int> parse_gpus(const std::string& text);
 
 /// Worker w's part of a --gpus sweep to `out`: OUT.gpu<w>.json (its journal beside it).
 [[nodiscard]] std::filesystem::path gpu_part(const std::filesystem::path& out, int worker);

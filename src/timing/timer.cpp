@@ -157,8 +157,9 @@ class gated_sampler final : public sampler {
   void prepare() override {
     warm_up_and_estimate();
     // What the event pair itself costs: the interval of a gated pair with nothing between
-    // (median of 31). Measured on the H200 (bench/event_probe.cpp): an event interval around a
-    // kernel exceeds ncu's gpu__time_duration of that kernel by this much, within 0.1 us.
+    // (median of 31). Measured on the H200 (bench/event_probe.cpp, in git at 4aa6637): an event
+    // interval around a kernel exceeds ncu's gpu__time_duration of that kernel by this much, within
+    // 0.1 us.
     std::vector<double> overhead;
     for (int i = 0; i < 31; ++i) overhead.push_back(m_gated.interval_us([] {}));
     std::sort(overhead.begin(), overhead.end());

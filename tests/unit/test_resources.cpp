@@ -1,6 +1,6 @@
-// An untimed sweep's resource report (results/arch_resources.hpp) through the codec: a compile record's
-// "resources" survive the journal (full precision, strict) and the result file; a record without
-// them writes no "resources" key, so timed files keep their bytes.
+// An untimed sweep's resource report (results/arch_resources.hpp) through the codec: a compile
+// record's "resources" survive the journal (full precision, strict) and the result file; a record
+// without them writes no "resources" key, so timed files keep their bytes.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"

@@ -112,8 +112,8 @@ TEST(selection, among_equals_the_previous_choice_then_knob_order_decide_not_the_
 
 TEST(selection, the_noise_floor_defends_the_baseline_choice) {
   // 3% faster with 0.1% noise within the run: clear. Two runs of one variant on the H200 differ by
-  // more than that (bench/run_to_run_noise.py); with a 1.5% floor, 2 sigma is 4.2%: a tie against
-  // the baseline's choice, which keeps the count.
+  // more than that (bench/run_to_run_noise.py, in git at 4aa6637); with a 1.5% floor, 2 sigma
+  // is 4.2%: a tie against the baseline's choice, which keeps the count.
   const std::vector<timed_variant> t = {
       {"ref", 10.0, 0.001, true, 0}, {"base", 10.0, 0.001, true, 2}, {"fast", 9.7, 0.001, true, 1}};
   select::selection_rule floor = k_rule;
