@@ -10,7 +10,7 @@
 # Shipped: per family and mode, the variants the sweep's dispatch section selects for some token
 # range, plus the family's reference variant (every select() falls back to it on an arch without
 # results). bench/shipped_variants.py reads them; with the default sweep it also checks that
-# each family's union is exactly the all_variants list of dispatch/.
+# each family's union is exactly the all_variants list of results/h200/dispatch/.
 #
 # Shapes: verify's own edge shapes (src/families/*/ edge_shapes), which are small:
 #   mla_decode_epilogue  T=1, 64, 65 at H=16; T=5 at H=7; T=33 at H=16 with strided inputs;
@@ -109,7 +109,7 @@ stop() {  # status message
 [ -x "$kk3" ] || stop 2 "no $kk3: build first (cmake --build build), from the repository root"
 [ -f "$sweep" ] || stop 2 "no sweep result $sweep"
 check_headers=()
-[ "$sweep" = "$default_sweep" ] && check_headers=(--headers dispatch)
+[ "$sweep" = "$default_sweep" ] && check_headers=(--headers results/h200/dispatch)
 if ! python3 "$here/shipped_variants.py" "$sweep" "${check_headers[@]}" >"$logs/shipped.tsv" 2>"$logs/shipped.err"; then
   cat "$logs/shipped.err" >&2
   stop 2 "the shipped variants could not be read from $sweep (or disagree with the headers)"

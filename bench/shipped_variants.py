@@ -8,7 +8,7 @@ Prints one line per family and mode, tab-separated: family, mode, the number of 
 their ids as a comma list (the reference first, then the range winners in token order, each once),
 which `kk3tune verify --variant` takes.
 
-With --headers DIR (the folder holding kk3tune/dispatch/FAMILY.h, e.g. dispatch),
+With --headers DIR (the folder holding kk3tune/dispatch/FAMILY.h, e.g. results/h200/dispatch),
 it also checks that every family's union over its modes is exactly the all_variants list of the
 committed header, and exits 1 naming the differences if not: the headers are what ships, the
 sweep result is only where they came from.

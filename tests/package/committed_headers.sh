@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # CTest test (label unit): emits the dispatch headers again from the committed result files
 # they were emitted from and fails if any differs by a byte from the committed headers in
-# dispatch. emit refuses two inputs that give the same table, so the files are
+# results/h200/dispatch. emit refuses two inputs that give the same table, so the files are
 # named here, not found: when new headers are committed, list the results they came from
 # (results/h200/README.md says which).
 # Usage: committed_headers.sh KK3TUNE SOURCE_DIR
 set -euo pipefail
 kk3=$1 source=$2
 cd "$source"
-committed=dispatch/kk3tune/dispatch
+committed=results/h200/dispatch/kk3tune/dispatch
 [[ -d $committed ]] || { echo "no committed headers in $committed"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kk3-headers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
