@@ -4,8 +4,6 @@
 // nothing was timed, and exit 3.
 #include <algorithm>
 #include <iostream>
-#include <map>
-#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/sweep_preview.hpp"
