@@ -167,10 +167,11 @@ journal_count measure_count(const item_tools& g, const work_item& item,
   return count;
 }
 
-/// Moves a count's records into `out`, remembers its final round, and updates the optimistic
-/// choice that protects the likely incumbent at the next count. Returns the count's progress line.
+/// Moves a count's records into `out`, each with its throughput against the run's copy ceiling,
+/// remembers its final round, and updates the optimistic choice that protects the likely incumbent
+/// at the next count. Returns the count's progress line.
 std::string take_count(const item_tools& g, const work_item& item, journal_count count,
-                       item_state& st, sweep_result& out) {
+                       item_state& st, results::result_set& out) {
   st.carried = count.carried;
   std::vector<select::timed_variant> timed;
   std::size_t timed_count = 0;
@@ -181,6 +182,7 @@ std::string take_count(const item_tools& g, const work_item& item, journal_count
       st.final_records[rec.variant].push_back(out.records.size());
     }
     timed_count += rec.stats.has_value();
+    results::set_throughput(rec, out.plan->copy_ceiling_tb_s);
     out.records.push_back(std::move(rec));
   }
   const select::incumbency who{baseline_at(g.request, item, count.tokens), st.optimistic,
@@ -250,7 +252,7 @@ std::map<std::string, verification> verify_finalists(const item_tools& g, const 
 
 /// Writes the verification outcome into the finalists' records.
 void mark_finalists(const item_state& st, const std::map<std::string, verification>& verified,
-                    sweep_result& out) {
+                    results::result_set& out) {
   for (const auto& [id, indices] : st.final_records) {
     const auto found = verified.find(id);
     for (std::size_t i : indices) {
@@ -267,7 +269,7 @@ void mark_finalists(const item_state& st, const std::map<std::string, verificati
 }
 
 /// The item's dispatch table: the choice at each count over the verified finalists, merged into
-/// ranges.
+/// ranges, each with its winner's knobs, and (with --baseline) what changed against the baseline.
 dispatch_entry select_table(const item_tools& g, const work_item& item, item_state& st,
                             const std::map<std::string, verification>& verified) {
   std::vector<select::choice> choices;
@@ -288,7 +290,9 @@ dispatch_entry select_table(const item_tools& g, const work_item& item, item_sta
   d.mode = item.mode->name;
   d.shape = item.key_shape;
   d.ranges = select::merge(choices);
+  for (select::range& range : d.ranges) range.knobs = variant_by_id(item, range.winner).knobs;
   d.choices = std::move(choices);
+  d.baseline = d.summarize_baseline();
   return d;
 }
 
@@ -314,7 +318,7 @@ record make_record(const work_item& item, const families::shape& s, const space:
 }
 
 void run_item(const item_tools& g, const work_item& item,
-              const std::vector<jit::loaded_kernel>& kernels, sweep_result& out,
+              const std::vector<jit::loaded_kernel>& kernels, results::result_set& out,
               const std::function<void(const std::string&)>& on_count) {
   nvtx::scoped_range item_range(item.key);
   item_state st;

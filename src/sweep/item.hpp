@@ -31,7 +31,7 @@ record make_record(const work_item& item, const families::shape& s, const space:
 /// dispatch entry to `out`; `on_count` is called after each token count with a progress line.
 /// Throws error(launch) when the reference faulted here before, or a variant faults now.
 void run_item(const item_tools& g, const work_item& item,
-              const std::vector<jit::loaded_kernel>& kernels, sweep_result& out,
+              const std::vector<jit::loaded_kernel>& kernels, results::result_set& out,
               const std::function<void(const std::string&)>& on_count);
 
 /// Asks a running sweep to stop after the count it is measuring (sweep.hpp request_stop).

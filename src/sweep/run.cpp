@@ -22,7 +22,6 @@
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/progress_printer.hpp"
-#include "sweep/result_file.hpp"
 #include "sweep/summary.hpp"
 #include "sweep/supervisor.hpp"
 #include "sweep/untimed_summary.hpp"
@@ -152,7 +151,7 @@ int run_on_gpus(const run_options& o, const std::string& key) {
 int measure(const run_options& o, sweep_request& request, journal& log,
             const std::filesystem::path& out) {
   if (o.worker) watch::attach();
-  sweep_result result;
+  results::result_set result;
   progress_printer progress("sweep");
   // Ctrl-C or a timeout's SIGTERM: finish the current count, keep what was measured.
   std::signal(SIGINT, [](int) { request_stop(); });
@@ -169,7 +168,7 @@ int measure(const run_options& o, sweep_request& request, journal& log,
     }
     if (!result.records.empty()) {
       const std::filesystem::path partial = out.string() + ".partial";
-      write_file_atomic(partial, sweep_json(result));
+      write_file_atomic(partial, results::sweep_file_text(result));
       std::cerr << "kk3tune sweep: stopped early; " << result.records.size() << " records kept in "
                 << partial.string()
                 << "; `kk3tune sweep --resume` with the same flags continues from "
@@ -177,7 +176,7 @@ int measure(const run_options& o, sweep_request& request, journal& log,
     }
     throw;
   }
-  write_file_atomic(out, sweep_json(result));
+  write_file_atomic(out, results::sweep_file_text(result));
   finish_journal(log);
   return report_measured(std::cout, result, out);
 }
@@ -269,7 +268,7 @@ int run_measured(sweep_request& request, const run_options& o) {
 }
 
 int run_compile_only(sweep_request& request, const run_options& o, const std::string& why) {
-  sweep_result result;
+  results::result_set result;
   journal log = open_journal(o, journal_key(request, false, o.archs), false);
   request.log = &log;
   std::cerr << "kk3tune sweep: no GPU (" << (why.empty() ? "no device" : why)
@@ -282,16 +281,17 @@ int run_compile_only(sweep_request& request, const run_options& o, const std::st
   progress_printer progress("compile");
   progress.plain_every(200);
   compile_plan(request, o.archs, std::ref(progress), result);
-  write_file_atomic(o.out, sweep_json(result));
+  write_file_atomic(o.out, results::sweep_file_text(result));
   finish_journal(log);
   std::size_t modes = 0;
   for (const auto& f : result.families) modes += f.modes.size();
   std::cout << "plan " << request.config.file.string() << ": " << result.families.size()
-            << " families, " << modes << " modes, " << result.config.tokens.size()
+            << " families, " << modes << " modes, " << request.config.tokens.size()
             << " token counts: ok" << shard_note(result) << "\n"
-            << result.compiles << " variant compiles for " << join(o.archs, ", ") << ": "
-            << result.compiles - result.compile_failures << " ok, " << result.compile_failures
-            << " failed (" << cell("%.1f", result.wall_s) << " s)\n"
+            << result.plan->compiles << " variant compiles for " << join(o.archs, ", ") << ": "
+            << result.plan->compiles - result.plan->compile_failures << " ok, "
+            << result.plan->compile_failures << " failed (" << cell("%.1f", result.plan->wall_s)
+            << " s)\n"
             << "nothing was timed: no GPU. Wrote " << o.out.string() << " (\"timed\": false)\n";
   for (const auto& rec : result.records) {
     if (rec.status == results::status::compile_failed)
@@ -300,7 +300,7 @@ int run_compile_only(sweep_request& request, const run_options& o, const std::st
   }
   std::cout << untimed_summary(result.records, o.archs, o.out,
                                committed_h200_sweep(request.config_dir));
-  return result.compile_failures ? k_exit_failure : k_exit_environment;
+  return result.plan->compile_failures ? k_exit_failure : k_exit_environment;
 }
 
 }  // namespace kk3::sweep

@@ -12,17 +12,19 @@
 
 namespace kk3::sweep {
 
-std::string shard_note(const sweep_result& r) {
-  if (r.shard.whole()) return "";
-  return ", shard " + r.shard.text() + ": " + std::to_string(r.shard_items.size()) + " of " +
-         std::to_string(r.items.size()) + " work items";
+std::string shard_note(const results::result_set& r) {
+  if (!r.plan || !r.plan->shard) return "";
+  const results::shard_coverage& s = *r.plan->shard;
+  return ", shard " + std::to_string(s.index) + "/" + std::to_string(s.count) + ": " +
+         std::to_string(s.items.size()) + " of " + std::to_string(r.plan->items.size()) +
+         " work items";
 }
 
-void print_baseline_changes(std::ostream& out, const sweep_result& r) {
+void print_baseline_changes(std::ostream& out, const results::result_set& r) {
   long long counts = 0;
   std::vector<std::string> lines;
   for (const auto& d : r.dispatch) {
-    const std::optional<results::baseline_summary> b = d.summarize_baseline();
+    const std::optional<results::baseline_summary>& b = d.baseline;
     if (!b) continue;
     counts += b->counts;
     for (const results::baseline_change& c : b->changes) {
@@ -43,7 +45,7 @@ void print_baseline_changes(std::ostream& out, const sweep_result& r) {
   for (const std::string& l : lines) out << "  " << l << "\n";
 }
 
-void print_summary(std::ostream& out, const sweep_result& r) {
+void print_summary(std::ostream& out, const results::result_set& r) {
   for (const auto& f : r.families)
     out << "objective " << f.family << ": " << results::describe(f.objective) << "\n";
   // The reference's and each variant's final-round median per family/mode/shape/tokens.
@@ -84,7 +86,7 @@ void print_summary(std::ostream& out, const sweep_result& r) {
   print_baseline_changes(out, r);
 }
 
-int report_measured(std::ostream& out, const sweep_result& result,
+int report_measured(std::ostream& out, const results::result_set& result,
                     const std::filesystem::path& written) {
   print_summary(out, result);
   std::size_t dropped = 0, unlaunchable = 0, failed = 0;
@@ -96,9 +98,10 @@ int report_measured(std::ostream& out, const sweep_result& result,
   }
   out << "\n"
       << result.records.size() << " records (" << dropped << " screened out, " << unlaunchable
-      << " unlaunchable, " << failed << " not ok), " << result.compiles << " compiles ("
-      << result.compile_failures << " failed), copy ceiling " << cell("%.3f", result.ceiling_tb_s)
-      << " TB/s, " << cell("%.1f", result.wall_s) << " s on " << result.context->gpu.name
+      << " unlaunchable, " << failed << " not ok), " << result.plan->compiles << " compiles ("
+      << result.plan->compile_failures << " failed), copy ceiling "
+      << cell("%.3f", result.plan->copy_ceiling_tb_s) << " TB/s, "
+      << cell("%.1f", result.plan->wall_s) << " s on " << result.context.gpu.name
       << shard_note(result) << "; wrote " << written.string() << "\n";
   return failed ? k_exit_failure : k_exit_ok;
 }

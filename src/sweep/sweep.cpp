@@ -15,11 +15,13 @@
 #include "core/error.hpp"
 #include "core/nvtx.hpp"
 #include "core/seed.hpp"
+#include "core/version.hpp"
 #include "device/device_info.hpp"
 #include "device/handles.hpp"
 #include "families/registry.hpp"
 #include "jit/loaded_kernels.hpp"
 #include "jit/toolkit.hpp"
+#include "results/schema.hpp"
 #include "session/gpu_session.hpp"
 #include "sweep/claims.hpp"
 #include "sweep/compile_eta.hpp"
@@ -52,19 +54,29 @@ family_summary summarize_family(const family_work& w) {
   return s;
 }
 
-/// The plan's part of the result: families, items, digest and which items this run covers.
-void describe_plan(const sweep_plan& plan, const sweep_request& r, bool timed,
-                   const std::vector<std::string>& archs, sweep_result& out) {
-  out.config = r.config;
-  out.argv = r.argv;
-  out.timed = timed;
-  out.archs = archs;
+/// The plan's part of the result: its block (families, items, digest, the selection rule, what
+/// was compiled for) and, for a shard, which items the run covers. Returns those items.
+std::vector<std::size_t> describe_plan(const sweep_plan& plan, const sweep_request& r, bool timed,
+                                       const std::vector<std::string>& archs,
+                                       results::result_set& out) {
+  out.kind = "sweep";
+  out.schema_version = results::k_schema_version;
+  results::plan_block& p = out.plan.emplace();
+  p.config = r.config.file.string();
+  p.tokens = r.config.tokens;
+  p.archs = archs;
+  p.min_gain = r.config.selection.min_gain;
+  p.noise_sigmas = r.config.selection.noise_sigmas;
+  p.noise_floor = r.config.selection.noise_floor;
+  p.timed = timed;
+  p.digest = plan_digest(r, timed, timed ? std::vector<std::string>{} : archs);
+  if (r.baseline) p.baseline = std::make_pair(r.baseline->file.string(), r.baseline->digest);
+  p.items = item_keys(plan);
+  std::vector<std::size_t> items = shard_items(plan, r.shard, timed);
+  if (!r.shard.whole())
+    p.shard = results::shard_coverage{r.shard.index, r.shard.count, {items.begin(), items.end()}};
   for (const family_work& w : plan.families) out.families.push_back(summarize_family(w));
-  out.items = item_keys(plan);
-  out.plan_digest = plan_digest(r, timed, timed ? std::vector<std::string>{} : archs);
-  out.shard = r.shard;
-  out.shard_items = shard_items(plan, r.shard, timed);
-  if (r.baseline) out.baseline = std::make_pair(r.baseline->file.string(), r.baseline->digest);
+  return items;
 }
 
 /// A variant's compile requests for one mode, with the test-only fault compiled in where
@@ -88,7 +100,7 @@ std::vector<jit::compile_request> item_requests(const sweep_request& r, const wo
 /// of each arch that compiled (sweep/compile_resources.hpp). Counts the compiles into `out`.
 std::vector<record> compile_records(const work_item& item,
                                     const std::vector<std::vector<jit::compile_result>>& per_arch,
-                                    bool untimed, sweep_result& out) {
+                                    bool untimed, results::result_set& out) {
   std::vector<record> records;
   const family_work& w = *item.family;
   for (std::size_t i = 0; i < w.variants.size(); ++i) {
@@ -97,13 +109,13 @@ std::vector<record> compile_records(const work_item& item,
     r.status = results::status::unverified;
     for (const auto& results : per_arch) {
       const jit::compile_result& c = results[i];
-      ++out.compiles;
+      ++out.plan->compiles;
       if (c.ok && untimed) {  // its resources, with the launch at the record's shape
         r.resources.push_back(
             compile_resources(c, w.space.impl->geometry(*w.variants[i], *item.mode, item.shape)));
       }
       if (c.ok) continue;
-      ++out.compile_failures;
+      ++out.plan->compile_failures;
       r.status = results::status::compile_failed;
       r.reason += (r.reason.empty() ? "" : "; ") + (untimed ? c.arch + ": " : "") +
                   c.log.substr(0, c.log.find('\n'));
@@ -146,16 +158,19 @@ std::vector<jit::compile_result> compile_batch(
 
 /// Without a GPU: the unit's records from its compiles (sweep/compile_resources.hpp), appended to
 /// `out` and to the journal.
-void finish_unit(const sweep_request& r, compile_unit& u, std::size_t archs, sweep_result& out) {
+void finish_unit(const sweep_request& r, compile_unit& u, std::size_t archs,
+                 results::result_set& out) {
   std::vector<std::vector<jit::compile_result>> per_arch(archs);
   const std::size_t n = u.item->family->variants.size();
   for (std::size_t a = 0; a < archs; ++a) {
     for (std::size_t i = 0; i < n; ++i) per_arch[a].push_back(std::move(*u.results[a * n + i]));
   }
-  const std::size_t compiles = out.compiles, failures = out.compile_failures;
+  const long long compiles = out.plan->compiles, failures = out.plan->compile_failures;
   std::vector<record> records = compile_records(*u.item, per_arch, true, out);
-  if (r.log)
-    r.log->add_unit(u.name, records, out.compiles - compiles, out.compile_failures - failures);
+  if (r.log) {
+    r.log->add_unit(u.name, records, static_cast<std::size_t>(out.plan->compiles - compiles),
+                    static_cast<std::size_t>(out.plan->compile_failures - failures));
+  }
   out.records.insert(out.records.end(), records.begin(), records.end());
 }
 
@@ -207,7 +222,7 @@ class compile_ahead {
 /// mode's first item of the plan records the variants that failed).
 std::vector<jit::loaded_kernel> load_mode(const work_item& first,
                                           std::vector<jit::compile_result> compiled,
-                                          sweep_result& out) {
+                                          results::result_set& out) {
   if (first.first_of_mode) {
     for (record& r : compile_records(first, {compiled}, false, out))
       out.records.push_back(std::move(r));
@@ -222,11 +237,12 @@ std::vector<jit::loaded_kernel> load_mode(const work_item& first,
   return kernels;
 }
 
-/// The items of a fixed shard, their modes compiled ahead on a thread while earlier modes are
-/// measured.
-void run_shard(const item_tools& g, const sweep_plan& plan, const jit::jit_engine& engine,
-               sweep_result& out, const std::function<void(const std::string&)>& on_count) {
-  const auto groups = mode_groups(plan, out.shard_items);
+/// The items of a fixed shard (`items`, in plan order), their modes compiled ahead on a thread
+/// while earlier modes are measured.
+void run_shard(const item_tools& g, const sweep_plan& plan, const std::vector<std::size_t>& items,
+               const jit::jit_engine& engine, results::result_set& out,
+               const std::function<void(const std::string&)>& on_count) {
+  const auto groups = mode_groups(plan, items);
   compile_ahead compiler(g.request, engine, g.info.arch, groups);
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     nvtx::scoped_range family_range(groups[gi].front()->family->space.config.family);
@@ -246,13 +262,16 @@ const work_item* next_mode(const sweep_plan& plan, std::size_t i) {
 
 /// --gpus: items pulled from the claims folder in plan order, the ones this worker claimed before a
 /// restart first (the journal replays what they measured). While an item is measured, the next
-/// mode is compiled into the cache on a thread (for whichever worker claims it).
+/// mode is compiled into the cache on a thread (for whichever worker claims it). The result is
+/// worker I of N's part: its plan block names the items it took, as they are claimed.
 void run_claimed(const item_tools& g, const sweep_plan& plan, const jit::jit_engine& engine,
-                 sweep_result& out, const std::function<void(const std::string&)>& on_count) {
+                 results::result_set& out,
+                 const std::function<void(const std::string&)>& on_count) {
   item_claims claims(g.request.claims_dir, g.request.worker);
   std::vector<std::size_t> again = claims.mine(plan.items.size());
   std::reverse(again.begin(), again.end());
-  out.shard_items.clear();
+  results::shard_coverage& part =
+      out.plan->shard.emplace(results::shard_coverage{g.request.worker + 1, g.request.workers, {}});
   std::vector<jit::loaded_kernel> kernels;
   const space::mode* loaded_mode = nullptr;
   std::future<void> warm;
@@ -268,7 +287,7 @@ void run_claimed(const item_tools& g, const sweep_plan& plan, const jit::jit_eng
     }
     if (!i) break;
     const work_item& item = plan.items[*i];
-    out.shard_items.push_back(*i);
+    part.items.push_back(static_cast<long long>(*i));
     if (loaded_mode != item.mode) {
       kernels =
           load_mode(item, engine.compile_all(item_requests(g.request, item, g.info.arch)), out);
@@ -309,10 +328,10 @@ namespace {
 /// compiles are numbered in plan order, and `family_of` gets each one's family (the ETA's groups).
 std::vector<compile_unit> compile_units(const sweep_request& request, const sweep_plan& plan,
                                         const std::vector<std::string>& archs,
-                                        const sweep_result& out,
+                                        const std::vector<std::size_t>& items,
                                         std::vector<std::string>& family_of) {
   std::vector<compile_unit> units;
-  for (std::size_t i : out.shard_items) {
+  for (std::size_t i : items) {
     const work_item& item = plan.items[i];
     if (!item.first_of_mode) continue;
     compile_unit u{&item, item.family->space.config.family + "/" + item.mode->name, {}, 0, {}};
@@ -332,14 +351,18 @@ std::vector<compile_unit> compile_units(const sweep_request& request, const swee
 }  // namespace
 
 void compile_plan(const sweep_request& request, const std::vector<std::string>& archs,
-                  const progress_fn& progress, sweep_result& out) {
+                  const progress_fn& progress, results::result_set& out) {
   const auto start = clock_type::now();
   const sweep_plan plan = make_plan(request);
-  describe_plan(plan, request, false, archs, out);
+  const std::vector<std::size_t> items = describe_plan(plan, request, false, archs, out);
+  out.context.tool_version = tool_version();  // no GPU: the build and the command line
+  out.context.git_revision = git_revision();
+  out.context.argv = request.argv;
+  out.context.utc_time = timing::utc_now_iso8601();
   jit::require_cuda_include_dir();
   const auto engine = jit::make_jit_engine(request.kernel_dir, request.cache_dir, request.no_cache);
   std::vector<std::string> family_of;  // of each compile to do: the ETA's groups
-  std::vector<compile_unit> units = compile_units(request, plan, archs, out, family_of);
+  std::vector<compile_unit> units = compile_units(request, plan, archs, items, family_of);
   // The ETA (sweep/compile_eta.hpp): a pilot of a fixed random sample of the compiles first, each
   // family's cost learned from it, then unit by unit in plan order (each journaled when done).
   const std::size_t total = family_of.size();
@@ -375,8 +398,8 @@ void compile_plan(const sweep_request& request, const std::vector<std::string>& 
       const auto& log = request.log->state();
       const auto& records = log.units.at(u.name);
       out.records.insert(out.records.end(), records.begin(), records.end());
-      out.compiles += log.unit_compiles.at(u.name).first;
-      out.compile_failures += log.unit_compiles.at(u.name).second;
+      out.plan->compiles += static_cast<long long>(log.unit_compiles.at(u.name).first);
+      out.plan->compile_failures += static_cast<long long>(log.unit_compiles.at(u.name).second);
       continue;
     }
     std::vector<jit::compile_request> rest;
@@ -396,46 +419,47 @@ void compile_plan(const sweep_request& request, const std::vector<std::string>& 
     for (std::size_t k = 0; k < ids.size(); ++k) u.results[ids[k] - u.first] = kept(results[k]);
     finish_unit(request, u, archs.size(), out);
   }
-  out.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
+  out.plan->wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_result& out) {
+void run_sweep(const sweep_request& request, const progress_fn& progress,
+               results::result_set& out) {
   const auto start = clock_type::now();
   const sweep_plan plan = make_plan(request);
   session::gpu_session gpu(request.kernel_dir, request.cache_dir, request.no_cache);
   const device::device_info& info = gpu.info();
-  describe_plan(plan, request, true, {info.arch}, out);
+  const std::vector<std::size_t> items = describe_plan(plan, request, true, {info.arch}, out);
   out.context = timing::capture_context(info, request.argv);
   const jit::jit_engine& engine = gpu.engine();
   const timing::timer& timer = gpu.timer();
   const item_tools g{request, info, timer, gpu.verifier(), seed_or_draw(request.seed)};
 
   nvtx::scoped_range sweep_range("sweep");
+  // The copy ceiling first: each record's fraction of it is set as the record is taken.
+  double& ceiling = out.plan->copy_ceiling_tb_s;
   if (request.log && request.log->state().ceiling_tb_s) {
-    out.ceiling_tb_s =
-        *request.log->state().ceiling_tb_s;  // the first run's, for every record alike
+    ceiling = *request.log->state().ceiling_tb_s;  // the first run's, for every record alike
   } else {
-    out.ceiling_tb_s =
+    ceiling =
         timing::measure_copy_ceiling(engine, info, timer, request.kernel_dir, request.config_dir);
-    if (request.log) request.log->add_ceiling(out.ceiling_tb_s);
+    if (request.log) request.log->add_ceiling(ceiling);
   }
-  out.context->copy_ceiling_tb_s = out.ceiling_tb_s;
-  out.context->empty_kernel_us = timing::measure_empty_kernel(timer, gpu.helpers());
+  out.context.copy_ceiling_tb_s = ceiling;
+  out.context.empty_kernel_us = timing::measure_empty_kernel(timer, gpu.helpers());
   const std::size_t counts =
       request.tokens.empty() ? request.config.tokens.size() : request.tokens.size();
   const std::size_t total =
-      (request.claims_dir.empty() ? out.shard_items.size() : plan.items.size()) * counts;
+      (request.claims_dir.empty() ? items.size() : plan.items.size()) * counts;
   std::size_t done = 0;
   const auto on_count = [&](const std::string& line) {
     if (progress) progress({++done, total, line, std::nullopt});
   };
   if (request.claims_dir.empty()) {
-    run_shard(g, plan, engine, out, on_count);
+    run_shard(g, plan, items, engine, out, on_count);
   } else {
-    out.shard = {request.worker + 1, request.workers};
     run_claimed(g, plan, engine, out, on_count);
   }
-  out.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
+  out.plan->wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
 }  // namespace kk3::sweep

@@ -17,6 +17,7 @@
 #include "results/context.hpp"
 #include "results/model.hpp"
 #include "results/objective.hpp"
+#include "results/result_set.hpp"
 #include "select/selection.hpp"
 #include "sweep/sweep_config.hpp"
 #include "timing/statistics.hpp"
@@ -46,27 +47,6 @@ struct shard_spec {
   int index = 1, count = 1;
   bool whole() const { return count == 1; }
   std::string text() const { return std::to_string(index) + "/" + std::to_string(count); }
-};
-
-/// Everything a sweep produced.
-struct sweep_result {
-  bool timed = false;
-  std::optional<results::run_context> context;  ///< with a GPU
-  std::vector<std::string> argv;
-  std::vector<std::string> archs;  ///< what was compiled for
-  std::filesystem::path config_file;
-  sweep_config config;
-  double ceiling_tb_s = 0;  ///< copy ceiling measured in this run
-  std::vector<family_summary> families;
-  std::vector<record> records;
-  std::vector<dispatch_entry> dispatch;
-  std::size_t compiles = 0, compile_failures = 0;
-  double wall_s = 0;
-  std::string plan_digest;               ///< sweep/plan.hpp plan_digest
-  std::vector<std::string> items;        ///< every work item of the plan, in order
-  shard_spec shard;                      ///< which part of the plan this is
-  std::vector<std::size_t> shard_items;  ///< the items done (all when the shard is whole)
-  std::optional<std::pair<std::string, std::string>> baseline;  ///< --baseline: its file and digest
 };
 
 /// Progress of a sweep: called after each unit of work with a line describing it.
@@ -117,16 +97,20 @@ struct sweep_request {
 void check_plan(const sweep_request& request, const located_dir& kernels);
 
 /// Without a GPU: compiles every variant of the plan for `archs`; nothing is timed (the plan's
-/// shapes are checked by check_plan, which the CLI calls first).
+/// shapes are checked by check_plan, which the CLI calls first). `out` is the result file's model,
+/// filled as the sweep goes: its plan block first, each unit's records as its compiles land.
 void compile_plan(const sweep_request& request, const std::vector<std::string>& archs,
-                  const progress_fn& progress, sweep_result& out);
+                  const progress_fn& progress, results::result_set& out);
 
 /// Asks a running sweep to stop after the shape it is measuring (safe from a signal handler);
 /// run_sweep then throws error(usage, "interrupted") with everything measured so far in `out`.
 void request_stop();
 
-/// On GPU 0. `out` receives each record as it is measured, so when a fault that ends the CUDA
-/// context is thrown (error(launch)), everything measured before it is still there.
-void run_sweep(const sweep_request& request, const progress_fn& progress, sweep_result& out);
+/// On GPU 0. `out` is the result file's model, filled where each value is measured or chosen: the
+/// plan block and the context (with the copy ceiling) first, each record with its throughput as it
+/// is measured, each dispatch entry (winner knobs, baseline changes) as it is selected. So when a
+/// fault that ends the CUDA context is thrown (error(launch)), everything measured before it is
+/// still there.
+void run_sweep(const sweep_request& request, const progress_fn& progress, results::result_set& out);
 
 }  // namespace kk3::sweep

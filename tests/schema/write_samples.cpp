@@ -9,8 +9,10 @@
 
 #include "core/text.hpp"
 #include "results/codec.hpp"
+#include "results/result_set.hpp"
+#include "results/schema.hpp"
+#include "results/sweep_file.hpp"
 #include "results/time_file.hpp"
-#include "sweep/result_file.hpp"
 #include "sweep/sweep.hpp"
 #include "timing/statistics.hpp"
 #include "timing/timer.hpp"
@@ -92,22 +94,27 @@ std::string time_json(results::timing_mode mode) {
 
 std::string sweep_json() {
   std::mt19937 rng(11);
-  sweep::sweep_result r;
-  r.timed = true;
+  results::result_set r;
+  r.kind = "sweep";
+  r.schema_version = results::k_schema_version;
   r.context = h200_context();
-  r.context->argv = {"kk3tune", "sweep"};
-  r.argv = r.context->argv;
-  r.archs = {"sm_90a"};
-  r.config.file = "plan.json";
-  r.config.tokens = {1, 64};
-  r.ceiling_tb_s = 4.17;
-  r.compiles = 5;
-  r.compile_failures = 1;
-  r.wall_s = 3.2;
-  r.plan_digest = "0123456789abcdef0123456789abcdef";
-  r.items = {"mla_decode_epilogue/bf16/H16/NB0", "mla_decode_epilogue/bf16/H32/NB0"};
-  r.shard = {1, 2};  // a shard's file: its plan.shard names the items it holds
-  r.shard_items = {0};
+  r.context.argv = {"kk3tune", "sweep"};
+  results::plan_block& p = r.plan.emplace();
+  p.timed = true;
+  p.archs = {"sm_90a"};
+  p.config = "plan.json";
+  p.tokens = {1, 64};
+  const select::selection_rule rule;  // what a plan without one gets
+  p.min_gain = rule.min_gain;
+  p.noise_sigmas = rule.noise_sigmas;
+  p.noise_floor = rule.noise_floor;
+  p.copy_ceiling_tb_s = 4.17;
+  p.compiles = 5;
+  p.compile_failures = 1;
+  p.wall_s = 3.2;
+  p.digest = "0123456789abcdef0123456789abcdef";
+  p.items = {"mla_decode_epilogue/bf16/H16/NB0", "mla_decode_epilogue/bf16/H32/NB0"};
+  p.shard = results::shard_coverage{1, 2, {0}};  // a shard's file: it names the items it holds
   sweep::family_summary f;
   f.family = "mla_decode_epilogue";
   f.entry = "mla_decode_epilogue<{SPLIT}>";
@@ -158,6 +165,7 @@ std::string sweep_json() {
       if (status == "mismatch") v.first_mismatch = "mqa_q[3] expected 0x3f80 got 0x0000 at T1-H16";
       rec.verified = v;
     }
+    results::set_throughput(rec, p.copy_ceiling_tb_s);
     r.records.push_back(rec);
   }
   sweep::dispatch_entry d;
@@ -166,8 +174,9 @@ std::string sweep_json() {
   d.shape = {{"heads", 16}};
   d.ranges.push_back({1, 1, "split1", std::string("split2"), 0.04, false, {1}});
   d.ranges.push_back({64, 64, "split1", std::nullopt, 0, true, {64}});
+  for (select::range& range : d.ranges) range.knobs = {{"SPLIT", 1}};  // the winner's
   r.dispatch.push_back(d);
-  return sweep::sweep_json(r);
+  return results::sweep_file_text(r);
 }
 
 }  // namespace

@@ -9,8 +9,10 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "results/reader.hpp"
+#include "results/schema.hpp"
+#include "results/sweep_file.hpp"
 #include "support/test_support.hpp"
-#include "sweep/result_file.hpp"
+#include "sweep/sweep.hpp"
 
 namespace kk3 {
 namespace {
@@ -226,9 +228,10 @@ TEST(result_reader, reads_an_untimed_sweep) {
 TEST(result_reader, reads_unlaunchable_records_as_the_sweep_writes_them) {
   // One variant the GPU cannot launch at T64 (no statistics), one finalist whose verification
   // found it unlaunchable at a verification shape (timed, then not qualified).
-  sweep::sweep_result r;
-  r.timed = true;
-  r.config.file = "plan.json";
+  result_set r;
+  r.kind = "sweep";
+  r.schema_version = results::k_schema_version;
+  r.plan.emplace().config = "plan.json";
   sweep::record never;
   never.family = "attn_res";
   never.mode = "post_nb8";
@@ -251,7 +254,7 @@ TEST(result_reader, reads_unlaunchable_records_as_the_sweep_writes_them) {
   r.records = {never, finalist};
   test::temp_dir dir;
   const fs::path file = dir.path() / "sweep.json";
-  test::write_text(file, sweep::sweep_json(r));
+  test::write_text(file, results::sweep_file_text(r));
 
   const result_set d = read_result_set(file);
   ASSERT_EQ(d.records.size(), 2u);
