@@ -154,6 +154,56 @@ CLI::Validator non_negative_number() {
   return number_at_least(0, false, "a number of at least 0", "NONNEGATIVE");
 }
 
+namespace {
+
+/// The global options, and every subcommand, which sets `exit_code` when it runs.
+void add_commands(CLI::App& app, global_options& global, int& exit_code) {
+  app.add_option("--kernel-dir", global.kernel_dir,
+                 "folder of the NVRTC kernel sources (kernels/)");
+  app.add_option("--config-dir", global.config_dir, "folder of the family configs (configs/)");
+  app.add_option(
+         "--device", global.device,
+         "the GPU to work on, by its number (default 0; under CUDA_VISIBLE_DEVICES, among those)")
+      ->check(integer_from(0, 4095, "a GPU number: 0, 1, ...", "N"))
+      ->each([](const std::string& text) { device::select_gpu(std::stoi(text)); });
+  add_doctor_command(app, global, exit_code);
+  add_list_command(app, global, exit_code);
+  add_compile_command(app, global, exit_code);
+  add_verify_command(app, global, exit_code);
+  add_time_command(app, global, exit_code);
+  add_profile_command(app, global, exit_code);
+  add_sweep_command(app, global, exit_code);
+  add_merge_command(app, global, exit_code);
+  add_emit_command(app, global, exit_code);
+  add_compare_command(app, global, exit_code);
+  add_report_command(app, global, exit_code);
+}
+
+/// `kk3tune help [WHAT]` (`word` is "help"), or a word that names no subcommand: the help asked
+/// for, or a usage error naming the nearest subcommand. Returns the exit code.
+int answer_unknown_word(const CLI::App& app, const std::string& word, const std::string& what) {
+  if (word == "help") {
+    if (const CLI::App* s = find_subcommand(app, what)) {
+      std::cout << s->help(app.get_name());
+      return k_exit_ok;
+    }
+    if (!what.empty()) {
+      std::cerr << "kk3tune: usage error: help: no subcommand '" << what
+                << "'; the subcommands: " << subcommand_names(app) << "\n";
+      return k_exit_usage;
+    }
+    std::cout << app.help();
+    return k_exit_ok;
+  }
+  const std::string near = nearest_subcommand(app, word);
+  std::cerr << "kk3tune: usage error: no subcommand '" << word << "'"
+            << (near.empty() ? "" : " (did you mean '" + near + "'?)")
+            << "; the subcommands: " << subcommand_names(app) << "\n";
+  return k_exit_usage;
+}
+
+}  // namespace
+
 int run(int argc, char** argv) {
   CLI::App app{"kk3tune: autotuner and benchmarker for the Kimi-K3 decode-path CUDA kernels",
                "kk3tune"};
@@ -166,54 +216,16 @@ int run(int argc, char** argv) {
 
   global_options global;
   global.argv.assign(argv, argv + argc);
-  app.add_option("--kernel-dir", global.kernel_dir,
-                 "folder of the NVRTC kernel sources (kernels/)");
-  app.add_option("--config-dir", global.config_dir, "folder of the family configs (configs/)");
-  app.add_option(
-         "--device", global.device,
-         "the GPU to work on, by its number (default 0; under CUDA_VISIBLE_DEVICES, among those)")
-      ->check(integer_from(0, 4095, "a GPU number: 0, 1, ...", "N"))
-      ->each([](const std::string& text) { device::select_gpu(std::stoi(text)); });
-
   int exit_code = k_exit_ok;
-  add_doctor_command(app, global, exit_code);
-  add_list_command(app, global, exit_code);
-  add_compile_command(app, global, exit_code);
-  add_verify_command(app, global, exit_code);
-  add_time_command(app, global, exit_code);
-  add_profile_command(app, global, exit_code);
-  add_sweep_command(app, global, exit_code);
-  add_merge_command(app, global, exit_code);
-  add_emit_command(app, global, exit_code);
-  add_compare_command(app, global, exit_code);
-  add_report_command(app, global, exit_code);
+  add_commands(app, global, exit_code);
 
   // `kk3tune help [SUBCOMMAND]`, and a word that names no subcommand, before CLI11 sees them (it
   // would only say that a subcommand is required).
   const int at = subcommand_index(argc, argv);
   const std::string word = at < argc ? argv[at] : "";
   const CLI::App* named = word.empty() ? nullptr : find_subcommand(app, word);
-  if (!word.empty() && !named) {
-    if (word == "help") {
-      const std::string what = at + 1 < argc ? argv[at + 1] : "";
-      if (const CLI::App* s = find_subcommand(app, what)) {
-        std::cout << s->help(app.get_name());
-        return k_exit_ok;
-      }
-      if (!what.empty()) {
-        std::cerr << "kk3tune: usage error: help: no subcommand '" << what
-                  << "'; the subcommands: " << subcommand_names(app) << "\n";
-        return k_exit_usage;
-      }
-      std::cout << app.help();
-      return k_exit_ok;
-    }
-    const std::string near = nearest_subcommand(app, word);
-    std::cerr << "kk3tune: usage error: no subcommand '" << word << "'"
-              << (near.empty() ? "" : " (did you mean '" + near + "'?)")
-              << "; the subcommands: " << subcommand_names(app) << "\n";
-    return k_exit_usage;
-  }
+  if (!word.empty() && !named)
+    return answer_unknown_word(app, word, at + 1 < argc ? argv[at + 1] : "");
 
   // A misspelt global option before the subcommand (or with none), before CLI11 says only that a
   // subcommand is required or blames the subcommand.

@@ -151,6 +151,63 @@ std::string objective_note(const std::string& family, const results::objective& 
          " times as the sweep does";
 }
 
+/// --json FILE: checked writable, and apart from the kernel and config folders, before any GPU
+/// work.
+void check_json_output(const global_options& global, const time_options& o) {
+  if (o.json.empty() || o.json == "-") return;
+  file_roles files;
+  files.input_folder("--kernel-dir", find_kernel_dir(global.kernel_dir).dir);
+  files.input_folder("--config-dir", find_config_dir(global.config_dir).dir);
+  files.output("--json", o.json);
+  files.check();
+  require_output_file(o.json, "--json " + o.json);
+}
+
+/// Every loaded variant timed together (interleaved) on the variant's workspaces: those it has,
+/// and in cold and chain mode the rotation's more.
+std::vector<timing::measurement> measure_loaded(loaded_variant& v, const time_options& o,
+                                                const timing::timing_options& to) {
+  const timing::timer& timer = v.gpu->timer();
+  const double bytes = v.space.impl->bytes_moved(v.shape, *v.mode);
+  if (to.mode == results::timing_mode::cold) add_workspaces(v, timer.cold_rotation(bytes));
+  if (to.mode == results::timing_mode::chain)
+    add_workspaces(v, o.chain_workspaces ? o.chain_workspaces : timer.chain_rotation(bytes));
+  std::vector<timing::candidate> candidates;
+  for (const loaded_kernel& k : v.kernels) {
+    std::vector<families::workspace*> workspaces;
+    for (auto& w : v.workspaces) workspaces.push_back(w.get());
+    candidates.push_back(timing::make_candidate(*v.space.impl, *k.variant, *v.mode, v.shape,
+                                                k.function, std::move(workspaces)));
+  }
+  nvtx::scoped_range family_range(v.space.config.family);
+  nvtx::scoped_range shape_range(v.shape_range_name(), v.shape.tokens);
+  return timer.measure(candidates, to);
+}
+
+/// The time file (--json): the measurements with the machine's figures, so that `compare` can
+/// show whether two files came from alike machines.
+void write_time_json(const global_options& global, const loaded_variant& v, time_options& o,
+                     const std::vector<timing::measurement>& result, const std::string& reference,
+                     const results::objective& objective) {
+  const timing::timer& timer = v.gpu->timer();
+  results::run_context context = timing::capture_context(v.info(), global.argv);
+  context.copy_ceiling_tb_s =
+      timing::measure_copy_ceiling(v.gpu->engine(), v.info(), timer, v.gpu->kernel_dir(),
+                                   find_config_dir(global.config_dir).dir);
+  context.empty_kernel_us = timing::measure_empty_kernel(timer, v.gpu->helpers());
+  if (o.ceiling_tb_s <= 0) o.ceiling_tb_s = context.copy_ceiling_tb_s;
+  const results::time_subject subject{
+      v.space.config.family, v.mode->name, v.shape.tokens, v.space.impl->key_of(v.shape), v.seed,
+      o.ceiling_tb_s,        reference,    objective};
+  std::vector<results::time_entry> entries;
+  for (const timing::measurement& m : result) entries.push_back(timing::time_entry_of(m));
+  const std::string doc = results::time_text(context, subject, entries);
+  if (o.json == "-")
+    std::cout << doc;
+  else
+    write_file_atomic(o.json, doc);
+}
+
 int run_time(const global_options& global, time_options o) {
   refuse_timing_mode(o.target.mode, o.target.family, global.config_dir);
   // The sweep's objective for the family unless --timing says otherwise; the chain model is the
@@ -173,39 +230,10 @@ int run_time(const global_options& global, time_options o) {
   to.stop.min_time_s = o.min_time_s;
   to.stop.max_time_s = o.max_time_s;
   if (o.placements) to.placements = o.placements;
+  check_json_output(global, o);
 
-  if (!o.json.empty() && o.json != "-") {  // before any GPU work
-    file_roles files;
-    files.input_folder("--kernel-dir", find_kernel_dir(global.kernel_dir).dir);
-    files.input_folder("--config-dir", find_config_dir(global.config_dir).dir);
-    files.output("--json", o.json);
-    files.check();
-    require_output_file(o.json, "--json " + o.json);
-  }
   loaded_variant v = load_variant(global, o.target);
-  const timing::timer& timer = v.gpu->timer();
-  if (to.mode == results::timing_mode::cold)
-    add_workspaces(v, timer.cold_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
-  if (to.mode == results::timing_mode::chain) {
-    add_workspaces(v, o.chain_workspaces
-                          ? o.chain_workspaces
-                          : timer.chain_rotation(v.space.impl->bytes_moved(v.shape, *v.mode)));
-  }
-
-  std::vector<timing::candidate> candidates;
-  for (const loaded_kernel& k : v.kernels) {
-    std::vector<families::workspace*> workspaces;
-    for (auto& w : v.workspaces) workspaces.push_back(w.get());
-    candidates.push_back(timing::make_candidate(*v.space.impl, *k.variant, *v.mode, v.shape,
-                                                k.function, std::move(workspaces)));
-  }
-
-  std::vector<timing::measurement> result;
-  {
-    nvtx::scoped_range family_range(v.space.config.family);
-    nvtx::scoped_range shape_range(v.shape_range_name(), v.shape.tokens);
-    result = timer.measure(candidates, to);
-  }
+  const std::vector<timing::measurement> result = measure_loaded(v, o, to);
   const std::string& reference =
       space::find_variant(v.space.variants, v.space.config, "reference").id;
   std::ostream& out = o.json == "-" ? std::cerr : std::cout;
@@ -215,26 +243,7 @@ int run_time(const global_options& global, time_options o) {
   } else {
     print_table(out, v, result, o, objective, reference, planned_min_gain(global));
   }
-
-  if (!o.json.empty()) {
-    // The machine's figures, so that `compare` can show whether two files came from alike machines.
-    results::run_context context = timing::capture_context(v.info(), global.argv);
-    context.copy_ceiling_tb_s =
-        timing::measure_copy_ceiling(v.gpu->engine(), v.info(), timer, v.gpu->kernel_dir(),
-                                     find_config_dir(global.config_dir).dir);
-    context.empty_kernel_us = timing::measure_empty_kernel(timer, v.gpu->helpers());
-    if (o.ceiling_tb_s <= 0) o.ceiling_tb_s = context.copy_ceiling_tb_s;
-    const results::time_subject subject{
-        v.space.config.family, v.mode->name, v.shape.tokens, v.space.impl->key_of(v.shape), v.seed,
-        o.ceiling_tb_s,        reference,    objective};
-    std::vector<results::time_entry> entries;
-    for (const timing::measurement& m : result) entries.push_back(timing::time_entry_of(m));
-    const std::string doc = results::time_text(context, subject, entries);
-    if (o.json == "-")
-      std::cout << doc;
-    else
-      write_file_atomic(o.json, doc);
-  }
+  if (!o.json.empty()) write_time_json(global, v, o, result, reference, objective);
   return 0;
 }
 

@@ -57,46 +57,58 @@ struct accuracy_over : verify::accuracy {
   }
 };
 
-int run_verify(const global_options& global, const verify_cli_options& o) {
-  refuse_timing_mode(o.mode, o.family, global.config_dir);
-  const families::family& fam = families::find_family(o.family);
-  const families::family_space space =
-      families::load_family_space(fam, find_config_dir(global.config_dir).dir, o.with_test_knobs);
-  // The named variants (each once, in the config's order) and always the reference, which the
-  // verifier runs first and compares the others with. An unknown id throws error(usage).
+/// The variants to verify: those --variant names (each once, in the config's order) and always
+/// the reference, which the verifier runs first and compares the others with. An unknown id
+/// throws error(usage).
+std::vector<space::variant> variants_to_verify(const families::family_space& space,
+                                               const std::string& filter) {
   std::set<const space::variant*> named;
-  if (!o.variant.empty()) {
+  if (!filter.empty()) {
     const std::vector<const space::variant*> chosen =
-        space::select_variants(space.variants, space.config, o.variant);
+        space::select_variants(space.variants, space.config, filter);
     named.insert(chosen.begin(), chosen.end());
   }
   std::vector<space::variant> variants;
   for (const auto& v : space.variants) {
-    if (o.variant.empty() || named.count(&v) || v.is_reference) variants.push_back(v);
+    if (filter.empty() || named.count(&v) || v.is_reference) variants.push_back(v);
   }
-  // The dimensions given: those a flag may choose are verified at every combination; those the
-  // mode sets (attn_res's NB) pick the modes that have one of the values given.
+  return variants;
+}
+
+/// The shape flags given, split: dimensions a flag may choose (`chosen`: verified at every
+/// combination) and those the mode sets (`picking`: attn_res's NB picks the modes that have one
+/// of the values given).
+struct given_dims {
   families::planned_dims chosen, picking;
-  for (const auto& g : given_shapes(fam, o.shape, true))
-    (fam.find_dimension(g.first)->planned ? chosen : picking).push_back(g);
+};
+
+/// The modes to verify: --mode's (or all) that match the picking dimensions given.
+std::vector<const space::mode*> modes_to_verify(const families::family& fam,
+                                                const families::family_space& space,
+                                                const verify_cli_options& o,
+                                                const given_dims& given) {
   auto mode_matches = [&](const space::mode& m) {
     const families::shape own = fam.model_shape(1, m, {});
-    return std::all_of(picking.begin(), picking.end(), [&](const auto& p) {
+    return std::all_of(given.picking.begin(), given.picking.end(), [&](const auto& p) {
       return std::find(p.second.begin(), p.second.end(), own.at(p.first)) != p.second.end();
     });
   };
-  std::vector<const space::mode*> modes;
   if (!o.mode.empty())
-    static_cast<void>(
-        space::find_mode(space.config, o.mode));  // throws error(usage) naming the modes
+    static_cast<void>(space::find_mode(space.config, o.mode));  // error(usage) naming the modes
+  std::vector<const space::mode*> modes;
   for (const auto& m : space.config.modes) {
     if ((o.mode.empty() || m.name == o.mode) && mode_matches(m)) modes.push_back(&m);
   }
   if (modes.empty()) {
-    throw error(error_kind::usage, shape_flag(o.shape, picking.front().first) +
+    throw error(error_kind::usage, shape_flag(o.shape, given.picking.front().first) +
                                        ": no mode of family " + o.family + " has those values");
   }
-  // Bad input before any GPU work: shapes beyond the family's buffers, a missing toolkit.
+  return modes;
+}
+
+/// Bad input before any GPU work: shapes beyond the family's buffers.
+void check_verify_shapes(const families::family& fam, const std::vector<const space::mode*>& modes,
+                         const verify_cli_options& o, const families::planned_dims& chosen) {
   for (const space::mode* m : modes) {
     for (const families::shape& model : fam.sweep_shapes(*m, chosen)) {
       long long most = o.tokens.empty() ? 1 : *std::max_element(o.tokens.begin(), o.tokens.end());
@@ -110,48 +122,89 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
           chosen.empty() ? "--tokens" : shape_flag(o.shape, chosen.front().first));
     }
   }
-  const located_dir kernels = find_kernel_dir(global.kernel_dir);
-  require_kernel_source(kernels, space.config.source, o.family);
-  jit::require_cuda_include_dir();
+}
 
-  session::gpu_session gpu(kernels.dir, o.cache.cache_dir, o.cache.no_cache);
-  const device::device_info& info = gpu.info();
-  const verify::verifier& verifier = gpu.verifier();
+/// What verify found, as it comes in: the counts, the accuracy figures over the shipped variants
+/// (per mode and in all), a JSON object and a table row per record.
+class verify_tally {
+ public:
+  verify_tally()
+      // exact_%, max_ulps and worst_ratio: against the CPU reference, over every shape, for
+      // tensors held to SPEC 1.3's bound (bf16(x), and |out - x| / (ulp_bf16(x) + 2^-12 m), whose
+      // limit is 1); bit-exact tensors show 100, 0 and 0 when they pass.
+      : m_table({"mode", "variant", "status", "shapes", "checks", "exact_%", "max_ulps",
+                 "worst_ratio", "first mismatch / reason"},
+                {false, false, false, true, true, true, true, true, false}) {}
 
-  verify::verify_options vo;
-  vo.seed = seed_or_draw(o.seed);
-  vo.tokens = o.tokens;
-  vo.shapes = chosen;
-  vo.edge_shapes = !o.no_edge_shapes;
-  vo.hazard_runs = o.hazard_runs;
-  vo.save_dir = o.save_dir;
-  vo.save_all = o.save_all;
-  const bool json = o.format == "json";
-  (json ? std::cerr : std::cout) << "verifying " << o.family << " on " << info.name << " ("
-                                 << info.arch << "), seed " << vo.seed << "\n";
-  nlohmann::ordered_json records = nlohmann::ordered_json::array();
+  void add_mode(const std::string& mode, const std::vector<verify::verify_record>& records) {
+    accuracy_over figures;
+    for (const verify::verify_record& r : records) {
+      add(r);
+      if (!r.test_only) figures.add(r);
+    }
+    m_total.add(figures);
+    m_per_mode.emplace_back(mode, figures);
+  }
 
-  // exact_%, max_ulps and worst_ratio: against the CPU reference, over every shape, for tensors
-  // held to SPEC 1.3's bound (bf16(x), and |out - x| / (ulp_bf16(x) + 2^-12 m), whose limit is
-  // 1); bit-exact tensors show 100, 0 and 0 when they pass.
-  text_table table({"mode", "variant", "status", "shapes", "checks", "exact_%", "max_ulps",
-                    "worst_ratio", "first mismatch / reason"},
-                   {false, false, false, true, true, true, true, true, false});
-  std::size_t failed = 0, ok = 0, unlaunchable = 0, test_flagged = 0;
-  accuracy_over total;
-  std::vector<std::pair<std::string, accuracy_over>> per_mode;  // over each mode's shipped variants
-  for (const space::mode* m : modes) {
-    accuracy_over mode_figures;
-    for (const verify::verify_record& r : verifier.verify_mode(space, *m, variants, vo)) {
-      const bool good = r.outcome == results::status::ok;
-      if (r.test_only)
-        test_flagged += !good;
-      else if (r.outcome == results::status::unlaunchable)
-        ++unlaunchable;
-      else
-        (good ? ok : failed) += 1;
-      if (!r.test_only) mode_figures.add(r);
-      records.push_back({{"mode", r.mode},
+  bool failed() const { return m_failed != 0; }
+
+  nlohmann::ordered_json json(const verify_cli_options& o, const device::device_info& info,
+                              unsigned long long seed) const {
+    nlohmann::ordered_json modes = nlohmann::ordered_json::array();
+    for (const auto& [name, a] : m_per_mode) {
+      modes.push_back({{"mode", name},
+                       {"variants", a.variants},
+                       {"exact_fraction", a.exact_fraction},
+                       {"max_ulps", a.max_ulps},
+                       {"worst_ratio", a.worst_ratio}});
+    }
+    return {{"kind", "verify"},
+            {"family", o.family},
+            {"gpu", info.name},
+            {"arch", info.arch},
+            {"seed", seed},
+            {"ok", m_ok},
+            {"failed", m_failed},
+            {"unlaunchable", m_unlaunchable},
+            {"worst_exact_fraction", m_total.exact_fraction},
+            {"worst_ulps", m_total.max_ulps},
+            {"worst_ratio", m_total.worst_ratio},
+            {"modes", modes},
+            {"records", m_records}};
+  }
+
+  void print(std::ostream& out, const verify_cli_options& o, unsigned long long seed) const {
+    m_table.print(out);
+    out << "\nagainst the CPU reference, per mode over its shipped variants (limits: at least "
+           "99.9% exact, worst ratio 1):\n";
+    for (const auto& [name, a] : m_per_mode) {
+      out << "  " << name << ": " << cell("%.3f", 100 * a.exact_fraction)
+          << "% of elements exact, at most " << a.max_ulps << " ulps apart, worst ratio "
+          << cell("%.3f", a.worst_ratio) << " (" << a.variants << " variants)\n";
+    }
+    out << "\n" << m_ok << " variant-modes ok, " << m_failed << " failed";
+    if (m_unlaunchable)
+      out << ", " << m_unlaunchable
+          << " unlaunchable on this GPU (not run from the shape their reason names)";
+    if (o.with_test_knobs)
+      out << ", " << m_test_flagged << " test-only variant-modes flagged (expected: all)";
+    out << "; seed " << seed << "\n";
+    out << "against the CPU reference, over every shipped variant: at least "
+        << cell("%.3f", 100 * m_total.exact_fraction) << "% of elements exact, at most "
+        << m_total.max_ulps << " ulps apart, worst ratio " << cell("%.3f", m_total.worst_ratio)
+        << "\n";
+  }
+
+ private:
+  void add(const verify::verify_record& r) {
+    const bool good = r.outcome == results::status::ok;
+    if (r.test_only)
+      m_test_flagged += !good;
+    else if (r.outcome == results::status::unlaunchable)
+      ++m_unlaunchable;
+    else
+      (good ? m_ok : m_failed) += 1;
+    m_records.push_back({{"mode", r.mode},
                          {"variant", r.variant},
                          {"test_only", r.test_only},
                          {"status", results::to_text(r.outcome)},
@@ -161,60 +214,57 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
                          {"exact_fraction", r.exact_fraction},
                          {"max_ulps", r.max_ulps},
                          {"worst_ratio", r.worst_ratio}});
-      std::string reason = r.reason.substr(0, r.reason.find('\n'));
-      table.add_row({r.mode, r.variant + (r.test_only ? " (test-only)" : ""),
+    m_table.add_row({r.mode, r.variant + (r.test_only ? " (test-only)" : ""),
                      results::to_text(r.outcome), std::to_string(r.shapes.size()),
                      std::to_string(r.checks), cell("%.3f", 100 * r.exact_fraction),
-                     std::to_string(r.max_ulps), cell("%.3f", r.worst_ratio), reason});
-    }
-    total.add(mode_figures);
-    per_mode.emplace_back(m->name, mode_figures);
+                     std::to_string(r.max_ulps), cell("%.3f", r.worst_ratio),
+                     r.reason.substr(0, r.reason.find('\n'))});
   }
-  if (json) {
-    nlohmann::ordered_json mode_json = nlohmann::ordered_json::array();
-    for (const auto& [name, a] : per_mode) {
-      mode_json.push_back({{"mode", name},
-                           {"variants", a.variants},
-                           {"exact_fraction", a.exact_fraction},
-                           {"max_ulps", a.max_ulps},
-                           {"worst_ratio", a.worst_ratio}});
-    }
-    const nlohmann::ordered_json out = {{"kind", "verify"},
-                                        {"family", o.family},
-                                        {"gpu", info.name},
-                                        {"arch", info.arch},
-                                        {"seed", vo.seed},
-                                        {"ok", ok},
-                                        {"failed", failed},
-                                        {"unlaunchable", unlaunchable},
-                                        {"worst_exact_fraction", total.exact_fraction},
-                                        {"worst_ulps", total.max_ulps},
-                                        {"worst_ratio", total.worst_ratio},
-                                        {"modes", mode_json},
-                                        {"records", records}};
-    std::cout << out.dump(2) << "\n";
-    return failed ? k_exit_failure : k_exit_ok;
-  }
-  table.print(std::cout);
-  std::cout << "\nagainst the CPU reference, per mode over its shipped variants (limits: at least "
-               "99.9% exact, worst ratio 1):\n";
-  for (const auto& [name, a] : per_mode) {
-    std::cout << "  " << name << ": " << cell("%.3f", 100 * a.exact_fraction)
-              << "% of elements exact, at most " << a.max_ulps << " ulps apart, worst ratio "
-              << cell("%.3f", a.worst_ratio) << " (" << a.variants << " variants)\n";
-  }
-  std::cout << "\n" << ok << " variant-modes ok, " << failed << " failed";
-  if (unlaunchable)
-    std::cout << ", " << unlaunchable
-              << " unlaunchable on this GPU (not run from the shape their reason names)";
-  if (o.with_test_knobs)
-    std::cout << ", " << test_flagged << " test-only variant-modes flagged (expected: all)";
-  std::cout << "; seed " << vo.seed << "\n";
-  std::cout << "against the CPU reference, over every shipped variant: at least "
-            << cell("%.3f", 100 * total.exact_fraction) << "% of elements exact, at most "
-            << total.max_ulps << " ulps apart, worst ratio " << cell("%.3f", total.worst_ratio)
-            << "\n";
-  return failed ? k_exit_failure : k_exit_ok;
+
+  text_table m_table;
+  std::size_t m_failed = 0, m_ok = 0, m_unlaunchable = 0, m_test_flagged = 0;
+  accuracy_over m_total;
+  std::vector<std::pair<std::string, accuracy_over>> m_per_mode;  // over its shipped variants
+  nlohmann::ordered_json m_records = nlohmann::ordered_json::array();
+};
+
+int run_verify(const global_options& global, const verify_cli_options& o) {
+  refuse_timing_mode(o.mode, o.family, global.config_dir);
+  const families::family& fam = families::find_family(o.family);
+  const families::family_space space =
+      families::load_family_space(fam, find_config_dir(global.config_dir).dir, o.with_test_knobs);
+  const std::vector<space::variant> variants = variants_to_verify(space, o.variant);
+  given_dims given;
+  for (const auto& g : given_shapes(fam, o.shape, true))
+    (fam.find_dimension(g.first)->planned ? given.chosen : given.picking).push_back(g);
+  const std::vector<const space::mode*> modes = modes_to_verify(fam, space, o, given);
+  // Bad input before any GPU work: shapes beyond the family's buffers, a missing toolkit.
+  check_verify_shapes(fam, modes, o, given.chosen);
+  const located_dir kernels = find_kernel_dir(global.kernel_dir);
+  require_kernel_source(kernels, space.config.source, o.family);
+  jit::require_cuda_include_dir();
+
+  session::gpu_session gpu(kernels.dir, o.cache.cache_dir, o.cache.no_cache);
+  const device::device_info& info = gpu.info();
+  verify::verify_options vo;
+  vo.seed = seed_or_draw(o.seed);
+  vo.tokens = o.tokens;
+  vo.shapes = given.chosen;
+  vo.edge_shapes = !o.no_edge_shapes;
+  vo.hazard_runs = o.hazard_runs;
+  vo.save_dir = o.save_dir;
+  vo.save_all = o.save_all;
+  const bool json = o.format == "json";
+  (json ? std::cerr : std::cout) << "verifying " << o.family << " on " << info.name << " ("
+                                 << info.arch << "), seed " << vo.seed << "\n";
+  verify_tally tally;
+  for (const space::mode* m : modes)
+    tally.add_mode(m->name, gpu.verifier().verify_mode(space, *m, variants, vo));
+  if (json)
+    std::cout << tally.json(o, info, vo.seed).dump(2) << "\n";
+  else
+    tally.print(std::cout, o, vo.seed);
+  return tally.failed() ? k_exit_failure : k_exit_ok;
 }
 
 }  // namespace

@@ -328,27 +328,39 @@ std::string indices_text(const std::vector<std::size_t>& indices) {
   return join_each(indices, ", ", [](std::size_t i) { return std::to_string(i); });
 }
 
-void variants(std::string& out, const dispatch_model& m) {
-  const auto& names = m.knob_names;
-  std::string ids, variant_at, per_mode;
+/// The per-variant and per-mode lines of variants(): variant_id()'s cases, detail::variant_at's
+/// specialisations, with_mode_variant()'s branches and every variant's index.
+struct variant_lines {
+  std::string ids, variant_at, per_mode, every;
+};
+
+variant_lines variant_lines_of(const dispatch_model& m) {
+  variant_lines out;
   std::vector<std::size_t> every;
   for (std::size_t i = 0; i < m.variants.size(); ++i) {
     const std::string index = std::to_string(i);
-    ids += "  if (k == all_variants[" + index + "]) return " + cpp_string(m.variants[i].second) +
-           ";\n";
-    variant_at += "template <>\nstruct variant_at<" + index + "> {\n  using type = variant<" +
-                  values_text(m.variants[i].first) + ">;\n};\n";
+    out.ids += "  if (k == all_variants[" + index + "]) return " +
+               cpp_string(m.variants[i].second) + ";\n";
+    out.variant_at += "template <>\nstruct variant_at<" + index + "> {\n  using type = variant<" +
+                      values_text(m.variants[i].first) + ">;\n};\n";
     every.push_back(i);
   }
+  out.every = indices_text(every);
   for (std::size_t i = 0; i < m.modes.size(); ++i) {
-    per_mode += fill(R"(${else}if constexpr (M == mode::${mode}) {
+    out.per_mode += fill(R"(${else}if constexpr (M == mode::${mode}) {
 ${checks}    return detail::with_one_of<${indices}>(k, f);
   } )",
-                     {{"else", i ? "else " : "  "},
-                      {"mode", m.modes[i].identifier},
-                      {"checks", macro_checks(m, m.modes[i])},
-                      {"indices", indices_text(mode_variants(m, i))}});
+                         {{"else", i ? "else " : "  "},
+                          {"mode", m.modes[i].identifier},
+                          {"checks", macro_checks(m, m.modes[i])},
+                          {"indices", indices_text(mode_variants(m, i))}});
   }
+  return out;
+}
+
+void variants(std::string& out, const dispatch_model& m) {
+  const auto& names = m.knob_names;
+  const variant_lines lines = variant_lines_of(m);
   out += fill(
       R"(/// The reference variant: the plainest kernel, and what select() returns where no table
 /// applies (${reference_id}).
@@ -419,11 +431,11 @@ ${per_mode}else {
                               return "    " + tuple_text(v.first) + ",  // " +
                                      comment_text(v.second) + "\n";
                             })},
-       {"ids", ids},
-       {"variant_at", variant_at},
+       {"ids", lines.ids},
+       {"variant_at", lines.variant_at},
        {"macros_seen", macros_seen(m)},
-       {"every", indices_text(every)},
-       {"per_mode", per_mode}});
+       {"every", lines.every},
+       {"per_mode", lines.per_mode}});
 }
 
 // settings() and, under nvcc, launch(): a variant's launch from the family's launch header.

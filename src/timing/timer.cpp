@@ -363,6 +363,100 @@ double median_of(std::vector<double> v) {
   return quantile_sorted(v, 0.5);
 }
 
+/// One candidate while it is measured, into `m`: its placements' samplers, each made, warmed up
+/// and captured (outside the numbers) when its first sample is due, taking the samples in turn;
+/// its elapsed time, throttle threshold and the chain medians' inputs.
+class candidate_run {
+ public:
+  /// Makes the first placement and fills what the measurement knows before its first sample.
+  candidate_run(const candidate& c, const timing_options& o, const helper_kernels& h,
+                const device::device_info& info, const l2_flusher* flusher, measurement& m)
+      : m_c(c), m_o(o), m_h(h), m_info(info), m_flusher(flusher), m_m(m) {
+    if (c.workspaces.empty())
+      throw error(error_kind::usage, c.label + ": no workspace to launch on");
+    m_started = clock_type::now();
+    // Later placements are made inside a round's ranges.
+    nvtx::scoped_range variant_range(c.label, c.tokens);
+    nvtx::scoped_range measure_range("measure", c.tokens);
+    const sampler& first = placed(0);
+    m_placements = o.placements ? o.placements : first.placements_wanted();
+    m.label = c.label;
+    m.mode = o.mode;
+    m.pdl = o.pdl;
+    m.launches_per_sample = first.launches_per_sample();
+    m.event_overhead_us = first.event_overhead_us;
+    m.rotated_workspaces = first.rotated_workspaces();
+    m.bytes_moved = c.bytes_moved;
+    m.fits_in_l2 = c.bytes_moved <= static_cast<double>(info.l2_bytes);
+  }
+
+  bool done() const { return m_done; }
+
+  /// The sample of round `round`, its clock and throttle flag, and whether to stop.
+  void take_sample(unsigned round) {
+    nvtx::scoped_range variant_range(m_c.label, m_c.tokens);
+    nvtx::scoped_range measure_range("measure", m_c.tokens);
+    sampler& s = placed(round);
+    const auto t0 = clock_type::now();
+    {
+      watch::scope gpu_work(m_c.label);
+      m_m.clock_mhz.push_back(s.probe_clock_mhz());
+      m_m.samples_us.push_back(s.sample(round / m_placements));
+    }
+    m_elapsed += seconds_since(t0);
+    if (m_o.mode == timing_mode::chain) {
+      m_base_us.push_back(s.chain_base_us);
+      m_total_us.push_back(s.chain_total_us);
+    }
+    // Re-flag throttled samples against the median clock so far (every sample early on, then
+    // every 16th: the flags only move when the median does).
+    if (m_m.samples_us.size() < 64 || m_m.samples_us.size() % 16 == 0) {
+      m_m.throttled = flag_throttled(m_m.clock_mhz, m_o.throttle_ratio);
+      m_clock_threshold = m_o.throttle_ratio * median_of(m_m.clock_mhz);
+    } else {
+      m_m.throttled.push_back(m_m.clock_mhz.back() > 0 && m_m.clock_mhz.back() < m_clock_threshold);
+    }
+    m_m.stopped = check_stop(m_o.stop, kept_samples(m_m), m_elapsed);
+    m_done = m_m.stopped != stop_reason::running;
+  }
+
+  /// The statistics over the kept samples, and the chain medians.
+  void finish() {
+    m_m.throttled = flag_throttled(m_m.clock_mhz, m_o.throttle_ratio);
+    m_m.stats = summarize(kept_samples(m_m));
+    m_m.wall_s = seconds_since(m_started);
+    m_m.placements = static_cast<unsigned>(m_samplers.size());
+    if (m_o.mode == timing_mode::chain) {
+      m_m.chain_base_us = median_of(m_base_us);
+      m_m.chain_total_us = median_of(m_total_us);
+    }
+  }
+
+ private:
+  /// The sampler for sample `index`.
+  sampler& placed(unsigned index) {
+    const std::size_t p = index % m_placements;
+    if (p < m_samplers.size()) return *m_samplers[p];
+    m_samplers.push_back(make_sampler(m_c, m_o, m_h, m_info, m_flusher));
+    watch::scope gpu_work(m_c.label);  // a supervisor names this variant if it hangs or faults
+    m_samplers.back()->prepare();
+    return *m_samplers.back();
+  }
+
+  const candidate& m_c;
+  const timing_options& m_o;
+  const helper_kernels& m_h;
+  const device::device_info& m_info;
+  const l2_flusher* m_flusher;
+  measurement& m_m;
+  std::vector<std::unique_ptr<sampler>> m_samplers;
+  unsigned m_placements = 1;
+  clock_type::time_point m_started;
+  double m_elapsed = 0, m_clock_threshold = 0;
+  std::vector<double> m_base_us, m_total_us;
+  bool m_done = false;
+};
+
 }  // namespace
 
 timing_options options_for(const objective& o) {
@@ -409,98 +503,23 @@ unsigned timer::chain_rotation(double working_set_bytes) const {
 
 std::vector<measurement> timer::measure(const std::vector<candidate>& candidates,
                                         const timing_options& options) const {
-  const std::size_t n = candidates.size();
-  // samplers[i][p]: candidate i's p-th placement, made when its first sample is due.
-  std::vector<std::vector<std::unique_ptr<sampler>>> samplers(n);
-  std::vector<unsigned> placements(n, 1);
-  std::vector<measurement> out(n);
-  std::vector<double> elapsed(n, 0);
-  std::vector<std::vector<double>> base_us(n), total_us(n);
-  std::vector<clock_type::time_point> started(n);
-  std::vector<double> clock_threshold(n, 0);
   const l2_flusher* flusher =
       options.mode == timing_mode::cold || options.mode == timing_mode::chain ? &this->flusher()
                                                                               : nullptr;
-
-  // Candidate i's sampler for sample `index`: the placements take the samples in turn, each
-  // warmed up and captured (outside the numbers) when its first sample is due.
-  auto placed = [&](std::size_t i, unsigned index) -> sampler& {
-    std::vector<std::unique_ptr<sampler>>& own = samplers[i];
-    const std::size_t p = index % placements[i];
-    if (p < own.size()) return *own[p];
-    const candidate& c = candidates[i];
-    own.push_back(make_sampler(c, options, m_helpers, m_info, flusher));
-    watch::scope gpu_work(c.label);  // a supervisor names this variant if it hangs or faults here
-    own.back()->prepare();
-    return *own.back();
-  };
-
-  for (std::size_t i = 0; i < n; ++i) {
-    const candidate& c = candidates[i];
-    if (c.workspaces.empty())
-      throw error(error_kind::usage, c.label + ": no workspace to launch on");
-    started[i] = clock_type::now();
-    nvtx::scoped_range variant_range(
-        c.label,
-        c.tokens);  // later placements are made inside a round's ranges
-    nvtx::scoped_range measure_range("measure", c.tokens);
-    const sampler& first = placed(i, 0);
-    placements[i] = options.placements ? options.placements : first.placements_wanted();
-    measurement& m = out[i];
-    m.label = c.label;
-    m.mode = options.mode;
-    m.pdl = options.pdl;
-    m.launches_per_sample = first.launches_per_sample();
-    m.event_overhead_us = first.event_overhead_us;
-    m.rotated_workspaces = first.rotated_workspaces();
-    m.bytes_moved = c.bytes_moved;
-    m.fits_in_l2 = c.bytes_moved <= static_cast<double>(m_info.l2_bytes);
-  }
-
+  std::vector<measurement> out(candidates.size());
+  std::vector<candidate_run> runs;
+  runs.reserve(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    runs.emplace_back(candidates[i], options, m_helpers, m_info, flusher, out[i]);
   // Interleave: one sample of each unfinished candidate per round.
-  std::vector<bool> done(n, false);
-  for (unsigned round = 0; std::find(done.begin(), done.end(), false) != done.end(); ++round) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (done[i]) continue;
-      nvtx::scoped_range variant_range(candidates[i].label, candidates[i].tokens);
-      nvtx::scoped_range measure_range("measure", candidates[i].tokens);
-      measurement& m = out[i];
-      sampler& s = placed(i, round);
-      const auto t0 = clock_type::now();
-      {
-        watch::scope gpu_work(candidates[i].label);
-        m.clock_mhz.push_back(s.probe_clock_mhz());
-        m.samples_us.push_back(s.sample(round / placements[i]));
-      }
-      elapsed[i] += seconds_since(t0);
-      if (options.mode == timing_mode::chain) {
-        base_us[i].push_back(s.chain_base_us);
-        total_us[i].push_back(s.chain_total_us);
-      }
-      // Re-flag throttled samples against the median clock so far (every sample early on,
-      // then every 16th: the flags only move when the median does).
-      if (m.samples_us.size() < 64 || m.samples_us.size() % 16 == 0) {
-        m.throttled = flag_throttled(m.clock_mhz, options.throttle_ratio);
-        clock_threshold[i] = options.throttle_ratio * median_of(m.clock_mhz);
-      } else {
-        m.throttled.push_back(m.clock_mhz.back() > 0 && m.clock_mhz.back() < clock_threshold[i]);
-      }
-      m.stopped = check_stop(options.stop, kept_samples(m), elapsed[i]);
-      done[i] = m.stopped != stop_reason::running;
+  for (unsigned round = 0;
+       std::any_of(runs.begin(), runs.end(), [](const candidate_run& r) { return !r.done(); });
+       ++round) {
+    for (candidate_run& r : runs) {
+      if (!r.done()) r.take_sample(round);
     }
   }
-
-  for (std::size_t i = 0; i < n; ++i) {
-    measurement& m = out[i];
-    m.throttled = flag_throttled(m.clock_mhz, options.throttle_ratio);
-    m.stats = summarize(kept_samples(m));
-    m.wall_s = seconds_since(started[i]);
-    m.placements = static_cast<unsigned>(samplers[i].size());
-    if (options.mode == timing_mode::chain) {
-      m.chain_base_us = median_of(base_us[i]);
-      m.chain_total_us = median_of(total_us[i]);
-    }
-  }
+  for (candidate_run& r : runs) r.finish();
   return out;
 }
 

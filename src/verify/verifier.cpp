@@ -160,6 +160,267 @@ bool mark_unlaunchable(const families::family& f, const space::mode& m, const sp
   return true;
 }
 
+/// The variants of a mode compiled and loaded: a record per variant (compile_failed where NVRTC
+/// refused it) and its function (null then), and which one is the reference.
+struct loaded_mode {
+  std::vector<verify_record> records;
+  std::vector<CUfunction> functions;
+  std::size_t reference = 0;
+};
+
+loaded_mode load_mode(const jit::jit_engine& engine, const families::family_space& space,
+                      const space::mode& m, const std::vector<space::variant>& variants,
+                      const std::string& arch, const std::filesystem::path& kernel_dir) {
+  std::vector<const space::variant*> chosen;
+  for (const auto& v : variants) chosen.push_back(&v);
+  const std::vector<jit::loaded_kernel> kernels =
+      jit::compile_and_load(engine, space.config, m, chosen, arch, kernel_dir);
+  loaded_mode out{std::vector<verify_record>(variants.size()),
+                  std::vector<CUfunction>(variants.size(), nullptr), variants.size()};
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    verify_record& r = out.records[i];
+    r.family = space.config.family;
+    r.mode = m.name;
+    r.variant = variants[i].id;
+    r.test_only = variants[i].test_only;
+    if (variants[i].is_reference) out.reference = i;
+    if (!kernels[i].ok()) {
+      r.outcome = results::status::compile_failed;
+      r.reason = kernels[i].compiled.log;
+      continue;
+    }
+    out.functions[i] = kernels[i].function;
+  }
+  if (out.reference == variants.size() || !out.functions[out.reference]) {
+    throw error(error_kind::verify, space.config.family + "/" + m.name +
+                                        ": the reference variant is missing or did not compile");
+  }
+  return out;
+}
+
+/// The shapes to verify at: the edge shapes, then every requested combination.
+std::vector<families::shape> verify_shapes(const families::family& fam, const space::mode& m,
+                                           const verify_options& o) {
+  std::vector<families::shape> shapes;
+  const std::vector<families::shape> models = fam.sweep_shapes(m, o.shapes);  // at T = 1
+  if (o.edge_shapes) shapes = fam.edge_shapes(models.front(), m);
+  for (long long t : o.tokens) {
+    for (families::shape s : models) {
+      s.tokens = t;
+      shapes.push_back(s);
+    }
+  }
+  return shapes;
+}
+
+/// One shape's problem on the device. The inputs go to the device once: `pristine` keeps them,
+/// and every run starts from a device-side copy of it. Only the written tensors come back to the
+/// host; the check that inputs are untouched runs on the device.
+class shape_bench {
+ public:
+  shape_bench(const std::string& family, const families::family& fam, const space::mode& m,
+              const families::shape& shape, unsigned long long seed, const device::stream& stream,
+              const timing::helper_kernels& helpers, device::device_buffer& jobs)
+      : m_fam(fam),
+        m_mode(m),
+        m_shape(shape),
+        m_stream(stream),
+        m_helpers(helpers),
+        m_jobs(jobs),
+        m_start(poisoned(fam.make_problem(shape, m, seed))),
+        m_expected(m_start),
+        m_pristine(m_start),
+        m_ws(fam.make_workspace(shape, m, m_start)),
+        m_tensors(dynamic_cast<const families::tensor_workspace*>(m_ws.get())),
+        m_first_difference(m_start.tensors.size() * sizeof(unsigned long long)) {
+    fam.reference(shape, m, m_expected);
+    if (!m_tensors)
+      throw error(error_kind::verify,
+                  family + ": its workspace does not keep one buffer per tensor");
+    for (const families::tensor& t : m_start.tensors) {
+      if (is_written(t)) m_written.tensors.push_back(t);
+    }
+  }
+
+  const families::problem& start() const { return m_start; }
+  const families::problem& expected() const { return m_expected; }
+
+  /// Runs variant `v` (function `fn`) once, with the hazard producer in front when
+  /// `hazard_delay_us` is given; returns what the GPU left in the written tensors.
+  families::problem run(const space::variant& v, CUfunction fn,
+                        std::optional<double> hazard_delay_us) const {
+    m_tensors->restore(m_pristine, m_stream.get());
+    device::launch_config config = m_fam.geometry(v, m_mode, m_shape);
+    if (hazard_delay_us) {
+      launch_producer(*hazard_delay_us);
+      config.pdl = true;
+    }
+    device::launch(fn, m_stream.get(), config, m_ws->args());
+    m_stream.synchronize();
+    families::problem got = m_written;
+    m_tensors->download(got);
+    return got;
+  }
+
+  /// The first input the last run changed, if any.
+  std::optional<mismatch> input_changed() const {
+    m_first_difference.fill(0xff, m_stream.get());
+    for (std::size_t j = 0; j < m_start.tensors.size(); ++j) {
+      const families::tensor& t = m_start.tensors[j];
+      if (!is_input(t)) continue;
+      CUdeviceptr a = m_tensors->ptr(t.name), b = m_pristine.ptr(t.name),
+                  at = m_first_difference.ptr() + j * sizeof(unsigned long long);
+      unsigned long long bytes = t.bytes.size();
+      void* args[] = {&a, &b, &bytes, &at};
+      device::launch_config c;
+      c.grid.x = 264;
+      c.block.x = 256;
+      device::launch(m_helpers.first_difference(), m_stream.get(), c, args);
+    }
+    m_stream.synchronize();
+    std::vector<unsigned long long> first(m_start.tensors.size());
+    m_first_difference.download(first.data(), first.size() * sizeof(unsigned long long));
+    for (std::size_t j = 0; j < first.size(); ++j) {
+      const families::tensor& t = m_start.tensors[j];
+      if (!is_input(t) || first[j] == ~0ull) continue;
+      families::problem now;
+      now.tensors.push_back(t);
+      m_tensors->download(now);
+      const std::size_t index = first[j] / families::dtype_bytes(t.type);
+      return mismatch{"input changed",
+                      t.name,
+                      static_cast<long long>(index),
+                      hex_element(t, index),
+                      hex_element(now.tensors[0], index),
+                      {}};
+    }
+    return std::nullopt;
+  }
+
+ private:
+  /// Upstream-produced inputs: poisoned on the device, written late by the delayed producer.
+  void launch_producer(double delay_us) const {
+    std::vector<unsigned long long> jobs;
+    for (const families::tensor& t : m_start.tensors) {
+      if (!t.upstream) continue;
+      m_tensors->fill(t.name, 0xff, m_stream.get());
+      jobs.insert(jobs.end(), {m_tensors->ptr(t.name), m_pristine.ptr(t.name), t.bytes.size()});
+    }
+    m_jobs.upload(jobs.data(), jobs.size() * sizeof(unsigned long long));
+    CUdeviceptr job_ptr = m_jobs.ptr();
+    int count = static_cast<int>(jobs.size() / 3);
+    unsigned long long delay_ns = static_cast<unsigned long long>(delay_us * 1e3);
+    void* args[] = {&job_ptr, &count, &delay_ns};
+    device::launch_config producer;
+    producer.grid.x = 8;
+    producer.block.x = 256;
+    device::launch(m_helpers.delayed_producer(), m_stream.get(), producer, args);
+  }
+
+  const families::family& m_fam;
+  const space::mode& m_mode;
+  const families::shape& m_shape;
+  const device::stream& m_stream;
+  const timing::helper_kernels& m_helpers;
+  device::device_buffer& m_jobs;
+  families::problem m_start, m_expected, m_written;
+  const device_copy m_pristine;
+  std::unique_ptr<families::workspace> m_ws;
+  const families::tensor_workspace* m_tensors;
+  mutable device::device_buffer m_first_difference;
+};
+
+/// What the reference variant left at a shape, and how it fared against the CPU reference there.
+struct reference_outcome {
+  std::optional<families::problem> got;
+  accuracy bound;
+  bool passed = false;
+};
+
+/// The first check a variant's output `got` fails at a shape. Bit for bit equal to the reference
+/// variant's output: the CPU checks the reference passed hold as they did for it, with its
+/// figures (at T = 4097 the bound's check costs more than the run). Otherwise every check, the
+/// CPU reference's first. The reference variant's own figures go to `ref`.
+std::optional<mismatch> check_output(const families::problem& expected,
+                                     const families::problem& got, bool is_reference,
+                                     reference_outcome& ref, verify_record& r) {
+  if (ref.passed && !compare(*ref.got, got, is_written, "reference variant")) {
+    r.merge(ref.bound);
+    return std::nullopt;
+  }
+  accuracy b;
+  std::optional<mismatch> bad = compare(expected, got, is_written_exact, "cpu reference");
+  if (!bad) bad = compare_within_bound(expected, got, b);
+  r.merge(b);
+  if (!bad && ref.got) bad = compare(*ref.got, got, is_written, "reference variant");
+  if (is_reference) {
+    ref.bound = b;
+    ref.passed = !bad;
+  }
+  return bad;
+}
+
+/// The PDL hazard check: under each hazard run the result must be what the plain run `got` gave,
+/// bit for bit. Marks `r` pdl_hazard at the first that differs (saving its tensors where asked).
+void check_hazard(const shape_bench& bench, const space::variant& v, CUfunction fn,
+                  const families::problem& got, const std::string& sname, const verify_options& o,
+                  verify_record& r) {
+  for (unsigned h = 0; h < o.hazard_runs; ++h) {
+    const families::problem hazard_got = bench.run(v, fn, o.hazard_delay_us);
+    ++r.checks;
+    std::optional<mismatch> hz =
+        compare(got, hazard_got, is_written, "the same variant without the producer");
+    if (!hz) continue;
+    hz->shape = sname;
+    r.outcome = results::status::pdl_hazard;
+    r.reason = "under PDL behind a delayed producer, " + hz->tensor + "[" +
+               std::to_string(hz->index) + "]: expected " + hz->expected + ", got " + hz->got +
+               " (" + sname + ", hazard run " + std::to_string(h + 1) + ")";
+    r.first_mismatch = hz;
+    if (!o.save_dir.empty())
+      save(o.save_dir / (r.family + "-" + r.mode + "-" + r.variant + "-" + sname + "-hazard"),
+           bench.start(), bench.expected(), hazard_got);
+    return;
+  }
+}
+
+/// Variant `v` at one shape: run once and checked (check_output, then its inputs untouched),
+/// then the hazard check. The reference variant's outcome goes to `ref`.
+void check_variant(const shape_bench& bench, const space::variant& v, CUfunction fn,
+                   const std::string& sname, const verify_options& o, reference_outcome& ref,
+                   verify_record& r) {
+  const families::problem got = bench.run(v, fn, std::nullopt);
+  ++r.checks;
+  std::optional<mismatch> bad = check_output(bench.expected(), got, v.is_reference, ref, r);
+  if (!bad) bad = bench.input_changed();
+  if (v.is_reference) ref.got = got;
+  if (bad) {
+    bad->shape = sname;
+    r.outcome = results::status::mismatch;
+    r.reason = bad->tensor + "[" + std::to_string(bad->index) + "]: expected " + bad->expected +
+               ", got " + bad->got + " (" + bad->against + ", " + sname + ")";
+    r.first_mismatch = bad;
+  }
+  if (!o.save_dir.empty() && (bad || o.save_all))
+    save(o.save_dir / (r.family + "-" + r.mode + "-" + r.variant + "-" + sname), bench.start(),
+         bench.expected(), got);
+  if (!bad) check_hazard(bench, v, fn, got, sname, o, r);
+}
+
+/// A sticky fault in variant `r` poisons the context: nothing more can run in this process, so
+/// every variant still ok is left unsupported.
+void fault_ends_context(const error& e, const std::string& sname, verify_record& r,
+                        std::vector<verify_record>& records) {
+  r.outcome = results::status::launch_failed;
+  r.reason = std::string(e.what()) + " (" + sname + ")";
+  for (verify_record& other : records) {
+    if (other.outcome == results::status::ok && &other != &r) {
+      other.outcome = results::status::unsupported;
+      other.reason = "not verified: an earlier variant's fault ended the process's GPU context";
+    }
+  }
+}
+
 }  // namespace
 
 verifier::verifier(const device::device_info& info, const jit::jit_engine& engine,
@@ -172,219 +433,38 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
                                                  const verify_options& o) const {
   const families::family& fam = *space.impl;
   nvtx::scoped_range family_range(space.config.family);
-
   // Compile everything first, in parallel, and load what compiled.
-  std::vector<const space::variant*> chosen;
-  for (const auto& v : variants) chosen.push_back(&v);
-  const std::vector<jit::loaded_kernel> kernels =
-      jit::compile_and_load(m_engine, space.config, m, chosen, m_info.arch, m_kernel_dir);
-
-  std::vector<verify_record> records(variants.size());
-  std::vector<CUfunction> functions(variants.size(), nullptr);
-  std::size_t reference = variants.size();
+  loaded_mode loaded = load_mode(m_engine, space, m, variants, m_info.arch, m_kernel_dir);
+  std::vector<verify_record>& records = loaded.records;
+  // The reference variant first at each shape: the others are compared with it.
+  std::vector<std::size_t> order = {loaded.reference};
   for (std::size_t i = 0; i < variants.size(); ++i) {
-    verify_record& r = records[i];
-    r.family = space.config.family;
-    r.mode = m.name;
-    r.variant = variants[i].id;
-    r.test_only = variants[i].test_only;
-    if (variants[i].is_reference) reference = i;
-    if (!kernels[i].ok()) {
-      r.outcome = results::status::compile_failed;
-      r.reason = kernels[i].compiled.log;
-      continue;
-    }
-    functions[i] = kernels[i].function;
+    if (i != loaded.reference) order.push_back(i);
   }
-  if (reference == variants.size() || !functions[reference]) {
-    throw error(error_kind::verify, space.config.family + "/" + m.name +
-                                        ": the reference variant is missing or did not compile");
-  }
-
-  // The shapes: edge shapes, then every requested combination.
-  std::vector<families::shape> shapes;
-  const std::vector<families::shape> models = fam.sweep_shapes(m, o.shapes);  // at T = 1
-  if (o.edge_shapes) shapes = fam.edge_shapes(models.front(), m);
-  for (long long t : o.tokens) {
-    for (families::shape s : models) {
-      s.tokens = t;
-      shapes.push_back(s);
-    }
-  }
-
   const device::stream stream;
   device::device_buffer jobs_buffer(16 * 3 * sizeof(unsigned long long));
+  const std::vector<families::shape> shapes = verify_shapes(fam, m, o);
   for (std::size_t k = 0; k < shapes.size(); ++k) {
     const families::shape& shape = shapes[k];
     const std::string sname = shape_name(shape);
     nvtx::scoped_range shape_range(m.name + "-" + sname, shape.tokens);
-    const families::problem start = poisoned(fam.make_problem(shape, m, o.seed + k));
-    families::problem expected = start;
-    fam.reference(shape, m, expected);
-
-    // The inputs go to the device once per shape: `pristine` keeps them, and every run starts
-    // from a device-side copy of it. Only the written tensors come back to the host; the check
-    // that inputs are untouched runs on the device.
-    const device_copy pristine(start);
-    const auto ws = fam.make_workspace(shape, m, start);
-    const auto* tensors = dynamic_cast<const families::tensor_workspace*>(ws.get());
-    if (!tensors)
-      throw error(error_kind::verify,
-                  space.config.family + ": its workspace does not keep one buffer per tensor");
-    families::problem written;
-    for (const families::tensor& t : start.tensors) {
-      if (is_written(t)) written.tensors.push_back(t);
-    }
-    device::device_buffer first_difference(start.tensors.size() * sizeof(unsigned long long));
-
-    // Runs variant i once (with the hazard producer in front when `hazard`); returns what the
-    // GPU left in the written tensors.
-    auto run = [&](std::size_t i, bool hazard) {
-      tensors->restore(pristine, stream.get());
-      device::launch_config config = fam.geometry(variants[i], m, shape);
-      if (hazard) {
-        // Upstream-produced inputs: poisoned on the device, written late by the producer.
-        std::vector<unsigned long long> jobs;
-        for (const families::tensor& t : start.tensors) {
-          if (!t.upstream) continue;
-          tensors->fill(t.name, 0xff, stream.get());
-          jobs.insert(jobs.end(), {tensors->ptr(t.name), pristine.ptr(t.name), t.bytes.size()});
-        }
-        jobs_buffer.upload(jobs.data(), jobs.size() * sizeof(unsigned long long));
-        CUdeviceptr job_ptr = jobs_buffer.ptr();
-        int count = static_cast<int>(jobs.size() / 3);
-        unsigned long long delay_ns = static_cast<unsigned long long>(o.hazard_delay_us * 1e3);
-        void* args[] = {&job_ptr, &count, &delay_ns};
-        device::launch_config producer;
-        producer.grid.x = 8;
-        producer.block.x = 256;
-        device::launch(m_helpers.delayed_producer(), stream.get(), producer, args);
-        config.pdl = true;
-      }
-      device::launch(functions[i], stream.get(), config, ws->args());
-      stream.synchronize();
-      families::problem got = written;
-      tensors->download(got);
-      return got;
-    };
-
-    // The first input the last run changed, if any.
-    auto input_changed = [&]() -> std::optional<mismatch> {
-      first_difference.fill(0xff, stream.get());
-      for (std::size_t j = 0; j < start.tensors.size(); ++j) {
-        const families::tensor& t = start.tensors[j];
-        if (!is_input(t)) continue;
-        CUdeviceptr a = tensors->ptr(t.name), b = pristine.ptr(t.name),
-                    at = first_difference.ptr() + j * sizeof(unsigned long long);
-        unsigned long long bytes = t.bytes.size();
-        void* args[] = {&a, &b, &bytes, &at};
-        device::launch_config c;
-        c.grid.x = 264;
-        c.block.x = 256;
-        device::launch(m_helpers.first_difference(), stream.get(), c, args);
-      }
-      stream.synchronize();
-      std::vector<unsigned long long> first(start.tensors.size());
-      first_difference.download(first.data(), first.size() * sizeof(unsigned long long));
-      for (std::size_t j = 0; j < first.size(); ++j) {
-        const families::tensor& t = start.tensors[j];
-        if (!is_input(t) || first[j] == ~0ull) continue;
-        families::problem now;
-        now.tensors.push_back(t);
-        tensors->download(now);
-        const std::size_t index = first[j] / families::dtype_bytes(t.type);
-        return mismatch{"input changed",
-                        t.name,
-                        static_cast<long long>(index),
-                        hex_element(t, index),
-                        hex_element(now.tensors[0], index),
-                        {}};
-      }
-      return std::nullopt;
-    };
-
-    std::optional<families::problem> reference_got;
-    accuracy reference_bound;       // the reference variant's figures at this shape
-    bool reference_passed = false;  // ... and whether it passed the CPU checks there
-    std::vector<std::size_t> order = {reference};
-    for (std::size_t i = 0; i < variants.size(); ++i) {
-      if (i != reference) order.push_back(i);
-    }
+    const shape_bench bench(space.config.family, fam, m, shape, o.seed + k, stream, m_helpers,
+                            jobs_buffer);
+    reference_outcome ref;
     for (std::size_t i : order) {
       verify_record& r = records[i];
-      if (!functions[i] || r.outcome != results::status::ok) continue;
-      if (mark_unlaunchable(fam, m, variants[i], shape, functions[i], m_info, r)) continue;
+      const CUfunction fn = loaded.functions[i];
+      if (!fn || r.outcome != results::status::ok) continue;
+      if (mark_unlaunchable(fam, m, variants[i], shape, fn, m_info, r)) continue;
       nvtx::scoped_range variant_range(variants[i].id, shape.tokens);
       nvtx::scoped_range verify_range("verify", shape.tokens);
       r.shapes.push_back(sname);
       try {
-        watch::scope gpu_work(
-            variants[i].id);  // a supervisor names this variant if it hangs or faults here
-        const families::problem got = run(i, false);
-        ++r.checks;
-        // Bit for bit equal to the reference variant's output: the CPU checks the reference passed
-        // hold as they did for it, with its figures (at T = 4097 the bound's check costs more than
-        // the run). Otherwise every check, the CPU reference's first.
-        std::optional<mismatch> bad;
-        if (reference_passed && !compare(*reference_got, got, is_written, "reference variant")) {
-          r.merge(reference_bound);
-        } else {
-          accuracy b;
-          bad = compare(expected, got, is_written_exact, "cpu reference");
-          if (!bad) bad = compare_within_bound(expected, got, b);
-          r.merge(b);
-          if (!bad && reference_got)
-            bad = compare(*reference_got, got, is_written, "reference variant");
-          if (i == reference) {
-            reference_bound = b;
-            reference_passed = !bad;
-          }
-        }
-        if (!bad) bad = input_changed();
-        if (i == reference) reference_got = got;
-        if (bad) {
-          bad->shape = sname;
-          r.outcome = results::status::mismatch;
-          r.reason = bad->tensor + "[" + std::to_string(bad->index) + "]: expected " +
-                     bad->expected + ", got " + bad->got + " (" + bad->against + ", " + sname + ")";
-          r.first_mismatch = bad;
-        }
-        if (!o.save_dir.empty() && (bad || o.save_all)) {
-          save(o.save_dir / (r.family + "-" + r.mode + "-" + r.variant + "-" + sname), start,
-               expected, got);
-        }
-        for (unsigned h = 0; !bad && h < o.hazard_runs; ++h) {
-          const families::problem hazard_got = run(i, true);
-          ++r.checks;
-          // Under the hazard run the result must be what the plain run gave, bit for bit.
-          std::optional<mismatch> hz =
-              compare(got, hazard_got, is_written, "the same variant without the producer");
-          if (hz) {
-            hz->shape = sname;
-            r.outcome = results::status::pdl_hazard;
-            r.reason = "under PDL behind a delayed producer, " + hz->tensor + "[" +
-                       std::to_string(hz->index) + "]: expected " + hz->expected + ", got " +
-                       hz->got + " (" + sname + ", hazard run " + std::to_string(h + 1) + ")";
-            r.first_mismatch = hz;
-            if (!o.save_dir.empty())
-              save(o.save_dir /
-                       (r.family + "-" + r.mode + "-" + r.variant + "-" + sname + "-hazard"),
-                   start, expected, hazard_got);
-            break;
-          }
-        }
+        watch::scope gpu_work(variants[i].id);  // a supervisor names it if it hangs or faults
+        check_variant(bench, variants[i], fn, sname, o, ref, r);
       } catch (const error& e) {
         if (e.kind() != error_kind::launch) throw;
-        // A sticky fault poisons the context: nothing more can run in this process.
-        r.outcome = results::status::launch_failed;
-        r.reason = std::string(e.what()) + " (" + sname + ")";
-        for (verify_record& other : records) {
-          if (other.outcome == results::status::ok && &other != &r) {
-            other.outcome = results::status::unsupported;
-            other.reason =
-                "not verified: an earlier variant's fault ended the process's GPU context";
-          }
-        }
+        fault_ends_context(e, sname, r, records);
         return records;
       }
     }
