@@ -59,6 +59,18 @@ std::string visible_device(int g) {
                                                    : std::to_string(g);
 }
 
+/// A supervised worker (src/sweep/supervisor.hpp): this command line with `extra` arguments, on
+/// GPU `gpu` (its CUDA_VISIBLE_DEVICES; -1: the inherited ones).
+supervisor_options worker_options(const run_options& o, const std::vector<std::string>& extra,
+                                  int gpu) {
+  supervisor_options so;
+  so.worker_argv = o.argv;
+  so.worker_argv.insert(so.worker_argv.end(), extra.begin(), extra.end());
+  so.variant_timeout_s = o.variant_timeout_s;
+  if (gpu >= 0) so.env.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(gpu));
+  return so;
+}
+
 /// The journals of --gpus' workers, one per GPU: continued where a stopped run left them, else
 /// started. One seed for every worker: --seed, else a resumed worker's, else drawn now.
 std::vector<journal> gpu_journals(const run_options& o, const std::string& key,
@@ -115,15 +127,11 @@ int run_on_gpus(const run_options& o, const std::string& key) {
   std::vector<std::exception_ptr> errors(n);
   std::vector<std::thread> threads;
   for (std::size_t w = 0; w < n; ++w) {
-    supervisor_options so;
-    so.worker_argv = o.argv;
-    for (const std::string& a : {std::string("--worker"), std::string("--gpu-worker"),
-                                 std::to_string(w + 1) + "/" + std::to_string(n),
-                                 std::string("--claims"), claims.string()}) {
-      so.worker_argv.push_back(a);
-    }
-    so.variant_timeout_s = o.variant_timeout_s;
-    so.env.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(o.gpus[w]));
+    supervisor_options so =
+        worker_options(o,
+                       {"--worker", "--gpu-worker", std::to_string(w + 1) + "/" + std::to_string(n),
+                        "--claims", claims.string()},
+                       o.gpus[w]);
     so.name = "GPU " + std::to_string(o.gpus[w]);
     threads.emplace_back([so, w, &logs, &codes, &errors] {
       try {
@@ -256,13 +264,7 @@ int run_measured(sweep_request& request, const run_options& o) {
   request.seed = log.state().seed;  // drawn once, when the journal was started
   if (!o.worker && o.isolated) {
     // The GPU work runs in workers this process supervises (src/sweep/supervisor.hpp).
-    supervisor_options so;
-    so.worker_argv = o.argv;
-    so.worker_argv.push_back("--worker");
-    so.variant_timeout_s = o.variant_timeout_s;
-    if (!o.gpus.empty())
-      so.env.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(o.gpus.front()));
-    return supervise(so, log);
+    return supervise(worker_options(o, {"--worker"}, o.gpus.empty() ? -1 : o.gpus.front()), log);
   }
   return measure(o, request, log, o.out);
 }
