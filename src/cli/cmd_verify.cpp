@@ -29,16 +29,21 @@
 namespace kk3::cli {
 namespace {
 
+/// The verifier's options as the flags start them: seed 0, which draws one unless --seed gives it.
+verify::verify_options unseeded() {
+  verify::verify_options o;
+  o.seed = 0;
+  return o;
+}
+
 struct verify_cli_options {
   std::string family, mode, variant;
-  std::vector<long long> tokens;
   shape_options shape;
-  unsigned long long seed = 0;
-  std::filesystem::path save_dir;
-  bool save_all = false;
+  /// The verifier's options that flags set: --tokens, --seed, --hazard-runs, --save-workspace and
+  /// --save-all (the shapes and edge shapes follow from the other flags).
+  verify::verify_options run = unseeded();
   bool with_test_knobs = false;
   bool no_edge_shapes = false;
-  unsigned hazard_runs = 1;
   cache_options cache;
   std::string format = "text";  ///< --format text|json
 };
@@ -111,7 +116,8 @@ void check_verify_shapes(const families::family& fam, const std::vector<const sp
                          const verify_cli_options& o, const families::planned_dims& chosen) {
   for (const space::mode* m : modes) {
     for (const families::shape& model : fam.sweep_shapes(*m, chosen)) {
-      long long most = o.tokens.empty() ? 1 : *std::max_element(o.tokens.begin(), o.tokens.end());
+      const std::vector<long long>& tokens = o.run.tokens;
+      long long most = tokens.empty() ? 1 : *std::max_element(tokens.begin(), tokens.end());
       if (!o.no_edge_shapes) {
         for (const families::shape& e : fam.edge_shapes(model, *m)) most = std::max(most, e.tokens);
       }
@@ -246,14 +252,10 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
 
   session::gpu_session gpu(kernels.dir, o.cache.cache_dir, o.cache.no_cache);
   const device::device_info& info = gpu.info();
-  verify::verify_options vo;
-  vo.seed = seed_or_draw(o.seed);
-  vo.tokens = o.tokens;
+  verify::verify_options vo = o.run;
+  vo.seed = seed_or_draw(o.run.seed);
   vo.shapes = given.chosen;
   vo.edge_shapes = !o.no_edge_shapes;
-  vo.hazard_runs = o.hazard_runs;
-  vo.save_dir = o.save_dir;
-  vo.save_all = o.save_all;
   const bool json = o.format == "json";
   (json ? std::cerr : std::cout) << "verifying " << o.family << " on " << info.name << " ("
                                  << info.arch << "), seed " << vo.seed << "\n";
@@ -282,18 +284,18 @@ void add_verify_command(CLI::App& app, const global_options& global, int& exit_c
       "--variant", o->variant,
       "only these variants: ids, globs ('b1-*'), knob filters (GPW=7) in a comma list, or 'all' "
       "(the reference is always verified too)");
-  add_token_list_option(cmd, o->tokens, "token counts besides the edge shapes");
+  add_token_list_option(cmd, o->run.tokens, "token counts besides the edge shapes");
   add_shape_options(cmd, o->shape, true);
-  cmd->add_option("--seed", o->seed, "seed of the random inputs (default: drawn and printed)");
+  cmd->add_option("--seed", o->run.seed, "seed of the random inputs (default: drawn and printed)");
   cmd->add_option(
-      "--save-workspace", o->save_dir,
+      "--save-workspace", o->run.save_dir,
       "write the inputs, expected and actual outputs of failing variants as .npy files here");
-  cmd->add_flag("--save-all", o->save_all,
+  cmd->add_flag("--save-all", o->run.save_all,
                 "with --save-workspace: save every variant, not only failures");
   cmd->add_flag("--include-test-knobs", o->with_test_knobs,
                 "also verify the test-only variants (they should be flagged)");
   cmd->add_flag("--no-edge-shapes", o->no_edge_shapes, "only the requested shapes");
-  cmd->add_option("--hazard-runs", o->hazard_runs,
+  cmd->add_option("--hazard-runs", o->run.hazard_runs,
                   "PDL hazard checks per variant and shape (default 1)");
   add_text_or_json_option(cmd, o->format, "one object per variant and mode, and the totals");
   add_cache_options(cmd, o->cache);

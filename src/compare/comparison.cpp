@@ -426,19 +426,17 @@ void add_record_notes(const matching_notes& notes, comparison& c) {
                              "): those records are not comparable and get no verdict; tables "
                              "selected under them may differ for that reason alone");
   }
-  if (notes.screened_vs_final) {
-    // Screening rounds time short graphs: their medians run higher than the final round's.
-    c.record_notes.push_back(
-        std::to_string(notes.screened_vs_final) +
-        " matched record(s) were screened out (2 samples, short graphs) in one file "
-        "and timed in the final round in the other: not like for like, so counted "
-        "as not timed in both");
-  }
-  if (notes.screened_both) {
-    c.record_notes.push_back(
-        std::to_string(notes.screened_both) +
-        " record(s) screened out in both files differ by more than the threshold: "
-        "screening rounds (2 samples, short graphs) cannot call that, so they count as noisy");
+  // Screening rounds time short graphs (2 samples): their medians run higher than the final
+  // round's, and their spread is too wide to call a difference.
+  const std::pair<std::size_t, const char*> counted[] = {
+      {notes.screened_vs_final,
+       " matched record(s) were screened out (2 samples, short graphs) in one file and timed in "
+       "the final round in the other: not like for like, so counted as not timed in both"},
+      {notes.screened_both,
+       " record(s) screened out in both files differ by more than the threshold: screening rounds "
+       "(2 samples, short graphs) cannot call that, so they count as noisy"}};
+  for (const auto& [count, text] : counted) {
+    if (count) c.record_notes.push_back(std::to_string(count) + text);
   }
 }
 
