@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Issue 36 on the H200 (2026-12-04, second session): the house's final main against the build
 # before the issue. Carry: build-carry/ (kk3tune, kk3_gpu_tests and kk3tune-test-families of this
-# commit, and kk3tune-before: the binary of 12c26d5's src/, before the issue's first step) and
-# build/test-families (the test families' configs and kernels), all built at /work/main.
+# commit, and kk3tune-before: the binary of 12c26d5's src/, the same as 4d55b64's, the commit
+# before the issue's first step) and build/test-families (the test families' configs and
+# kernels), all built at /work/main. To make them again:
+#   cmake --build build && cp build/kk3tune build/tests/kk3_gpu_tests \
+#     build/test-families/bin/kk3tune-test-families build-carry/
+#   git worktree add /tmp/before 4d55b64 && cmake -S /tmp/before -B /tmp/before/build -G Ninja \
+#     && cmake --build /tmp/before/build --target kk3tune && cp /tmp/before/build/kk3tune build-carry/kk3tune-before
 #  1. the GPU suite: every kk3_gpu_tests test, the third family's script, and the reliability
 #     scripts (faults, --gpus with GPU 0 twice, kill -9 and --resume);
 #  2. attn_res common_nb8 swept by the build before, then by this build with --baseline of that
