@@ -84,12 +84,20 @@ std::vector<jit::compile_request> compile_requests(
   return requests;
 }
 
+/// A compile run: every result in request order, its wall time, and its totals.
+struct compile_run {
+  std::vector<jit::compile_result> results;
+  double wall_s = 0;
+  std::size_t failed = 0, hits = 0;  ///< compiles that failed, and cache hits
+  std::string cache;                 ///< the cache folder, or "off"
+  unsigned threads = 0;              ///< compile threads
+};
+
 /// Every request compiled, with progress on stderr: on a terminal one line rewritten in place;
 /// into a pipe or a log a line at each tenth of the way, and each failure as it happens, so a
-/// piped compile is never silent. `wall_s` is set to the time it took.
-std::vector<jit::compile_result> compile_with_progress(
-    const jit::jit_engine& engine, const std::vector<jit::compile_request>& requests,
-    double& wall_s) {
+/// piped compile is never silent. The run's results and wall time (its totals are the caller's).
+compile_run compile_with_progress(const jit::jit_engine& engine,
+                                  const std::vector<jit::compile_request>& requests) {
   const auto start = std::chrono::steady_clock::now();
   const bool terminal = ::isatty(STDERR_FILENO);
   std::size_t finished = 0, failures = 0, next_tenth = 1;
@@ -113,20 +121,19 @@ std::vector<jit::compile_result> compile_with_progress(
     }
     std::fflush(stderr);
   });
-  wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  return results;
+  compile_run run;
+  run.results = std::move(results);
+  run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return run;
 }
 
 /// The compiles as one JSON document on stdout (--format json).
 void print_compile_json(const compile_options& options, const std::vector<std::string>& archs,
-                        const std::vector<jit::compile_result>& results, std::size_t failed,
-                        std::size_t hits, const std::string& cache, double wall_s,
-                        unsigned threads) {
+                        const compile_run& run) {
   using nlohmann::ordered_json;
   auto usage = [](int v) { return v < 0 ? ordered_json(nullptr) : ordered_json(v); };
   ordered_json list = ordered_json::array();
-  for (const auto& r : results) {
+  for (const auto& r : run.results) {
     ordered_json j = {
         {"variant", r.label.substr(0, r.label.find(" @ "))},
         {"arch", r.arch},
@@ -145,26 +152,24 @@ void print_compile_json(const compile_options& options, const std::vector<std::s
   }
   const ordered_json out = {{"kind", "compile"},
                             {"archs", archs},
-                            {"compiles", results.size()},
-                            {"ok", results.size() - failed},
-                            {"failed", failed},
-                            {"cache_hits", hits},
-                            {"cache", cache},
-                            {"wall_s", wall_s},
-                            {"threads", threads},
+                            {"compiles", run.results.size()},
+                            {"ok", run.results.size() - run.failed},
+                            {"failed", run.failed},
+                            {"cache_hits", run.hits},
+                            {"cache", run.cache},
+                            {"wall_s", run.wall_s},
+                            {"threads", run.threads},
                             {"results", list}};
   std::cout << out.dump(2) << "\n";
 }
 
 /// The compiles as a table on stdout, the logs of the failures, and the totals.
 void print_compile_table(const compile_options& options, const std::vector<std::string>& archs,
-                         const std::vector<jit::compile_result>& results, std::size_t failed,
-                         std::size_t hits, const std::string& cache, double wall_s,
-                         unsigned threads) {
+                         const compile_run& run) {
   text_table table({"variant", "arch", "status", "compile_ms", "cache", "regs", "spill_st",
                     "spill_ld", "smem_bytes"},
                    {false, false, false, true, false, true, true, true, true});
-  for (const auto& r : results) {
+  for (const auto& r : run.results) {
     const std::string label = r.label.substr(0, r.label.find(" @ "));
     table.add_row({label, r.arch, r.ok ? "ok" : "compile_failed",
                    r.cache_hit ? "cached" : cell("%.1f", r.compile_s * 1e3),
@@ -173,7 +178,7 @@ void print_compile_table(const compile_options& options, const std::vector<std::
                    num(r.usage.spill_load_bytes), num(r.usage.shared_bytes)});
   }
   table.print(std::cout);
-  for (const auto& r : results) {
+  for (const auto& r : run.results) {
     if (!r.ok || options.show_logs) {
       std::cout << "\n--- " << r.label << (r.ok ? "" : ": compile_failed") << "\noptions:";
       for (const auto& o : r.options) std::cout << " " << o;
@@ -181,10 +186,10 @@ void print_compile_table(const compile_options& options, const std::vector<std::
     }
   }
   std::cout << "\n"
-            << results.size() << " variant compiles for " << archs.size()
-            << " arch(s): " << results.size() - failed << " ok, " << failed << " failed, " << hits
-            << " from the cache (" << cache << "); " << cell("%.2f", wall_s) << " s on " << threads
-            << " threads\n";
+            << run.results.size() << " variant compiles for " << archs.size()
+            << " arch(s): " << run.results.size() - run.failed << " ok, " << run.failed
+            << " failed, " << run.hits << " from the cache (" << run.cache << "); "
+            << cell("%.2f", run.wall_s) << " s on " << run.threads << " threads\n";
 }
 
 int run_compile(const global_options& global, const compile_options& options) {
@@ -208,24 +213,19 @@ int run_compile(const global_options& global, const compile_options& options) {
                                                  options.cache.no_cache, options.jobs);
   const jit::jit_engine& engine = *engine_owner;
 
-  double wall_s = 0;
-  const auto results = compile_with_progress(engine, requests, wall_s);
-
-  std::size_t failed = 0, hits = 0;
-  for (const auto& r : results) {
-    failed += !r.ok;
-    hits += r.cache_hit;
+  compile_run run = compile_with_progress(engine, requests);
+  for (const auto& r : run.results) {
+    run.failed += !r.ok;
+    run.hits += r.cache_hit;
   }
-  const unsigned threads =
-      options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  const std::string cache =
-      options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string();
+  run.threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  run.cache = options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string();
   if (options.format == "json") {
-    print_compile_json(options, archs, results, failed, hits, cache, wall_s, threads);
+    print_compile_json(options, archs, run);
   } else {
-    print_compile_table(options, archs, results, failed, hits, cache, wall_s, threads);
+    print_compile_table(options, archs, run);
   }
-  return failed ? k_exit_failure : k_exit_ok;
+  return run.failed ? k_exit_failure : k_exit_ok;
 }
 
 }  // namespace

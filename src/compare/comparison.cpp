@@ -269,9 +269,8 @@ std::string entry_of(const results::dispatch_entry& d) {
 }
 
 // Key -> index of its first record; counts the repeats.
-std::unordered_map<std::string, std::size_t> index_by_key(const results::result_set& d,
-                                                          std::size_t& repeats) {
-  std::unordered_map<std::string, std::size_t> index;
+record_index index_by_key(const results::result_set& d, std::size_t& repeats) {
+  record_index index;
   index.reserve(d.records.size());
   for (std::size_t i = 0; i < d.records.size(); ++i) {
     if (!index.emplace(d.records[i].key(), i).second) ++repeats;
@@ -355,29 +354,30 @@ struct matching_notes {
 void compare_pair_timing(const results::record& b, const results::record& n,
                          const compare_options& options, record_comparison& rc,
                          matching_notes& notes) {
+  if (!is_timed(b) || !is_timed(n)) return;
   const std::vector<std::string> other_objective = results::differences(b.objective, n.objective);
-  if (is_timed(b) && is_timed(n) && !other_objective.empty()) {
+  if (!other_objective.empty()) {
     // Times under different objectives (timing mode, PDL, chain model) measure different things.
     rc.not_comparable = join(other_objective, ", ");
     notes.objective_differences.insert(rc.not_comparable);
-  } else if (is_timed(b) && is_timed(n)) {
-    // A screening measurement (2 samples, short graphs: its median runs high) is not compared
-    // with a final-round one: that would flag a variant as slower for how it was measured.
-    if ((b.status == results::status::dropped) != (n.status == results::status::dropped)) {
-      ++notes.screened_vs_final;
-    } else {
-      rc.timing = compare_timing(b, n, options.timing);
-      // Two screening measurements can tell a clearly slower variant apart within one sweep,
-      // but not one sweep from another: two default sweeps of one build, minutes apart on
-      // the H200, differed by 5-21% on 46 screened records (results/h200/sweep-default-*).
-      // Such a difference is shown as noisy, never as a regression or an improvement.
-      if (b.status == results::status::dropped && rc.timing->result != verdict::same &&
-          rc.timing->result != verdict::noisy) {
-        rc.timing->result = verdict::noisy;
-        rc.timing->test_note = "screened out in both: too few samples to call";
-        ++notes.screened_both;
-      }
-    }
+    return;
+  }
+  // A screening measurement (2 samples, short graphs: its median runs high) is not compared with
+  // a final-round one: that would flag a variant as slower for how it was measured.
+  if ((b.status == results::status::dropped) != (n.status == results::status::dropped)) {
+    ++notes.screened_vs_final;
+    return;
+  }
+  rc.timing = compare_timing(b, n, options.timing);
+  // Two screening measurements can tell a clearly slower variant apart within one sweep, but not
+  // one sweep from another: two default sweeps of one build, minutes apart on the H200, differed
+  // by 5-21% on 46 screened records (results/h200/sweep-default-*). Such a difference is shown as
+  // noisy, never as a regression or an improvement.
+  if (b.status == results::status::dropped && rc.timing->result != verdict::same &&
+      rc.timing->result != verdict::noisy) {
+    rc.timing->result = verdict::noisy;
+    rc.timing->test_note = "screened out in both: too few samples to call";
+    ++notes.screened_both;
   }
 }
 

@@ -75,8 +75,6 @@ std::set<std::string> swept_tables(const results::result_set& d) {
   return out;
 }
 
-using record_index = std::unordered_map<std::string, std::size_t>;
-
 /// One file's side of the comparison: its records by key and the tables it swept.
 struct side {
   const results::result_set& doc;
@@ -185,8 +183,8 @@ void compare_table_counts(const std::string& entry, const results::dispatch_entr
     } else if (!wb) {
       cc.result = count_verdict::gained;
     } else {
-      const results::record* rb = b ? winner_record(base, *b, tokens, cc.base_winner) : nullptr;
-      const results::record* rn = n ? winner_record(next, *n, tokens, cc.new_winner) : nullptr;
+      const results::record* rb = winner_record(base, *b, tokens, cc.base_winner);
+      const results::record* rn = winner_record(next, *n, tokens, cc.new_winner);
       if (!rb || !rn) {
         cc.result = count_verdict::untimed;
       } else if (const auto why = results::differences(rb->objective, rn->objective);

@@ -35,8 +35,12 @@ std::vector<html_column> timing_columns(bool with_min, const std::string& ceilin
   return c;
 }
 
+bool timed(const results::record* r) {
+  return r->stats && r->stats->median > 0;
+}
+
 std::vector<html_cell> timing_cells(const results::record& r, bool with_min) {
-  const bool s = r.stats && r.stats->median > 0;
+  const bool s = timed(&r);
   const results::sample_stats st = s ? *r.stats : results::sample_stats{};
   auto us = [&](double v) { return number_cell(v, s ? fmt_us(v) : "–"); };
   std::vector<html_cell> c = {us(st.median), us(st.p10), us(st.p90)};

@@ -30,6 +30,8 @@ page_body time_body(const results::result_set& doc);
 /// An untimed sweep's page (compiled only, no GPU): its resources per variant and arch.
 page_body resources_body(const results::result_set& doc);
 
+/// Whether a record carries a time (statistics with a positive median).
+bool timed(const results::record* r);
 /// "12.35" (µs, 4 significant digits)
 std::string fmt_us(double us);
 /// "41.2%" of a fraction

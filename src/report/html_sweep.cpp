@@ -19,6 +19,9 @@ namespace {
 using namespace sweep_page;
 
 // The time plot's strokes: the unlabelled variants faint, their final rounds, failures.
+constexpr const char* k_bundle_color = "#98a2b3";
+constexpr const char* k_final_color = "#4f5f78";
+constexpr const char* k_failed_color = "#dc2626";
 const line_style k_bundle_style{k_bundle_color, 0.7, 0.3, "", 0};
 const line_style k_finals_style{k_final_color, 1.1, 0.6, "", 2};
 const line_style k_failed_style{k_failed_color, 1, 1, "", 3.2};

@@ -4,13 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "report/svg_plot.hpp"
-
 namespace kk3::report::html::sweep_page {
-
-bool timed(const results::record* r) {
-  return r->stats && r->stats->median > 0;
-}
 
 bool unlaunchable(const results::record* r) {
   return r->status == results::status::unlaunchable;

@@ -11,9 +11,6 @@
 namespace kk3::report::html::sweep_page {
 
 inline constexpr const char* k_reference_color = "#111111";
-inline constexpr const char* k_bundle_color = "#98a2b3";
-inline constexpr const char* k_final_color = "#4f5f78";
-inline constexpr const char* k_failed_color = "#dc2626";
 
 /// One family x mode x model shape: its records and its dispatch entry.
 struct panel {
@@ -35,8 +32,6 @@ struct panel_model {
   std::map<long long, std::size_t> range_at;                    // token -> dispatch range index
 };
 
-/// Whether a record carries a time (statistics with a positive median).
-bool timed(const results::record* r);
 /// The GPU could not launch the variant at that count (or, for a finalist, at a verification
 /// shape): not a failure, shown apart in grey.
 bool unlaunchable(const results::record* r);

@@ -14,10 +14,6 @@ constexpr const char* k_fastest_color = "#2f9e44";
 constexpr const char* k_reference_color = "#44337a";
 constexpr const char* k_other_color = "#7b9acc";
 
-bool timed(const results::record* r) {
-  return r->stats && r->stats->median > 0;
-}
-
 struct shape_group {
   std::string title;
   std::vector<const results::record*> records;

@@ -228,9 +228,10 @@ void linear_axis_from_zero(double hi, double min_hi, plot_axis& axis) {
 }
 
 /// The grid and the axes' ticks into `out`; their labels, drawn later above the series, into
-/// `labels`.
-void grid_and_ticks(const line_plot& p, const scale& sx, const scale& sy, double x0, double x1,
-                    double y0, double y1, std::string& out, std::string& labels) {
+/// `labels`. The plot area is what the scales span: x from sx.p0 to sx.p1, y from sy.p1 (top) to
+/// sy.p0 (bottom).
+void grid_and_ticks(const scale& sx, const scale& sy, std::string& out, std::string& labels) {
+  const double x0 = sx.p0, x1 = sx.p1, y0 = sy.p1, y1 = sy.p0;
   const std::vector<tick> xt = make_ticks(sx, 34), yt = make_ticks(sy, 18);
   std::string grid = "<g stroke-width=\"1\">\n";
   for (const tick& t : xt) {
@@ -240,7 +241,7 @@ void grid_and_ticks(const line_plot& p, const scale& sx, const scale& sy, double
     grid += "<line x1=\"" + px(x) + "\" y1=\"" + px(y1) + "\" x2=\"" + px(x) + "\" y2=\"" +
             px(y1 + (t.major ? 6 : 3)) + "\" stroke=\"#6b7280\"/>\n";
     if (t.labelled) {
-      labels += text_el(x, y1 + 19, format_sig(t.value) + p.x.tick_suffix, "middle", 11.5,
+      labels += text_el(x, y1 + 19, format_sig(t.value) + sx.axis.tick_suffix, "middle", 11.5,
                         " fill=\"#374151\"");
     }
   }
@@ -251,7 +252,7 @@ void grid_and_ticks(const line_plot& p, const scale& sx, const scale& sy, double
     grid += "<line x1=\"" + px(x0 - (t.major ? 6 : 3)) + "\" y1=\"" + px(y) + "\" x2=\"" + px(x0) +
             "\" y2=\"" + px(y) + "\" stroke=\"#6b7280\"/>\n";
     if (t.labelled) {
-      labels += text_el(x0 - 9, y + 4, format_sig(t.value) + p.y.tick_suffix, "end", 11.5,
+      labels += text_el(x0 - 9, y + 4, format_sig(t.value) + sy.axis.tick_suffix, "end", 11.5,
                         " fill=\"#374151\"");
     }
   }
@@ -350,7 +351,7 @@ std::string render_line_plot(const line_plot& p) {
 
   // Grid and ticks; their labels come after the series.
   std::string labels;
-  grid_and_ticks(p, sx, sy, x0, x1, y0, y1, out, labels);
+  grid_and_ticks(sx, sy, out, labels);
 
   band_overlays(p, band_px, x0, y0, y1, out);
 
@@ -385,35 +386,36 @@ void bar_grid(const scale& s, double top, double bottom, std::size_t n, std::str
   }
 }
 
-/// Where a bar chart's parts sit.
+/// Where a bar chart's rows sit; the columns are where their scales put them (s1 and s2 of
+/// bar_row_svg).
 struct bar_layout {
-  double row_h, font, left, col1_x0, col1_x1, col2_x0, top;
+  double row_h, font, top;
   bool second;
 };
 
-/// Row i of a bar chart: its label, its bar (cut past `value_hi`, else with its spread), its value,
-/// and its second column's bar.
+/// Row i of a bar chart: its label (right-aligned before the first column), its bar (cut past the
+/// first axis's end, else with its spread), its value, and its second column's bar.
 void bar_row_svg(const bar_row& r, std::size_t i, const bar_layout& l, const scale& s1,
-                 const scale& s2, double value_hi, std::string& out) {
+                 const scale& s2, std::string& out) {
   const double y = l.top + l.row_h * static_cast<double>(i);
   const double cy = y + l.row_h / 2;
   const double bar_h = l.row_h * 0.62;
   out += "<g>";
   if (!r.title.empty()) out += "<title>" + html_escape(r.title) + "</title>";
-  out += text_el(l.left - 8, cy + l.font * 0.35, r.label, "end", l.font,
+  out += text_el(s1.p0 - 8, cy + l.font * 0.35, r.label, "end", l.font,
                  std::string(" font-family=\"") + k_mono + "\" fill=\"#111827\"");
-  const double bar_end = std::min(s1(r.value), l.col1_x1);
-  out += "<rect x=\"" + px(l.col1_x0) + "\" y=\"" + px(cy - bar_h / 2) + "\" width=\"" +
-         px(std::max(0.0, bar_end - l.col1_x0)) + "\" height=\"" + px(bar_h) + "\" fill=\"" +
+  const double bar_end = std::min(s1(r.value), s1.p1);
+  out += "<rect x=\"" + px(s1.p0) + "\" y=\"" + px(cy - bar_h / 2) + "\" width=\"" +
+         px(std::max(0.0, bar_end - s1.p0)) + "\" height=\"" + px(bar_h) + "\" fill=\"" +
          html_escape(r.color) + "\"/>";
   double end = bar_end;
-  if (r.value > value_hi) {
+  if (r.value > s1.axis.hi) {
     for (double dx : {-9.0, -5.0}) {
       out += "<path d=\"M" + px(bar_end + dx) + " " + px(cy + bar_h / 2 + 1) + "l4 " +
              px(-bar_h - 2) + "\" stroke=\"#ffffff\" stroke-width=\"1.6\"/>";
     }
   } else if (r.hi > r.lo) {
-    const double a = s1(r.lo), b = std::min(s1(r.hi), l.col1_x1), cap = bar_h * 0.45;
+    const double a = s1(r.lo), b = std::min(s1(r.hi), s1.p1), cap = bar_h * 0.45;
     out += "<path d=\"M" + px(a) + " " + px(cy) + "H" + px(b) + "M" + px(a) + " " + px(cy - cap) +
            "V" + px(cy + cap) + "M" + px(b) + " " + px(cy - cap) + "V" + px(cy + cap) +
            "\" stroke=\"#111827\" stroke-width=\"1\" fill=\"none\"/>";
@@ -421,8 +423,8 @@ void bar_row_svg(const bar_row& r, std::size_t i, const bar_layout& l, const sca
   }
   out += text_el(end + 4, cy + l.font * 0.35, r.value_text, "start", l.font, " fill=\"#374151\"");
   if (l.second && r.value2 > 0) {
-    out += "<rect x=\"" + px(l.col2_x0) + "\" y=\"" + px(cy - bar_h / 2) + "\" width=\"" +
-           px(std::max(0.0, s2(r.value2) - l.col2_x0)) + "\" height=\"" + px(bar_h) +
+    out += "<rect x=\"" + px(s2.p0) + "\" y=\"" + px(cy - bar_h / 2) + "\" width=\"" +
+           px(std::max(0.0, s2(r.value2) - s2.p0)) + "\" height=\"" + px(bar_h) +
            "\" fill=\"#0f766e\" fill-opacity=\"0.75\"/>";
     out += text_el(s2(r.value2) + 4, cy + l.font * 0.35, r.value2_text, "start", l.font,
                    " fill=\"#374151\"");
@@ -490,8 +492,8 @@ std::string render_bar_chart(const bar_chart& c) {
   if (second) bar_grid(s2, top, bottom, n, out);
   out += "</g>\n";
 
-  const bar_layout layout{row_h, font, left, col1_x0, col1_x1, col2_x0, top, second};
-  for (std::size_t i = 0; i < n; ++i) bar_row_svg(c.rows[i], i, layout, s1, s2, a1.hi, out);
+  const bar_layout layout{row_h, font, top, second};
+  for (std::size_t i = 0; i < n; ++i) bar_row_svg(c.rows[i], i, layout, s1, s2, out);
   out += "<line x1=\"" + px(col1_x0) + "\" y1=\"" + px(top - 4) + "\" x2=\"" + px(col1_x0) +
          "\" y2=\"" + px(bottom) + "\" stroke=\"#6b7280\"/>\n";
   if (second) {
