@@ -13,7 +13,7 @@
 namespace kk3::codegen {
 
 /// A tuple of knob values, in the config's knob order.
-using knob_values = std::vector<long long>;
+using ordered_knobs = std::vector<long long>;
 
 /// One token range of a table: token counts up to `max_tokens` launch `knobs`. Only what the
 /// table is: a run's figures (the runner-up and its margin, whether the incumbent was kept, the
@@ -22,7 +22,7 @@ using knob_values = std::vector<long long>;
 struct header_range {
   long long min_tokens = 0;  ///< first measured token count (for the comment)
   long long max_tokens = 0;  ///< last measured token count: select()'s threshold
-  knob_values knobs;
+  ordered_knobs knobs;
   std::string variant;  ///< the winner's id
 };
 
@@ -75,9 +75,9 @@ struct dispatch_model {
   std::vector<std::string>
       shape_keys;  ///< the family's key dimensions: select()'s shape parameters
   std::vector<header_mode> modes;
-  knob_values reference;  ///< the reference variant's knobs
+  ordered_knobs reference;  ///< the reference variant's knobs
   /// Every distinct knob tuple a table can return, the reference first, with its variant id.
-  std::vector<std::pair<knob_values, std::string>> variants;
+  std::vector<std::pair<ordered_knobs, std::string>> variants;
   std::vector<header_arch> archs;  ///< sm_90 first (the default of select())
   /// The family's launch header, relative to kernels/ (family::launch_header()); empty: the
   /// header has no settings() and no launch().

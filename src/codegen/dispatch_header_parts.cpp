@@ -124,11 +124,11 @@ ${entries}};
 
 }  // namespace
 
-std::string values_text(const knob_values& k) {
+std::string values_text(const ordered_knobs& k) {
   return join_each(k, ", ", [](long long v) { return std::to_string(v); });
 }
 
-std::string tuple_text(const knob_values& k) {
+std::string tuple_text(const ordered_knobs& k) {
   return "{" + values_text(k) + "}";
 }
 

@@ -8,8 +8,8 @@
 namespace kk3::codegen {
 
 /// Knob values as "1, 4, 0", and as a braced tuple "{1, 4, 0}".
-std::string values_text(const knob_values& k);
-std::string tuple_text(const knob_values& k);
+std::string values_text(const ordered_knobs& k);
+std::string tuple_text(const ordered_knobs& k);
 
 /// The name of table `t` of architecture `a`, e.g. "sm_90_bf16_heads16".
 std::string table_name(const dispatch_model& m, const header_arch& a, const header_table& t);

@@ -24,10 +24,10 @@ constexpr table_arch_def k_table_archs[] = {{"sm_90", 90}, {"sm_100", 100}};
 /// What the checks and the model need to know about one family.
 struct family_facts {
   const families::family_space* space = nullptr;
-  std::vector<families::dimension> shape_keys;    ///< the family's key dimensions
-  std::vector<std::string> knob_names;            ///< config order
-  std::map<knob_values, std::size_t> variant_at;  ///< shipped variants by their knobs
-  std::size_t reference = 0;                      ///< index of the reference variant
+  std::vector<families::dimension> shape_keys;      ///< the family's key dimensions
+  std::vector<std::string> knob_names;              ///< config order
+  std::map<ordered_knobs, std::size_t> variant_at;  ///< shipped variants by their knobs
+  std::size_t reference = 0;                        ///< index of the reference variant
 };
 
 [[noreturn]] void fail(const results::result_set& s, const std::string& at,
@@ -44,7 +44,7 @@ std::string list_text(const std::vector<std::string>& items) {
   return "[" + join(items, ", ") + "]";
 }
 
-std::string tuple_id(const knob_values& k) {
+std::string tuple_id(const ordered_knobs& k) {
   std::vector<std::string> items;
   for (const long long v : k) items.push_back(std::to_string(v));
   return "{" + join(items, ", ") + "}";
@@ -59,7 +59,7 @@ family_facts facts_of(const families::family_space& space) {
   for (std::size_t i = 0; i < space.variants.size(); ++i) {
     const space::variant& v = space.variants[i];
     if (v.test_only) continue;
-    knob_values k;
+    ordered_knobs k;
     for (const auto& kv : v.knobs) k.push_back(kv.second);
     ff.variant_at[k] = i;
     if (v.is_reference) ff.reference = i;
@@ -68,16 +68,16 @@ family_facts facts_of(const families::family_space& space) {
 }
 
 // Where a sweep disagrees with the current config (an empty `at`: it agrees).
-struct mismatch {
+struct disagreement {
   std::string at;    ///< the JSON path in the sweep
   std::string what;  ///< what disagrees, naming the config file
   explicit operator bool() const { return !at.empty(); }
 };
 
-// A range's knobs in config order, into `k`; a mismatch unless they are a shipped variant with
+// A range's knobs in config order, into `k`; a disagreement unless they are a shipped variant with
 // the id the file gives.
-mismatch range_knobs(const select::range& r, const std::string& at, const family_facts& ff,
-                     knob_values& k) {
+disagreement range_knobs(const select::range& r, const std::string& at, const family_facts& ff,
+                         ordered_knobs& k) {
   const space::family_config& cfg = ff.space->config;
   for (const auto& kv : r.knobs) {
     if (std::find(ff.knob_names.begin(), ff.knob_names.end(), kv.first) == ff.knob_names.end()) {
@@ -198,7 +198,7 @@ void check_file(const results::result_set& s, const std::map<std::string, family
 
 // The first place where a sweep's part for one family disagrees with the family's current
 // config: knob names, shape key, a table's mode, a range's knobs or variant id.
-mismatch config_mismatch(const results::result_set& s, const family_facts& ff) {
+disagreement config_disagreement(const results::result_set& s, const family_facts& ff) {
   const space::family_config& cfg = ff.space->config;
   for (const results::family_summary& fam : s.families) {
     if (fam.family != cfg.family) continue;
@@ -217,9 +217,9 @@ mismatch config_mismatch(const results::result_set& s, const family_facts& ff) {
     if (d.family != cfg.family) continue;
     if (mode_index(cfg, d.mode) == cfg.modes.size())
       return {d.at + "/mode", "\"" + d.mode + "\" is not a mode of " + cfg.file.string()};
-    knob_values k;
+    ordered_knobs k;
     for (std::size_t i = 0; i < d.ranges.size(); ++i) {
-      if (const mismatch m = range_knobs(d.ranges[i], d.range_at(i), ff, k)) return m;
+      if (const disagreement m = range_knobs(d.ranges[i], d.range_at(i), ff, k)) return m;
     }
   }
   return {};
@@ -381,7 +381,7 @@ header_arch arch_from(const table_arch_def& def, const std::vector<table_source>
       header_range hr;
       hr.min_tokens = r.min_tokens;
       hr.max_tokens = r.max_tokens;
-      range_knobs(r, {}, ff, hr.knobs);  // config_mismatch() found none
+      range_knobs(r, {}, ff, hr.knobs);  // config_disagreement() found none
       hr.variant = r.winner;
       used.insert(ff.variant_at.at(hr.knobs));
       t.ranges.push_back(std::move(hr));
@@ -406,7 +406,7 @@ std::set<const results::result_set*> stale_inputs(const std::vector<results::res
   const std::string& family = ff.space->config.family;
   for (const results::result_set& s : sweeps) {
     if (!has_tables_for(s, family)) continue;
-    if (const mismatch bad = config_mismatch(s, ff)) {
+    if (const disagreement bad = config_disagreement(s, ff)) {
       stale.insert(&s);
       notes.push_back("skipped the " + family + " tables of " + s.file.string() + ": " + bad.at +
                       ": " + bad.what + " (sweep " + family + " again with the current config)");
@@ -442,7 +442,7 @@ dispatch_model family_model(const family_facts& ff, const std::vector<results::r
   m.variants.emplace_back(m.reference, ff.space->variants[ff.reference].id);
   for (const std::size_t i : used) {
     if (i == ff.reference) continue;
-    knob_values k;
+    ordered_knobs k;
     for (const auto& kv : ff.space->variants[i].knobs) k.push_back(kv.second);
     m.variants.emplace_back(std::move(k), ff.space->variants[i].id);
   }

@@ -19,7 +19,7 @@ bool read(const std::string& b, std::size_t at, T& out) {
   return true;
 }
 
-struct section {
+struct elf_section {
   std::string name;
   std::uint32_t type = 0;
   std::uint64_t offset = 0, size = 0;
@@ -49,11 +49,11 @@ resource_usage read_cubin_resources(const std::string& b, const std::string& low
       !read(b, 0x3e, shstrndx) || shentsize < 64 || shstrndx >= shnum) {
     return u;
   }
-  std::vector<section> sections(shnum);
+  std::vector<elf_section> sections(shnum);
   std::vector<std::uint32_t> name_offsets(shnum);
   for (std::uint16_t i = 0; i < shnum; ++i) {
     const std::size_t at = shoff + static_cast<std::size_t>(i) * shentsize;
-    section& s = sections[i];
+    elf_section& s = sections[i];
     if (!read(b, at, name_offsets[i]) || !read(b, at + 4, s.type) || !read(b, at + 24, s.offset) ||
         !read(b, at + 32, s.size) || !read(b, at + 40, s.link) || !read(b, at + 56, s.entsize)) {
       return u;
@@ -65,9 +65,9 @@ resource_usage read_cubin_resources(const std::string& b, const std::string& low
 
   // The symbol index of our kernel in .symtab.
   long long symbol = -1;
-  for (const section& s : sections) {
+  for (const elf_section& s : sections) {
     if (s.type != 2 /* SHT_SYMTAB */ || s.entsize < 24 || s.link >= shnum) continue;
-    const section& names = sections[s.link];
+    const elf_section& names = sections[s.link];
     for (std::uint64_t k = 0; k * s.entsize < s.size; ++k) {
       std::uint32_t name = 0;
       if (!read(b, s.offset + k * s.entsize, name)) break;
@@ -79,9 +79,9 @@ resource_usage read_cubin_resources(const std::string& b, const std::string& low
   // reserves (the image then has a .nv.shared.reserved.0 section); ptxas's "bytes smem" and
   // cuFuncGetAttribute(SHARED_SIZE_BYTES) count only the kernel's own.
   bool system_reserve = false;
-  for (const section& s : sections) system_reserve |= s.name == ".nv.shared.reserved.0";
+  for (const elf_section& s : sections) system_reserve |= s.name == ".nv.shared.reserved.0";
   u.shared_bytes = 0;
-  for (const section& s : sections) {
+  for (const elf_section& s : sections) {
     if (s.name == ".nv.shared." + lowered_name) {
       u.shared_bytes = static_cast<int>(system_reserve && s.size >= 1024 ? s.size - 1024 : s.size);
     }
