@@ -56,10 +56,12 @@ using loaded_kernel = jit::loaded_kernel;
 struct loaded_variant {
   families::family_space space;
   const space::mode* mode = nullptr;
+  /// The GPU, its context and JIT engine, the timer: declared before the kernels and workspaces
+  /// that live in its context, so that it goes after them.
+  std::unique_ptr<session::gpu_session> gpu;
   std::vector<loaded_kernel> kernels;  ///< in the order asked (all: the config's order)
   families::shape shape;
   unsigned long long seed = 0;
-  std::unique_ptr<session::gpu_session> gpu;  ///< the GPU, its context and JIT engine, the timer
   std::vector<std::unique_ptr<families::workspace>> workspaces;
 
   const device::device_info& info() const { return gpu->info(); }

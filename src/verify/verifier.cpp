@@ -164,7 +164,8 @@ bool mark_unlaunchable(const families::family& f, const space::mode& m, const sp
 /// refused it) and its function (null then), and which one is the reference.
 struct loaded_mode {
   std::vector<verify_record> records;
-  std::vector<CUfunction> functions;
+  std::vector<jit::loaded_kernel> kernels;  ///< owns the modules that `functions` point into
+  std::vector<CUfunction> functions;        ///< null where the variant did not compile
   std::size_t reference = 0;
 };
 
@@ -173,10 +174,10 @@ loaded_mode load_mode(const jit::jit_engine& engine, const families::family_spac
                       const std::string& arch, const std::filesystem::path& kernel_dir) {
   std::vector<const space::variant*> chosen;
   for (const auto& v : variants) chosen.push_back(&v);
-  const std::vector<jit::loaded_kernel> kernels =
-      jit::compile_and_load(engine, space.config, m, chosen, arch, kernel_dir);
   loaded_mode out{std::vector<verify_record>(variants.size()),
+                  jit::compile_and_load(engine, space.config, m, chosen, arch, kernel_dir),
                   std::vector<CUfunction>(variants.size(), nullptr), variants.size()};
+  const std::vector<jit::loaded_kernel>& kernels = out.kernels;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     verify_record& r = out.records[i];
     r.family = space.config.family;
