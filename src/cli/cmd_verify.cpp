@@ -252,6 +252,7 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
 
   session::gpu_session gpu(kernels.dir, o.cache.cache_dir, o.cache.no_cache);
   const device::device_info& info = gpu.info();
+  const verify::verifier& verifier = gpu.verifier();  // its helper kernels compiled before the line
   verify::verify_options vo = o.run;
   vo.seed = seed_or_draw(o.run.seed);
   vo.shapes = given.chosen;
@@ -261,7 +262,7 @@ int run_verify(const global_options& global, const verify_cli_options& o) {
                                  << info.arch << "), seed " << vo.seed << "\n";
   verify_tally tally;
   for (const space::mode* m : modes)
-    tally.add_mode(m->name, gpu.verifier().verify_mode(space, *m, variants, vo));
+    tally.add_mode(m->name, verifier.verify_mode(space, *m, variants, vo));
   if (json)
     std::cout << tally.json(o, info, vo.seed).dump(2) << "\n";
   else
