@@ -3,7 +3,7 @@
 # before the issue. Carry: build-carry/ (kk3tune, kk3_gpu_tests and kk3tune-test-families of this
 # commit, and kk3tune-before: the binary of 12c26d5's src/, the same as 4d55b64's, the commit
 # before the issue's first step) and build/test-families (the test families' configs and
-# kernels), all built at /work/main. To make them again:
+# kernels), all built at /work/main, of debe1da or later (README.md says why). To make them again:
 #   cmake --build build && cp build/kk3tune build/tests/kk3_gpu_tests \
 #     build/test-families/bin/kk3tune-test-families build-carry/
 #   git worktree add /tmp/before 4d55b64 && cmake -S /tmp/before -B /tmp/before/build -G Ninja \
