@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/paths.hpp"
+#include "core/text.hpp"
 #include "core/text_table.hpp"
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
@@ -172,7 +173,7 @@ void print_compile_table(const compile_options& options, const std::vector<std::
   for (const auto& r : run.results) {
     const std::string label = r.label.substr(0, r.label.find(" @ "));
     table.add_row({label, r.arch, r.ok ? "ok" : "compile_failed",
-                   r.cache_hit ? "cached" : cell("%.1f", r.compile_s * 1e3),
+                   r.cache_hit ? "cached" : format_double("%.1f", r.compile_s * 1e3),
                    r.cache_hit ? "hit" : (options.cache.no_cache ? "off" : "miss"),
                    num(r.usage.registers), num(r.usage.spill_store_bytes),
                    num(r.usage.spill_load_bytes), num(r.usage.shared_bytes)});
@@ -189,7 +190,7 @@ void print_compile_table(const compile_options& options, const std::vector<std::
             << run.results.size() << " variant compiles for " << archs.size()
             << " arch(s): " << run.results.size() - run.failed << " ok, " << run.failed
             << " failed, " << run.hits << " from the cache (" << run.cache << "); "
-            << cell("%.2f", run.wall_s) << " s on " << run.threads << " threads\n";
+            << format_double("%.2f", run.wall_s) << " s on " << run.threads << " threads\n";
 }
 
 int run_compile(const global_options& global, const compile_options& options) {

@@ -57,33 +57,34 @@ void print_one(std::ostream& out, const loaded_variant& v, const timing::measure
       << "  objective  " << results::describe(objective) << "\n"
       << "  samples    " << s.samples << " kept (" << throttled << " throttled dropped), "
       << m.launches_per_sample << (m.mode == results::timing_mode::chain ? " chains" : " launches")
-      << " per sample, stopped: " << timing::to_string(m.stopped) << ", " << cell("%.3f", m.wall_s)
-      << " s wall\n"
-      << "  SM clock   " << cell("%.0f", clock) << " MHz (median of kept samples)\n"
+      << " per sample, stopped: " << timing::to_string(m.stopped) << ", "
+      << format_double("%.3f", m.wall_s) << " s wall\n"
+      << "  SM clock   " << format_double("%.0f", clock) << " MHz (median of kept samples)\n"
       << (m.event_overhead_us != 0
-              ? "  events     " + cell("%.3f", m.event_overhead_us) +
+              ? "  events     " + format_double("%.3f", m.event_overhead_us) +
                     " us for an empty event pair, measured this run and subtracted\n"
               : "")
-      << "  time us    median " << cell("%.3f", s.median) << "  min " << cell("%.3f", s.min)
-      << "  mean " << cell("%.3f", s.mean) << "  p10 " << cell("%.3f", s.p10) << "  p90 "
-      << cell("%.3f", s.p90) << "  stdev " << cell("%.3f", s.stdev) << "  IQR "
-      << cell("%.3f", s.iqr) << "\n"
-      << "  noise      " << cell("%.3f", s.rel_stderr_median * 100)
-      << "% relative standard error of the median (target " << cell("%.2f", 100 * noise_target)
-      << "%)\n";
+      << "  time us    median " << format_double("%.3f", s.median) << "  min "
+      << format_double("%.3f", s.min) << "  mean " << format_double("%.3f", s.mean) << "  p10 "
+      << format_double("%.3f", s.p10) << "  p90 " << format_double("%.3f", s.p90) << "  stdev "
+      << format_double("%.3f", s.stdev) << "  IQR " << format_double("%.3f", s.iqr) << "\n"
+      << "  noise      " << format_double("%.3f", s.rel_stderr_median * 100)
+      << "% relative standard error of the median (target "
+      << format_double("%.2f", 100 * noise_target) << "%)\n";
   if (m.mode == results::timing_mode::chain) {
-    out << "  chain      " << cell("%.3f", m.chain_total_us) << " us per chain with the variant, "
-        << cell("%.3f", m.chain_base_us) << " us without: the variant adds "
-        << cell("%.3f", s.median) << " us; L2 flushed before each replay, " << m.rotated_workspaces
+    out << "  chain      " << format_double("%.3f", m.chain_total_us)
+        << " us per chain with the variant, " << format_double("%.3f", m.chain_base_us)
+        << " us without: the variant adds " << format_double("%.3f", s.median)
+        << " us; L2 flushed before each replay, " << m.rotated_workspaces
         << " workspace(s) in turn, samples from " << m.placements << " placement(s) in turn\n";
   } else {
-    out << "  bandwidth  " << cell("%.3f", m.bytes_moved / 1e6) << " MB moved, "
-        << cell("%.3f", tb_s) << " TB/s";
+    out << "  bandwidth  " << format_double("%.3f", m.bytes_moved / 1e6) << " MB moved, "
+        << format_double("%.3f", tb_s) << " TB/s";
     if (o.ceiling_tb_s > 0)
-      out << " (" << cell("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of "
-          << cell("%.2f", o.ceiling_tb_s) << " TB/s)";
+      out << " (" << format_double("%.1f", 100 * tb_s / o.ceiling_tb_s) << "% of "
+          << format_double("%.2f", o.ceiling_tb_s) << " TB/s)";
     out << "; working set " << (m.fits_in_l2 ? "fits" : "does not fit") << " in L2 ("
-        << cell("%.0f", static_cast<double>(v.info().l2_bytes) / 1048576) << " MiB)"
+        << format_double("%.0f", static_cast<double>(v.info().l2_bytes) / 1048576) << " MiB)"
         << (m.mode == results::timing_mode::cold
                 ? ", flushed before each sample, " + std::to_string(m.rotated_workspaces) +
                       " input sets rotated"
@@ -108,22 +109,22 @@ void print_table(std::ostream& out, const loaded_variant& v, std::vector<timing:
     const double behind = fastest > 0 ? m.stats.median / fastest - 1 : 0;
     ties += behind > 0 && behind < min_gain;
     table.add_row({m.label + (m.label == reference ? " (reference)" : ""),
-                   cell("%.3f", m.stats.median), cell("%+.1f", 100 * behind),
-                   cell("%.3f", m.stats.p10), cell("%.3f", m.stats.p90),
-                   cell("%.2f", 100 * m.stats.rel_stderr_median), std::to_string(m.stats.samples),
-                   cell("%.3f", tb_per_s(m))});
+                   format_double("%.3f", m.stats.median), format_double("%+.1f", 100 * behind),
+                   format_double("%.3f", m.stats.p10), format_double("%.3f", m.stats.p90),
+                   format_double("%.2f", 100 * m.stats.rel_stderr_median),
+                   std::to_string(m.stats.samples), format_double("%.3f", tb_per_s(m))});
   }
   table.print(out);
   if (ties) {
     // Why the table may name another of these: the sweep's selection rule (docs/sweep.md).
-    out << ties << " variant(s) within " << cell("%.1f", 100 * min_gain)
+    out << ties << " variant(s) within " << format_double("%.1f", 100 * min_gain)
         << "% of the fastest: the sweep's table replaces its incumbent (the previous token "
            "count's winner, or --baseline's) only by a variant faster by the plan's min_gain of "
-        << cell("%.1f", 100 * min_gain)
+        << format_double("%.1f", 100 * min_gain)
         << "% beyond the noise, so it may name one of them instead of the fastest here\n";
   }
   if (o.ceiling_tb_s > 0)
-    out << "(TB/s against a ceiling of " << cell("%.2f", o.ceiling_tb_s) << ")\n";
+    out << "(TB/s against a ceiling of " << format_double("%.2f", o.ceiling_tb_s) << ")\n";
 }
 
 /// The default plan's min_gain: what a challenger must gain over the table's incumbent.

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/paths.hpp"
 #include "core/seed.hpp"
+#include "core/text.hpp"
 #include "core/text_table.hpp"
 #include "device/device_info.hpp"
 #include "device/driver_api.hpp"
@@ -184,9 +185,9 @@ class verify_tally {
     out << "\nagainst the CPU reference, per mode over its shipped variants (limits: at least "
            "99.9% exact, worst ratio 1):\n";
     for (const auto& [name, a] : m_per_mode) {
-      out << "  " << name << ": " << cell("%.3f", 100 * a.exact_fraction)
+      out << "  " << name << ": " << format_double("%.3f", 100 * a.exact_fraction)
           << "% of elements exact, at most " << a.max_ulps << " ulps apart, worst ratio "
-          << cell("%.3f", a.worst_ratio) << " (" << a.variants << " variants)\n";
+          << format_double("%.3f", a.worst_ratio) << " (" << a.variants << " variants)\n";
     }
     out << "\n" << m_ok << " variant-modes ok, " << m_failed << " failed";
     if (m_unlaunchable)
@@ -196,9 +197,9 @@ class verify_tally {
       out << ", " << m_test_flagged << " test-only variant-modes flagged (expected: all)";
     out << "; seed " << seed << "\n";
     out << "against the CPU reference, over every shipped variant: at least "
-        << cell("%.3f", 100 * m_total.exact_fraction) << "% of elements exact, at most "
-        << m_total.max_ulps << " ulps apart, worst ratio " << cell("%.3f", m_total.worst_ratio)
-        << "\n";
+        << format_double("%.3f", 100 * m_total.exact_fraction) << "% of elements exact, at most "
+        << m_total.max_ulps << " ulps apart, worst ratio "
+        << format_double("%.3f", m_total.worst_ratio) << "\n";
   }
 
  private:
@@ -222,8 +223,8 @@ class verify_tally {
                          {"worst_ratio", r.worst_ratio}});
     m_table.add_row({r.mode, r.variant + (r.test_only ? " (test-only)" : ""),
                      results::to_text(r.outcome), std::to_string(r.shapes.size()),
-                     std::to_string(r.checks), cell("%.3f", 100 * r.exact_fraction),
-                     std::to_string(r.max_ulps), cell("%.3f", r.worst_ratio),
+                     std::to_string(r.checks), format_double("%.3f", 100 * r.exact_fraction),
+                     std::to_string(r.max_ulps), format_double("%.3f", r.worst_ratio),
                      r.reason.substr(0, r.reason.find('\n'))});
   }
 

@@ -13,9 +13,9 @@ namespace {
 
 /// "12 min 3 s", "45 s", "0.4 s".
 std::string duration_text(double s) {
-  if (s < 10) return cell("%.1f", s) + " s";
-  if (s < 600) return cell("%.0f", s) + " s";
-  return cell("%.0f", s / 60) + " min";
+  if (s < 10) return format_double("%.1f", s) + " s";
+  if (s < 600) return format_double("%.0f", s) + " s";
+  return format_double("%.0f", s / 60) + " min";
 }
 
 }  // namespace
@@ -43,7 +43,7 @@ int print_sweep_preview(const sweep::sweep_request& request, const std::vector<s
       << "compile time on this machine: about " << duration_text(p.compile_estimate_s) << " on "
       << p.compile_threads << " threads, at";
   for (const auto& [family, s] : p.compile_cost_s)
-    out << " " << family << " " << cell("%.2f", s) << " s";
+    out << " " << family << " " << format_double("%.2f", s) << " s";
   out << " per compile (from " << p.compile_cost_source << ")\n";
   if (p.gpu_estimate_s) {
     out << "GPU time on an H200: about " << duration_text(*p.gpu_estimate_s)

@@ -1,22 +1,15 @@
 #pragma once
 // A plain-text table with aligned columns, for the summaries the tool prints (the CLI's, the
 // sweep's).
-#include <cstdio>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace kk3 {
 
-/// One number formatted for a table cell, e.g. cell("%.3f", 1.5).
-inline std::string cell(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 /// Rows of cells printed with each column padded to its widest cell; numbers are best passed
-/// already formatted. Columns listed in `right_aligned` are padded on the left.
+/// already formatted (format_double, core/text.hpp). Columns listed in `right_aligned` are padded
+/// on the left.
 class text_table {
  public:
   explicit text_table(std::vector<std::string> header, std::vector<bool> right_aligned = {})

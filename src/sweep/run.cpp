@@ -292,8 +292,8 @@ int run_compile_only(sweep_request& request, const run_options& o, const std::st
             << " token counts: ok" << shard_note(result) << "\n"
             << result.plan->compiles << " variant compiles for " << join(o.archs, ", ") << ": "
             << result.plan->compiles - result.plan->compile_failures << " ok, "
-            << result.plan->compile_failures << " failed (" << cell("%.1f", result.plan->wall_s)
-            << " s)\n"
+            << result.plan->compile_failures << " failed ("
+            << format_double("%.1f", result.plan->wall_s) << " s)\n"
             << "nothing was timed: no GPU. Wrote " << o.out.string() << " (\"timed\": false)\n";
   for (const auto& rec : result.records) {
     if (rec.status == results::status::compile_failed)

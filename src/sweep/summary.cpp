@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/text_table.hpp"
 #include "results/model.hpp"
 #include "results/objective.hpp"
@@ -32,15 +33,17 @@ void print_baseline_changes(std::ostream& out, const results::result_set& r) {
                                 (d.shape.empty() ? "" : " " + results::shape_text(d.shape)) +
                                 " T=" + std::to_string(c.tokens);
       lines.push_back(where + ": " + c.from + " -> " + c.to +
-                      (c.from_qualified ? " (" + cell("%.1f", 100 * c.gain) + "% faster, " +
-                                              cell("%.1f", c.gain_sigmas) + " sigma)"
-                                        : " (the baseline's variant did not qualify here)"));
+                      (c.from_qualified
+                           ? " (" + format_double("%.1f", 100 * c.gain) + "% faster, " +
+                                 format_double("%.1f", c.gain_sigmas) + " sigma)"
+                           : " (the baseline's variant did not qualify here)"));
     }
   }
   if (!counts) return;
   out << "\nagainst the baseline: " << lines.size() << " of " << counts
       << " token counts changed their variant ("
-      << cell("%.1f", 100.0 * static_cast<double>(lines.size()) / static_cast<double>(counts))
+      << format_double("%.1f",
+                       100.0 * static_cast<double>(lines.size()) / static_cast<double>(counts))
       << "%)\n";
   for (const std::string& l : lines) out << "  " << l << "\n";
 }
@@ -78,8 +81,8 @@ void print_summary(std::ostream& out, const results::result_set& r) {
       table.add_row({d.family, d.mode, results::shape_text(d.shape),
                      std::to_string(range.min_tokens) + "-" + std::to_string(range.max_tokens),
                      range.winner + (range.incumbent_kept ? " (kept)" : ""),
-                     n ? cell("%.3f", std::exp(log_sum / n)) : "-", range.runner_up.value_or("-"),
-                     cell("%.1f", 100 * range.margin)});
+                     n ? format_double("%.3f", std::exp(log_sum / n)) : "-",
+                     range.runner_up.value_or("-"), format_double("%.1f", 100 * range.margin)});
     }
   }
   table.print(out);
@@ -100,8 +103,8 @@ int report_measured(std::ostream& out, const results::result_set& result,
       << result.records.size() << " records (" << dropped << " screened out, " << unlaunchable
       << " unlaunchable, " << failed << " not ok), " << result.plan->compiles << " compiles ("
       << result.plan->compile_failures << " failed), copy ceiling "
-      << cell("%.3f", result.plan->copy_ceiling_tb_s) << " TB/s, "
-      << cell("%.1f", result.plan->wall_s) << " s on " << result.context.gpu.name
+      << format_double("%.3f", result.plan->copy_ceiling_tb_s) << " TB/s, "
+      << format_double("%.1f", result.plan->wall_s) << " s on " << result.context.gpu.name
       << shard_note(result) << "; wrote " << written.string() << "\n";
   return failed ? k_exit_failure : k_exit_ok;
 }

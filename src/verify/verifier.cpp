@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/nvtx.hpp"
+#include "core/text.hpp"
 #include "core/watch.hpp"
 #include "device/check.hpp"
 #include "device/launch.hpp"
@@ -35,13 +36,6 @@ std::string shape_name(const families::shape& s) {
 }
 
 namespace {
-
-/// One number as text, e.g. cell("%.3g", 1.25).
-std::string cell(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
 
 std::string hex_element(const families::tensor& t, std::size_t index) {
   const std::size_t width = families::dtype_bytes(t.type);
@@ -103,15 +97,15 @@ std::optional<mismatch> compare_within_bound(const families::problem& want,
     };
     if (f.over) {
       const std::size_t i = f.first_over;
-      return at(
-          i, "|out - x| is " + cell("%.3g", f.first_over_ratio) +
-                 " times the bound ulp_bf16(x) + 2^-12 m, x = " + cell("%.9g", w.exact_value[i]) +
-                 ", m = " + cell("%.6g", w.term_magnitude[i]));
+      return at(i, "|out - x| is " + format_double("%.3g", f.first_over_ratio) +
+                       " times the bound ulp_bf16(x) + 2^-12 m, x = " +
+                       format_double("%.9g", w.exact_value[i]) +
+                       ", m = " + format_double("%.6g", w.term_magnitude[i]));
     }
     if (!f.passes()) {
-      return at(f.first_inexact, "only " + cell("%.3f", 100 * f.exact_share()) +
+      return at(f.first_inexact, "only " + format_double("%.3f", 100 * f.exact_share()) +
                                      "% of the elements equal bf16(x), below " +
-                                     cell("%.1f", 100 * k_min_exact_share) +
+                                     format_double("%.1f", 100 * k_min_exact_share) +
                                      "%; the first that does not");
     }
   }
