@@ -130,6 +130,12 @@ families::problem poisoned(families::problem p) {
   return p;
 }
 
+/// Where --save-workspace keeps a record's tensors at shape `sname` ("-hazard" and the like after).
+std::filesystem::path save_dir_of(const verify_options& o, const verify_record& r,
+                                  const std::string& sname) {
+  return o.save_dir / (r.family + "-" + r.mode + "-" + r.variant + "-" + sname);
+}
+
 void save(const std::filesystem::path& dir, const families::problem& start,
           const families::problem& expected, const families::problem& got) {
   std::filesystem::create_directories(dir);
@@ -155,11 +161,11 @@ bool mark_unlaunchable(const families::family& f, const space::mode& m, const sp
 }
 
 /// The variants of a mode compiled and loaded: a record per variant (compile_failed where NVRTC
-/// refused it) and its function (null then), and which one is the reference.
+/// refused it), the loaded kernels (the function null where it did not compile), and which one is
+/// the reference.
 struct loaded_mode {
   std::vector<verify_record> records;
-  std::vector<jit::loaded_kernel> kernels;  ///< owns the modules that `functions` point into
-  std::vector<CUfunction> functions;        ///< null where the variant did not compile
+  std::vector<jit::loaded_kernel> kernels;
   std::size_t reference = 0;
 };
 
@@ -170,7 +176,7 @@ loaded_mode load_mode(const jit::jit_engine& engine, const families::family_spac
   for (const auto& v : variants) chosen.push_back(&v);
   loaded_mode out{std::vector<verify_record>(variants.size()),
                   jit::compile_and_load(engine, space.config, m, chosen, arch, kernel_dir),
-                  std::vector<CUfunction>(variants.size(), nullptr), variants.size()};
+                  variants.size()};
   const std::vector<jit::loaded_kernel>& kernels = out.kernels;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     verify_record& r = out.records[i];
@@ -182,11 +188,9 @@ loaded_mode load_mode(const jit::jit_engine& engine, const families::family_spac
     if (!kernels[i].ok()) {
       r.outcome = results::status::compile_failed;
       r.reason = kernels[i].compiled.log;
-      continue;
     }
-    out.functions[i] = kernels[i].function;
   }
-  if (out.reference == variants.size() || !out.functions[out.reference]) {
+  if (out.reference == variants.size() || !kernels[out.reference].ok()) {
     throw error(error_kind::verify, space.config.family + "/" + m.name +
                                         ": the reference variant is missing or did not compile");
   }
@@ -373,8 +377,7 @@ void check_hazard(const shape_bench& bench, const space::variant& v, CUfunction 
                " (" + sname + ", hazard run " + std::to_string(h + 1) + ")";
     r.first_mismatch = hz;
     if (!o.save_dir.empty())
-      save(o.save_dir / (r.family + "-" + r.mode + "-" + r.variant + "-" + sname + "-hazard"),
-           bench.start(), bench.expected(), hazard_got);
+      save(save_dir_of(o, r, sname + "-hazard"), bench.start(), bench.expected(), hazard_got);
     return;
   }
 }
@@ -397,8 +400,7 @@ void check_variant(const shape_bench& bench, const space::variant& v, CUfunction
     r.first_mismatch = bad;
   }
   if (!o.save_dir.empty() && (bad || o.save_all))
-    save(o.save_dir / (r.family + "-" + r.mode + "-" + r.variant + "-" + sname), bench.start(),
-         bench.expected(), got);
+    save(save_dir_of(o, r, sname), bench.start(), bench.expected(), got);
   if (!bad) check_hazard(bench, v, fn, got, sname, o, r);
 }
 
@@ -448,7 +450,7 @@ std::vector<verify_record> verifier::verify_mode(const families::family_space& s
     reference_outcome ref;
     for (std::size_t i : order) {
       verify_record& r = records[i];
-      const CUfunction fn = loaded.functions[i];
+      const CUfunction fn = loaded.kernels[i].function;  // null: it did not compile
       if (!fn || r.outcome != results::status::ok) continue;
       if (mark_unlaunchable(fam, m, variants[i], shape, fn, m_info, r)) continue;
       nvtx::scoped_range variant_range(variants[i].id, shape.tokens);
