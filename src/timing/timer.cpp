@@ -390,7 +390,7 @@ class candidate_run {
     m.fits_in_l2 = c.bytes_moved <= static_cast<double>(info.l2_bytes);
   }
 
-  bool done() const { return m_done; }
+  bool done() const { return m_m.stopped != stop_reason::running; }
 
   /// The sample of round `round`, its clock and throttle flag, and whether to stop.
   void take_sample(unsigned round) {
@@ -417,7 +417,6 @@ class candidate_run {
       m_m.throttled.push_back(m_m.clock_mhz.back() > 0 && m_m.clock_mhz.back() < m_clock_threshold);
     }
     m_m.stopped = check_stop(m_o.stop, kept_samples(m_m), m_elapsed);
-    m_done = m_m.stopped != stop_reason::running;
   }
 
   /// The statistics over the kept samples, and the chain medians.
@@ -454,7 +453,6 @@ class candidate_run {
   clock_type::time_point m_started;
   double m_elapsed = 0, m_clock_threshold = 0;
   std::vector<double> m_base_us, m_total_us;
-  bool m_done = false;
 };
 
 }  // namespace
