@@ -187,7 +187,7 @@ std::vector<timing::measurement> measure_loaded(loaded_variant& v, const time_op
 
 /// The time file (--json): the measurements with the machine's figures, so that `compare` can
 /// show whether two files came from alike machines.
-void write_time_json(const global_options& global, const loaded_variant& v, time_options& o,
+void write_time_json(const global_options& global, const loaded_variant& v, const time_options& o,
                      const std::vector<timing::measurement>& result, const std::string& reference,
                      const results::objective& objective) {
   const timing::timer& timer = v.gpu->timer();
@@ -196,10 +196,15 @@ void write_time_json(const global_options& global, const loaded_variant& v, time
       timing::measure_copy_ceiling(v.gpu->engine(), v.info(), timer, v.gpu->kernel_dir(),
                                    find_config_dir(global.config_dir).dir);
   context.empty_kernel_us = timing::measure_empty_kernel(timer, v.gpu->helpers());
-  if (o.ceiling_tb_s <= 0) o.ceiling_tb_s = context.copy_ceiling_tb_s;
-  const results::time_subject subject{
-      v.space.config.family, v.mode->name, v.shape.tokens, v.space.impl->key_of(v.shape), v.seed,
-      o.ceiling_tb_s,        reference,    objective};
+  const double ceiling = o.ceiling_tb_s > 0 ? o.ceiling_tb_s : context.copy_ceiling_tb_s;
+  const results::time_subject subject{v.space.config.family,
+                                      v.mode->name,
+                                      v.shape.tokens,
+                                      v.space.impl->key_of(v.shape),
+                                      v.seed,
+                                      ceiling,
+                                      reference,
+                                      objective};
   std::vector<results::time_entry> entries;
   for (const timing::measurement& m : result) entries.push_back(timing::time_entry_of(m));
   const std::string doc = results::time_text(context, subject, entries);
@@ -209,7 +214,7 @@ void write_time_json(const global_options& global, const loaded_variant& v, time
     write_file_atomic(o.json, doc);
 }
 
-int run_time(const global_options& global, time_options o) {
+int run_time(const global_options& global, const time_options& o) {
   refuse_timing_mode(o.target.mode, o.target.family, global.config_dir);
   // The sweep's objective for the family unless --timing says otherwise; the chain model is the
   // plan's unless flags change it; checked before any GPU work.
