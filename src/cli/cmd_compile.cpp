@@ -4,6 +4,7 @@
 // this run spent.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -85,13 +86,22 @@ std::vector<jit::compile_request> compile_requests(
   return requests;
 }
 
-/// A compile run: every result in request order, its wall time, and its totals.
+/// A compile run: every result in request order, its wall time, where it cached and on how many
+/// threads; its totals follow from the results.
 struct compile_run {
   std::vector<jit::compile_result> results;
   double wall_s = 0;
-  std::size_t failed = 0, hits = 0;  ///< compiles that failed, and cache hits
-  std::string cache;                 ///< the cache folder, or "off"
-  unsigned threads = 0;              ///< compile threads
+  std::string cache;     ///< the cache folder, or "off"
+  unsigned threads = 0;  ///< compile threads
+
+  std::size_t failed() const {
+    return static_cast<std::size_t>(std::count_if(
+        results.begin(), results.end(), [](const jit::compile_result& r) { return !r.ok; }));
+  }
+  std::size_t hits() const {
+    return static_cast<std::size_t>(std::count_if(
+        results.begin(), results.end(), [](const jit::compile_result& r) { return r.cache_hit; }));
+  }
 };
 
 /// Every request compiled, with progress on stderr: on a terminal one line rewritten in place;
@@ -154,9 +164,9 @@ void print_compile_json(const compile_options& options, const std::vector<std::s
   const ordered_json out = {{"kind", "compile"},
                             {"archs", archs},
                             {"compiles", run.results.size()},
-                            {"ok", run.results.size() - run.failed},
-                            {"failed", run.failed},
-                            {"cache_hits", run.hits},
+                            {"ok", run.results.size() - run.failed()},
+                            {"failed", run.failed()},
+                            {"cache_hits", run.hits()},
                             {"cache", run.cache},
                             {"wall_s", run.wall_s},
                             {"threads", run.threads},
@@ -188,8 +198,8 @@ void print_compile_table(const compile_options& options, const std::vector<std::
   }
   std::cout << "\n"
             << run.results.size() << " variant compiles for " << archs.size()
-            << " arch(s): " << run.results.size() - run.failed << " ok, " << run.failed
-            << " failed, " << run.hits << " from the cache (" << run.cache << "); "
+            << " arch(s): " << run.results.size() - run.failed() << " ok, " << run.failed()
+            << " failed, " << run.hits() << " from the cache (" << run.cache << "); "
             << format_double("%.2f", run.wall_s) << " s on " << run.threads << " threads\n";
 }
 
@@ -215,10 +225,6 @@ int run_compile(const global_options& global, const compile_options& options) {
   const jit::jit_engine& engine = *engine_owner;
 
   compile_run run = compile_with_progress(engine, requests);
-  for (const auto& r : run.results) {
-    run.failed += !r.ok;
-    run.hits += r.cache_hit;
-  }
   run.threads = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   run.cache = options.cache.no_cache ? "off" : find_cache_dir(options.cache.cache_dir).dir.string();
   if (options.format == "json") {
@@ -226,7 +232,7 @@ int run_compile(const global_options& global, const compile_options& options) {
   } else {
     print_compile_table(options, archs, run);
   }
-  return run.failed ? k_exit_failure : k_exit_ok;
+  return run.failed() ? k_exit_failure : k_exit_ok;
 }
 
 }  // namespace
