@@ -42,10 +42,13 @@
 //           shared memory.
 //   GPW     slices per warp: a CTA has ceil(ceil(K / B) / GPW) warps, warp w takes its CTA's
 //           slices w, w + warps, ...; a thread keeps acc and Q of its GPW units in registers.
+//           (STAGE 3: a warp takes GPW slices at once, GPW units of one slice per lane.)
 //   NC      sources per chunk: the logits of NC sources are reduced at one barrier (0: all N).
+//           (STAGE 3: sources whose rows are loaded at once; every logit at one barrier.)
 //   STAGE   0: rows are loaded into registers; 1: bulk asynchronous copies of the CTA's part of
 //           each row into a ring of shared-memory rows, completing on one mbarrier per row;
-//           2: two passes, one token per CTA or cluster (NC = 0, TPC = 1; see two_pass below).
+//           2: two passes, one token per CTA or cluster (NC = 0, TPC = 1); 3: two passes, one
+//           token per CTA, the softmax once per token (B = 1; kernels/attn_res_two_pass.cuh).
 //   UNROLL  (STAGE 0) chunks whose loads are in flight: with 2, the next chunk's rows are
 //           requested before this chunk's logits are reduced.
 //   STAGES  (STAGE 1) chunks the ring holds (plus delta's row): STAGES - 1 chunks ahead.
@@ -448,145 +451,26 @@ __device__ __forceinline__ void one_pass(const kk3_attn_res_params& p) {
   if (!TRIGGER) kk3_pdl_trigger();
 }
 
-/// STAGE 2: two passes over a token's rows, one token per CTA (B = 1) or cluster, nothing held
-/// between them but the mix's weights. Pass 1 reads every row once from HBM and reduces all 2 N
-/// sums of the token in one barrier; pass 2 reads the rows again (from L1 or L2; p from registers)
-/// and forms the mix with the same online steps, so the bits are those of STAGE 0 and 1. No row
-/// lives in registers or shared memory across the barrier: fewer registers, more tokens per SM.
-/// The latency chain is kept short: the block rows and out_w are asked into L2 before the wait,
-/// every load of pass 1 is issued before its first store (p is written back after the loop), and
-/// Q is formed from the weights' registers where it is used.
-template <int B, int GPW, int TRIGGER>
-__device__ __forceinline__ void two_pass(const kk3_attn_res_params& p) {
-  constexpr int k_mine = (k_slices + B - 1) / B;  // slices of the busiest CTA
-  constexpr int k_warps = (k_mine + GPW - 1) / GPW;
-  constexpr int k_values = 2 * k_sources;  // per slice: each source's sum of squares and dot
-  constexpr int k_olds = NB > 0 ? NB : 1;  // register rows of the block sums (at least one)
-  constexpr bool k_mix = k_sources > 1;
-  static_assert(k_values <= 32, "a token's sums must fit the lanes");
-  __shared__ float part[2][k_values][k_mine];  // [0]: the logits' slice partials, [1]: the norm's
-
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int rank = B == 1 ? 0 : static_cast<int>(cluster_rank());
-  const int first = first_slice<B>(rank), count = first_slice<B>(rank + 1) - first;
-  const int base = first * k_slice;
-  const long long t = blockIdx.x / B;  // the grid has one CTA or cluster per token
-  auto* const blocks = reinterpret_cast<unsigned short*>(p.blocks);
-  auto* const prefix = reinterpret_cast<unsigned short*>(p.prefix);
-  const auto* const delta = reinterpret_cast<const unsigned short*>(p.delta);
-  const unsigned short* const block_row = blocks + (t * p.block_token_stride + base);
-  const unsigned short* const rms_w = reinterpret_cast<const unsigned short*>(p.rms_w) + base;
-  const unsigned short* const res_w = reinterpret_cast<const unsigned short*>(p.res_w) + base;
-  auto unit = [&](int j) { return unit_offset(warp, k_warps, j, lane); };
-  auto mine = [&](int j) { return warp + j * k_warps < count; };
-  const bool live = t < p.tokens && count > 0;
-
-  // Before the wait: the older inputs. Thread r < NB asks for block row r in L2, thread NB for
-  // out_w (read last); rms_w and res_w come into registers.
-  const int r = static_cast<int>(threadIdx.x);
-  if (live && r < NB) prefetch_l2(block_row + r * p.block_stride, static_cast<unsigned>(count) * 512u);
-  if (live && HAS_OUT_NORM && r == NB)
-    prefetch_l2(reinterpret_cast<const unsigned short*>(p.out_w) + base,
-                static_cast<unsigned>(count) * 512u);
-  uint4 wa[GPW], wb[GPW];
-#pragma unroll
-  for (int j = 0; j < GPW; ++j) {
-    const bool use = k_mix && live && mine(j);
-    wa[j] = use ? load_old(rms_w + unit(j)) : make_uint4(0, 0, 0, 0);
-    wb[j] = use ? load_old(res_w + unit(j)) : make_uint4(0, 0, 0, 0);
-  }
-  if (!READ_PREFIX_EARLY) kk3_pdl_wait();
-  if (TRIGGER) kk3_pdl_trigger();
-  if (t < p.tokens) {
-    // Pass 1: p = bf16(prefix + delta); the unit sums, reduced over the lanes slice by slice.
-    uint4 pv[GPW];
-#pragma unroll
-    for (int j = 0; j < GPW; ++j) {
-      pv[j] = make_uint4(0, 0, 0, 0);
-      if (!mine(j)) continue;
-      const uint4 old = load_new(prefix + (t * H + base + unit(j)));
-      pv[j] = HAS_DELTA ? add_bf16(old, load_new(delta + (t * H + base + unit(j)))) : old;
-    }
-    if constexpr (k_mix) {  // (one source: nothing to weigh)
-#pragma unroll
-      for (int j = 0; j < GPW; ++j) {
-        if (!mine(j)) continue;
-        uint4 olds[k_olds];
-#pragma unroll
-        for (int n = 0; n < NB; ++n) olds[n] = load_old(block_row + n * p.block_stride + unit(j));
-        float q[8];
-        q_of(wa[j], wb[j], q);
-        float v[k_values];
-#pragma unroll
-        for (int n = 0; n < k_sources; ++n)
-          unit_sums(n < NB ? olds[n] : pv[j], q, v[2 * n], v[2 * n + 1]);
-        reduce_slice<k_values, k_mine>(v, &part[0][0][0], lane, warp + j * k_warps);
-      }
-    }
-    if (READ_PREFIX_EARLY) kk3_pdl_wait();
-    // p written back (and into block k), now that every load of pass 1 is issued.
-#pragma unroll
-    for (int j = 0; j < GPW; ++j) {
-      if (!mine(j)) continue;
-      if (HAS_DELTA) *reinterpret_cast<uint4*>(prefix + (t * H + base + unit(j))) = pv[j];
-      if (BLOCK_WRITE)
-        *reinterpret_cast<uint4*>(blocks + (t * p.block_token_stride +
-                                            p.block_write_idx * p.block_stride + base + unit(j))) =
-            pv[j];
-    }
-    // The logits of all N sources in one barrier, then the steps of the online softmax.
-    float rescale[k_sources], weight[k_sources];
-    float s = 1.0f;
-    if (k_mix) {
-      barrier<B>();
-      float total[k_values];
-      int index;
-      slices_total<B, k_values, k_mine>(&part[0][0][0], lane, total, index);
-      float top = kk3_ar_math::minus_infinity();
-      softmax_steps<k_sources>(total[0], k_sources, lane, p.eps, top, rescale, weight);
-#pragma unroll
-      for (int n = 1; n < k_sources; ++n) {
-        if (rescale[n] != 1.0f) s = __fmul_rn(s, rescale[n]);
-        s = __fadd_rn(s, weight[n]);
-      }
-    }
-    // Pass 2: the mix, the block rows read again.
-    float acc[GPW][8];
-#pragma unroll
-    for (int j = 0; j < GPW; ++j) {
-#pragma unroll
-      for (int x = 0; x < 8; ++x) acc[j][x] = 0.0f;
-      if (!mine(j)) continue;
-      uint4 olds[k_olds];
-      if constexpr (NB > 0) {  // (a loop that cannot run is an error to nvcc -Werror)
-#pragma unroll
-        for (int n = 0; n < NB; ++n) olds[n] = load_old(block_row + n * p.block_stride + unit(j));
-      }
-#pragma unroll
-      for (int n = 0; n < k_sources; ++n)
-        mix_step(acc[j], n < NB ? olds[n] : pv[j], n == 0, k_mix ? rescale[n] : 1.0f,
-                 k_mix ? weight[n] : 0.0f);
-    }
-    write_out<B, GPW, k_mine>(p, t, acc, s, &part[1][0][0], lane, warp, k_warps, count, base);
-  }
-  if (B > 1) cluster_sync();  // no CTA leaves while a peer may still read its shared memory
-  if (!TRIGGER) kk3_pdl_trigger();
-}
-
 }  // namespace kk3_ar
+
+#include "attn_res_two_pass.cuh"  // STAGE 2 and 3
 
 /// The knobs are described at the top of this file.
 template <int B, int GPW, int NC, int STAGE, int UNROLL, int STAGES, int TPC, int TRIGGER>
 __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW))
     attn_res(const kk3_attn_res_params p) {
   static_assert(B >= 1 && B <= 16 && GPW >= 1 && UNROLL >= 1 && UNROLL <= 2 && STAGES >= 1 &&
-                    TPC >= 1 && STAGE >= 0 && STAGE <= 2,
+                    TPC >= 1 && STAGE >= 0 && STAGE <= 3,
                 "knob out of range");
   static_assert(STAGE != 2 || (NC == 0 && UNROLL == 1 && STAGES == 1 && TPC == 1),
                 "STAGE = 2 takes all sources at once, one token per CTA or cluster");
+  static_assert(STAGE != 3 || (B == 1 && UNROLL == 1 && STAGES == 1 && TPC == 1),
+                "STAGE = 3 takes one token per CTA");
   KK3_FAULT_POINT();  // empty unless a test injects a fault (common/fault_injection.cuh)
   if (blockDim.x != kk3_ar::threads_of(B, GPW)) asm volatile("trap;");  // the host disagrees
-  if constexpr (STAGE == 2) {
+  if constexpr (STAGE == 3) {
+    kk3_ar::grouped_two_pass<GPW, NC, TRIGGER>(p);
+  } else if constexpr (STAGE == 2) {
     kk3_ar::two_pass<B, GPW, TRIGGER>(p);
   } else {
     kk3_ar::one_pass<B, GPW, NC, STAGE, UNROLL, STAGES, TPC, TRIGGER>(p);
