@@ -13,14 +13,18 @@ ceiling) and measures, per shape, with
     range, for the table's choice and for the graph-best variant (one run when they are the same);
   - Triton: its tuned tile of that shape, one warm-up launch and 5 launches, every shape in one
     process (this script with --triton-worker, the kernel picked by name, the warm-up dropped).
-Each figure is the median of the 5 launches. Writes BENCH_OUTDIR/cold.json (every sample, every
-command) and BENCH_OUTDIR/cold.md (graph and cold side by side, then the targets) and prints the
-markdown.
+Each figure is the median of the 5 launches. Beside the time, ncu counts what the kernel issued:
+warp-instructions per token (smsp__inst_executed.sum / T) and the share of cycles in which a
+scheduler issued one (smsp__issue_active, of the active cycles), the cause of an issue-bound time
+(issue 43). Writes BENCH_OUTDIR/cold.json (every sample, every command) and BENCH_OUTDIR/cold.md
+(graph and cold side by side, then the targets) and prints the markdown.
 
-Targets (issue 35) at the 20 peer cells (common NB 1, 4, 8 and post NB 8 at T 1, 64, 256, 1024,
-8192): the table's choice faster than the tuned Triton tile in graph mode and cold; at T >= 256 cold
-at or below the two-pass figures of the issue (common NB 4: 11.3, 35.9, 266 us; NB 8: 16.4, 55.2,
-391 us); at T = 8192 at least 90% of the copy ceiling in graph mode, at T = 1024 at least 80%.
+Targets (issue 43) at the 20 peer cells (common NB 1, 4, 8 and post NB 8 at T 1, 64, 256, 1024,
+8192): the table's choice faster than the tuned Triton tile in graph mode and cold; cold at or below
+the issue's figures at common NB 1, 4, 8 and T 256, 1024, 8192 (NB 1: 7.5, 18, 145 us; NB 4: 10.5,
+31, 235; NB 8: 15, 45, 345); at T = 8192 at least 90% of the copy ceiling in graph mode, at
+T = 1024 at least 80%; at common NB 4 and 8, T = 1024, no more warp-instructions per token than the
+Triton tile.
 
 Environment: KK3TUNE (default build/kk3tune), NCU (default: ncu on PATH, else
 /usr/local/cuda/bin/ncu), KK3_COLD_BUDGET_S (default 300): a kk3tune run that would start past it
@@ -44,9 +48,12 @@ from summarize_attn_res_bench import CEILING_SHARE, ratio  # noqa: E402
 LAUNCHES = 5
 SEED = 20261204
 METRICS = ("gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,"
-           "sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread")
+           "sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,"
+           "smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active")
 PEER_CELLS = {("common", 1), ("common", 4), ("common", 8), ("post", 8)}
-TWO_PASS_US = {(4, 256): 11.3, (4, 1024): 35.9, (4, 8192): 266.0, (8, 256): 16.4, (8, 1024): 55.2, (8, 8192): 391.0}
+COLD_LIMIT_US = {(1, 256): 7.5, (1, 1024): 18.0, (1, 8192): 145.0, (4, 256): 10.5, (4, 1024): 31.0, (4, 8192): 235.0,
+                 (8, 256): 15.0, (8, 1024): 45.0, (8, 8192): 345.0}  # common NB, T -> us (issue 43)
+INSTRUCTION_CELLS = {(4, 1024), (8, 1024)}  # common NB, T: no more warp-instructions per token than Triton
 
 
 def ncu_binary():
@@ -87,14 +94,23 @@ def parse_ncu_csv(text):
     return out
 
 
-def summary_of(samples):
+def summary_of(samples, tokens):
+    """Medians over the launches: time, DRAM and warp shares, registers, warp-instructions per token
+    (of `tokens`) and the issue-active share; None without a time."""
     us = [s["us"] for s in samples if s.get("us") is not None]
     if not us:
         return None
-    pick = lambda k: statistics.median([s[k] for s in samples if s.get(k) is not None] or [float("nan")])
+
+    def pick(k):
+        got = [s[k] for s in samples if s.get(k) is not None]
+        return statistics.median(got) if got else None
+
+    inst = pick("smsp__inst_executed.sum")
     return {"us": statistics.median(us), "samples_us": us, "dram_pct": pick("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
             "warps_active_pct": pick("sm__warps_active.avg.pct_of_peak_sustained_active"),
-            "registers": pick("launch__registers_per_thread")}
+            "registers": pick("launch__registers_per_thread"),
+            "inst_per_token": inst / tokens if inst is not None else None,
+            "issue_active_pct": pick("smsp__issue_active.avg.pct_of_peak_sustained_active")}
 
 
 # ------------------------------------------------------------------ kk3tune
@@ -110,7 +126,7 @@ def cold_kk3tune(ncu, kk3, mode, t, variant, logs):
     with open(log, "w") as f:
         f.write(" ".join(cmd) + "\n" + text)
     rows = parse_ncu_csv(text)
-    res = summary_of(rows) or {}
+    res = summary_of(rows, t) or {}
     res.update(variant=variant, command=" ".join(cmd), rc=rc, launches=len(rows))
     if len(rows) != LAUNCHES:
         res["note"] = f"{len(rows)} kernel rows, {LAUNCHES} expected (log {os.path.basename(log)})"
@@ -161,7 +177,7 @@ def cold_triton(ncu, rows, out_dir):
     res = {}
     for i, job in enumerate(jobs):  # the kernel rows come in the jobs' order, per job the warm-up first
         got = kernels[i * per:(i + 1) * per]
-        s = summary_of(got[1:]) if len(got) == per else None
+        s = summary_of(got[1:], job["t"]) if len(got) == per else None
         res[job["tag"]] = dict(s or {}, tile=job["tile"], launches=max(len(got) - 1, 0))
         if len(kernels) != per * len(jobs):
             res[job["tag"]]["note"] = f"{len(kernels)} kernel rows for {len(jobs)} shapes: figures not assigned"
@@ -178,15 +194,21 @@ def report(doc):
     lines = ["# attn_res: graph and cold (ncu --cache-control all --clock-control none)", "",
              f"kk3tune's cold figure: median of {LAUNCHES} launches of `profile`; Triton's: its tuned tile (graph search), "
              f"median of {LAUNCHES} launches after one warm-up. Graph figures from summary.json of the same run.", "",
+             "Warp-instructions per token: smsp__inst_executed.sum / T; issue active: smsp__issue_active of the "
+             "active cycles (a scheduler issued in that share of them), both medians of the same launches, cold.", "",
              "| case | T | table variant | table graph | Triton graph | ratio | table cold | best cold | Triton cold | ratio | "
-             "graph ceiling share | cold DRAM % |", "|" + " --- |" * 12]
+             "graph ceiling share | cold DRAM % | instr/token: table / Triton | issue active %: table / Triton |",
+             "|" + " --- |" * 14]
     for r in doc["rows"]:
         c = r["cold"]
-        tc, bc, trc = (c.get("table") or {}).get("us"), (c.get("best") or {}).get("us"), (c.get("triton") or {}).get("us")
+        table, triton = c.get("table") or {}, c.get("triton") or {}
+        tc, bc, trc = table.get("us"), (c.get("best") or {}).get("us"), triton.get("us")
         lines.append(f"| {r['mode']} | {r['t']} | {r['table_variant'] or '-'} | {fmt(r['table_us'])} | {fmt(r['triton_tuned_us'])} | "
                      f"{fmt(ratio(r['table_us'], r['triton_tuned_us']), '.3f')} | {fmt(tc)} | {fmt(bc)} | {fmt(trc)} | "
                      f"{fmt(ratio(tc, trc), '.3f')} | {fmt(r['table_ceiling_share'], '.1%')} | "
-                     f"{fmt((c.get('table') or {}).get('dram_pct'), '.0f')} |")
+                     f"{fmt(table.get('dram_pct'), '.0f')} | {fmt(table.get('inst_per_token'), '.0f')} / "
+                     f"{fmt(triton.get('inst_per_token'), '.0f')} | {fmt(table.get('issue_active_pct'), '.0f')} / "
+                     f"{fmt(triton.get('issue_active_pct'), '.0f')} |")
     lines += ["", "## Targets", ""]
     held = total = 0
     for name, ok, where in targets(doc["rows"]):
@@ -213,9 +235,13 @@ def targets(rows):
             if table_cold is not None and tri_cold is not None:
                 out.append(("cold: the table's choice faster than tuned Triton", table_cold < tri_cold,
                             f"{where}: {table_cold:.2f} vs {tri_cold:.2f} us"))
-        limit = TWO_PASS_US.get((nb, r["t"])) if kind == "common" else None
+        limit = COLD_LIMIT_US.get((nb, r["t"])) if kind == "common" else None
         if limit is not None and table_cold is not None:
-            out.append((f"cold at or below the two-pass figure {limit} us", table_cold <= limit, f"{where}: {table_cold:.2f} us"))
+            out.append((f"cold at or below {limit} us", table_cold <= limit, f"{where}: {table_cold:.2f} us"))
+        ours, theirs = (c.get("table") or {}).get("inst_per_token"), (c.get("triton") or {}).get("inst_per_token")
+        if kind == "common" and (nb, r["t"]) in INSTRUCTION_CELLS and ours is not None and theirs is not None:
+            out.append(("warp-instructions per token at or below the Triton tile's", ours <= theirs,
+                        f"{where}: {ours:.0f} vs {theirs:.0f}"))
         need = CEILING_SHARE.get(r["t"])
         if need is not None and r.get("table_ceiling_share") is not None:
             out.append((f"graph >= {need:.0%} of the copy ceiling", r["table_ceiling_share"] >= need,

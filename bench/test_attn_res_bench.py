@@ -427,6 +427,47 @@ def test_gpu_script():
         expect("bench rc=124" in r.stdout and any(x["best_us"] for x in s["rows"]), f"killed at the wall, summary kept: {r.stdout[-1500:]}")
 
 
+# ---------------------------------------------------------------- the cold instrument
+def ncu_csv(kernels):
+    """`ncu --csv --page raw` output after a line the application printed: the header, the units row,
+    then one row per kernel (us, inst) with the metrics of attn_res_cold.py."""
+    import attn_res_cold as C
+    names = C.METRICS.split(",")
+    head = ['"ID"', '"Kernel Name"'] + [f'"{n}"' for n in names]
+    units = ['""', '""'] + ['"usecond"' if n == "gpu__time_duration.sum" else '"%"' if "pct" in n else '"inst"' if "inst" in n else '""'
+                            for n in names]
+    rows = [",".join(head), ",".join(units)]
+    for i, (us, inst) in enumerate(kernels):
+        vals = {"gpu__time_duration.sum": f"{us}", "smsp__inst_executed.sum": f"{inst:,}", "launch__registers_per_thread": "96",
+                "smsp__issue_active.avg.pct_of_peak_sustained_active": "41.5"}
+        rows.append(",".join([f'"{i}"', '"attn_res"'] + [f'"{vals.get(n, "50")}"' for n in names]))
+    return "printed by the application\n" + "\n".join(rows) + "\n"
+
+
+def test_cold_instrument():
+    """attn_res_cold.py: warp-instructions per token and the issue-active share from ncu's rows (the
+    thousands separators of the counts read), in cold.md beside the times, and the issue's targets."""
+    import attn_res_cold as C
+    rows = C.parse_ncu_csv(ncu_csv([(10.0, 11_000_000), (12.0, 11_000_000), (11.0, 11_200_000)]))
+    s = C.summary_of(rows, 1024)
+    expect(s is not None and s["us"] == 11.0 and abs(s["inst_per_token"] - 11_000_000 / 1024) < 1e-6 and s["issue_active_pct"] == 41.5,
+           f"cold summary: {s}")
+    expect(C.summary_of([], 1024) is None, "no kernel rows: no summary")
+    row = {"mode": "common_nb4", "t": 1024, "table_variant": "b1-gpw4-nc1-stage3", "table_us": 30.0, "triton_tuned_us": 36.0,
+           "table_ceiling_share": 0.85,
+           "cold": {"table": dict(s, us=30.5), "best": None, "triton": {"us": 34.0, "inst_per_token": 11500.0, "issue_active_pct": 60.0}}}
+    md = C.report({"rows": [row], "notes": []})
+    expect("10742 / 11500" in md and "42 / 60" in md, f"cold.md columns: {md}")
+    got = {name: ok for name, ok, _ in C.targets([row])}
+    expect(got.get("warp-instructions per token at or below the Triton tile's") is True and got.get("cold at or below 31.0 us") is True
+           and got.get("cold: the table's choice faster than tuned Triton") is True, f"targets: {got}")
+    row["cold"]["triton"]["inst_per_token"] = 9000.0
+    row["cold"]["table"]["us"] = 31.5
+    got = {name: ok for name, ok, _ in C.targets([row])}
+    expect(got.get("warp-instructions per token at or below the Triton tile's") is False and got.get("cold at or below 31.0 us") is False,
+           f"missed targets: {got}")
+
+
 # ---------------------------------------------------------------- the Triton peer and the check
 def have_torch():
     try:
@@ -685,6 +726,7 @@ def test_precompile_pool():
 def main():
     s0 = time.monotonic()
     test_summarizer()
+    test_cold_instrument()
     test_table_lookup()
     test_bench_usage()
     test_bench_fake_kk3tune()
