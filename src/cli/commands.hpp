@@ -36,6 +36,10 @@ CLI::Validator positive_integer();
 CLI::Validator non_negative_integer();
 /// `--tokens,-T`: a comma list of token counts, each a positive integer (sweep, verify).
 void add_token_list_option(CLI::App* cmd, std::vector<long long>& tokens, const std::string& help);
+/// The token counts of --tokens (each given value a comma-separated list), read as strictly as a
+/// plan's /tokens: every element a positive integer, none empty, none twice. Throws
+/// CLI::ValidationError naming the flag and the element.
+std::vector<long long> token_list(const std::vector<std::string>& given);
 /// A percent flag's value ("5%" or "5", both five percent) as a fraction, from `lo` to `hi`
 /// percent; else error(usage) naming the flag. A bare value between 0 and 1 also prints a note
 /// that it was read as percent (0.05 is 0.05%, not 5%), when `note_small` is set: where the

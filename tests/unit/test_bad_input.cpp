@@ -243,6 +243,13 @@ TEST(bad_input, token_counts_below_one_or_beyond_the_buffers) {
 
   config_copy c;
   expect_run(sweep_args(c, {"--tokens", "0"}), 2, {"--tokens: '0': expected a positive integer"});
+  // --tokens is read as strictly as a plan's /tokens: no empty element, no value twice
+  expect_run(sweep_args(c, {"--tokens", "1,,2"}), 2, {"--tokens: element 2 of 3 is empty"});
+  expect_run(sweep_args(c, {"--tokens", "1,"}), 2, {"--tokens: element 2 of 2 is empty"});
+  expect_run(sweep_args(c, {"--tokens", "1,1"}), 2,
+             {"--tokens: element 2 of 2: T=1 is given twice (also element 1)"});
+  expect_run({"verify", "--family", "attn_res", "--tokens", "8", "--tokens", "4,8"}, 2,
+             {"--tokens: element 3 of 3: T=8 is given twice (also element 1)"});
   expect_run(sweep_args(c, {"--tokens", "64,400000"}), 2,
              {"--tokens: T=400000 is more than attn_res in mode write_nb0 at NB=0 takes"});
   expect_run({"time", "--family", "attn_res", "--tokens", "-5"}, 2,
