@@ -16,9 +16,12 @@ fs::path resolved(const fs::path& p) {
   return ec ? fs::absolute(p, ec).lexically_normal() : r;
 }
 
-/// "--out p.json" or, where the option named a folder the file lies in, "--kernel-dir (x.cuh)".
-std::string named(const std::string& option, const fs::path& file) {
-  return option + " " + file.string();
+/// The file as the message names it, the flag first: "the file of --baseline", "a file of the
+/// --config-dir folder", or for an argument without a flag "the results file".
+std::string described(const std::string& option, bool in_folder) {
+  if (in_folder) return "a file of the " + option + " folder";
+  if (option.rfind("-", 0) == 0) return "the file of " + option;
+  return "the " + option + " file";
 }
 
 }  // namespace
@@ -39,7 +42,7 @@ void file_roles::input_folder(const std::string& option, const fs::path& folder)
   std::error_code ec;
   if (folder.empty() || !fs::is_directory(folder, ec)) return;
   for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec)) m_inputs.push_back({option, it->path()});
+    if (it->is_regular_file(ec)) m_inputs.push_back({option, it->path(), true});
   }
 }
 
@@ -53,16 +56,18 @@ void file_roles::check() const {
     for (const entry& in : m_inputs) {
       if (!same_file(out.file, in.file)) continue;
       throw error(error_kind::usage,
-                  named(out.option, out.file) + ": is also " + named(in.option, in.file) +
-                      " (the same file): writing it would destroy an input; name another "
+                  out.option + " " + out.file.string() + " would overwrite " +
+                      described(in.option, in.in_folder) + " (" + in.file.string() +
+                      ", the same file): writing it would destroy an input; name another "
                       "output; nothing was written");
     }
     for (std::size_t j = 0; j < i; ++j) {
       const entry& other = m_outputs[j];
       if (!same_file(out.file, other.file)) continue;
       throw error(error_kind::usage,
-                  named(out.option, out.file) + ": is also " + named(other.option, other.file) +
-                      " (the same file): one output would replace the other; name two files; "
+                  out.option + " " + out.file.string() + " would overwrite " +
+                      described(other.option, false) + " (" + other.file.string() +
+                      ", the same file): one output would replace the other; name two files; "
                       "nothing was written");
     }
   }

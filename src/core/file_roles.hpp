@@ -29,6 +29,7 @@ class file_roles {
   struct entry {
     std::string option;
     std::filesystem::path file;
+    bool in_folder = false;  ///< a file of the folder the option named, not the option's file
   };
   std::vector<entry> m_inputs, m_outputs;
 };

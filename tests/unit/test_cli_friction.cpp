@@ -134,14 +134,16 @@ TEST(cli_friction, an_output_that_is_a_folder_or_an_input_is_refused_before_any_
     r = run_kk3tune({"report", input.string(), "--html", html.string()}, {k_no_driver});
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_TRUE(contains(r.output, "kk3tune: usage error: --html " + html.string() +
-                                       ": is also results " + input.string() + " (the same file)"))
+                                       " would overwrite the results file (" + input.string() +
+                                       ", the same file)"))
         << r.output;
   }
   EXPECT_EQ(fs::file_size(input), size);
   // merge --out naming one of its inputs, and time --json naming a folder.
   r = run_kk3tune({"merge", input.string(), "--out", input.string()}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "--out " + input.string() + ": is also results")) << r.output;
+  EXPECT_TRUE(contains(r.output, "--out " + input.string() + " would overwrite the results file"))
+      << r.output;
   r = run_kk3tune({"time", "--family", "mla_decode_epilogue", "--json", dir.path().string()},
                   {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -57,13 +57,45 @@ TEST(file_roles, check_names_both_options_and_passes_distinct_files) {
     FAIL() << "no clash reported";
   } catch (const error& e) {
     EXPECT_EQ(e.kind(), error_kind::usage);
-    EXPECT_TRUE(contains(e.what(), "--out")) << e.what();
-    EXPECT_TRUE(contains(e.what(), "--config")) << e.what();
+    // the flag, then its file; then what the file is to the other role (issue 44, item 9)
+    EXPECT_TRUE(contains(e.what(), "--out " + in.string() + " would overwrite the file of --config (" +
+                                       in.string() + ", the same file): writing it would destroy "
+                                       "an input"))
+        << e.what();
   }
   file_roles outputs;
   outputs.output("--html", dir.path() / "r.x");
   outputs.output("--csv", dir.path() / "r.x");
   EXPECT_THROW(outputs.check(), error);
+  // a file of a folder given by a flag, and an argument without a flag
+  const fs::path folder = dir.path() / "configs";
+  fs::create_directories(folder);
+  test::write_text(folder / "attn_res.json", "{}");
+  file_roles in_folder;
+  in_folder.input_folder("--config-dir", folder);
+  in_folder.input("results", in);
+  in_folder.output("--out", folder / "attn_res.json");
+  in_folder.output("--csv", in);
+  try {
+    in_folder.check();
+    FAIL() << "no clash reported";
+  } catch (const error& e) {
+    EXPECT_TRUE(contains(e.what(), "--out " + (folder / "attn_res.json").string() +
+                                       " would overwrite a file of the --config-dir folder (" +
+                                       (folder / "attn_res.json").string() + ", the same file)"))
+        << e.what();
+  }
+  file_roles positional;
+  positional.input("results", in);
+  positional.output("--csv", in);
+  try {
+    positional.check();
+    FAIL() << "no clash reported";
+  } catch (const error& e) {
+    EXPECT_TRUE(contains(e.what(), "--csv " + in.string() + " would overwrite the results file (" +
+                                       in.string() + ", the same file)"))
+        << e.what();
+  }
 }
 
 /// One row: a subcommand's arguments with one file in two roles. `setup` makes the files in the
