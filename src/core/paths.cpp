@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -14,6 +15,25 @@ fs::path executable_dir() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   return ec ? fs::path() : exe.parent_path();
+}
+
+std::string command_path() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return "kk3tune";
+  const std::string name = exe.filename().string();
+  if (const char* path = std::getenv("PATH")) {
+    std::string list = path;
+    for (std::size_t start = 0; start <= list.size();) {
+      const std::size_t end = std::min(list.find(':', start), list.size());
+      const fs::path candidate = fs::path(list.substr(start, end - start)) / name;
+      if (end > start && fs::equivalent(candidate, exe, ec) && !ec) return name;
+      start = end + 1;
+    }
+  }
+  const fs::path shown = fs::proximate(exe, ec);
+  if (ec || shown.empty() || *shown.begin() == "..") return exe.string();
+  return shown.has_parent_path() ? shown.string() : "./" + shown.string();
 }
 
 namespace {

@@ -27,5 +27,9 @@ void require_kernel_source(const located_dir& kernels, const std::filesystem::pa
 
 /// The folder holding the running executable.
 std::filesystem::path executable_dir();
+/// How to run this binary again from the current folder, for commands the tool prints: its name
+/// where the PATH finds this very file, else its path (relative to the current folder where it
+/// lies under it, e.g. "build/kk3tune"); "kk3tune" where /proc/self/exe cannot be read.
+std::string command_path();
 
 }  // namespace kk3

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "core/paths.hpp"
+
 namespace kk3::sweep {
 namespace {
 
@@ -73,11 +75,14 @@ std::string untimed_summary(const std::vector<results::record>& records,
       text += "\n";
     }
   }
-  text += "\nsee this run's resources, per variant and arch:\n  kk3tune report " + out.string() +
-          " --html kk3tune-resources.html   (or --csv FILE)\n";
+  const std::string kk3 = command_path();  // the binary that ran, as the shell can run it again
+  std::filesystem::path page = out;
+  page.replace_extension(".html");
+  text += "\nsee this run's resources, per variant and arch:\n  " + kk3 + " report " +
+          out.string() + " --html " + page.string() + "   (or --csv FILE)\n";
   text +=
       "what a sweep on a GPU gives (times, bandwidth, the dispatch tables): the committed H200 "
-      "sweep\n  kk3tune report " +
+      "sweep\n  " + kk3 + " report " +
       (committed.empty() ? std::string(k_committed_sweep) + "  (in kk3tune's repository)"
                          : committed.string()) +
       " --html h200.html\n";

@@ -239,6 +239,16 @@ TEST(cli_friction, sweep_takes_mode_and_variant_like_time) {
   EXPECT_EQ(modes, (std::set<std::string>{"common_nb8", "write_nb4"}));
   EXPECT_EQ(variants, (std::set<std::string>{"b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0",
                                              "b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1"}));
+  // The command it prints can be pasted: the binary that ran, as the shell finds it from here
+  // (not a bare kk3tune, which the PATH may not have), and the page beside the result, the name
+  // scripts/run-main writes (issue 44, item 5).
+  const std::string page = (dir.path() / "m.html").string();
+  const std::size_t at = r.output.find(" report " + out + " --html " + page);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::size_t line = r.output.rfind('\n', at) + 1;
+  const std::string binary = r.output.substr(line, at - line);
+  std::size_t first = binary.find_first_not_of(' ');
+  EXPECT_TRUE(fs::equivalent(binary.substr(first), KK3_BINARY)) << "'" << binary << "'";
   r = run_kk3tune({"sweep", "--arch", "sm_90a", "--out", out, "--mode", "nope"}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "kk3tune: usage error: --mode nope: no family of the plan"))
