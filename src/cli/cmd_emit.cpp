@@ -9,6 +9,7 @@
 #include "core/file_roles.hpp"
 #include "core/paths.hpp"
 #include "core/text.hpp"
+#include "core/version.hpp"
 #include "families/registry.hpp"
 #include "results/reader.hpp"
 
@@ -41,6 +42,12 @@ std::vector<results::result_set> read_sweeps(const std::vector<std::string>& inp
   for (const std::string& input : inputs) {
     results::result_set r = results::read_result_set(input, results::reading::tables);
     if (r.not_a_sweep.empty()) {
+      if (dirty_revision(r.context.git_revision)) {
+        std::cerr << "emit: warning: " << input << " was swept by a build of a tree with "
+                  << "uncommitted changes (git " << r.context.git_revision
+                  << "): its tables trace to no commit (the header's provenance says so); sweep "
+                  << "again with a build of a clean commit\n";
+      }
       sweeps.push_back(std::move(r));
     } else {
       skipped.push_back(input + ": " + r.not_a_sweep);

@@ -6,6 +6,7 @@
 #include "codegen/dispatch_header_parts.hpp"
 #include "codegen/header_text.hpp"
 #include "core/text.hpp"
+#include "core/version.hpp"
 
 namespace kk3::codegen {
 
@@ -79,6 +80,10 @@ ${begin}
            {"kind", src.digest_kind},
            {"digest", src.digest},
            {"objective", comment_text(src.objective)}});
+      if (dirty_revision(src.git_revision)) {
+        out += "//   " + std::string(width + 2, ' ') +
+               "(a build of a tree with uncommitted changes: this table traces to no commit)\n";
+      }
     }
   }
   out += std::string(k_provenance_end) + "\n";

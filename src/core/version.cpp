@@ -13,5 +13,10 @@ std::string git_revision() {
 std::string tool_version_line() {
   return "kk3tune " + tool_version() + " (git " + git_revision() + ")";
 }
+bool dirty_revision(const std::string& revision) {
+  const std::string suffix = "-dirty";
+  return revision.size() > suffix.size() &&
+         revision.compare(revision.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 }  // namespace kk3

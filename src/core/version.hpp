@@ -10,5 +10,8 @@ std::string tool_version();
 std::string git_revision();
 /// "kk3tune 0.1.0 (git 3f2a9c1b7d4e)"
 std::string tool_version_line();
+/// Whether a revision as git_revision() writes it names a tree with uncommitted changes to
+/// tracked files ("3f2a9c1b7d4e-dirty"): what such a build made traces to no commit.
+bool dirty_revision(const std::string& revision);
 
 }  // namespace kk3

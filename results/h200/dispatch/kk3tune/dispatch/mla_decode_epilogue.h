@@ -12,6 +12,7 @@
 //   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 12c26d54e8df-dirty), NVRTC 13.0
 //           at 2026-12-04T18:46:34Z; sweep plan digest cea1b1ed67ce54a9dc8532fc464acf1c
 //           objective chain: producer 5 us x 1 CTA/SM (384 threads, max smem, triggers at end) -> variant (PDL) -> consumer 1 CTA/SM (256 threads, max smem) reads written
+//           (a build of a tree with uncommitted changes: this table traces to no commit)
 //   sm_100  no sweep result: every select() returns the reference variant
 // ---- end of provenance ----
 //
