@@ -24,7 +24,7 @@ s=$SECONDS
 timeout 260 $K sweep --out $R/sweep.json --cache-dir /tmp/kk3-empty-cache >$R/sweep.txt 2>$R/sweep.log
 echo "sweep rc=$? $((SECONDS - s)) s wall" | tee -a $R/summary.txt; grep -E "records \(" $R/sweep.txt $R/sweep.log | cut -c1-240 | tee -a $R/summary.txt
 gzip -f $R/sweep.json
-left=$((575 - SECONDS)); cold=$((left / 2))
+left=$((540 - SECONDS)); cold=$((left / 2))
 s=$SECONDS
 KK3TUNE=$K KK3_BENCH_SWEEP=$R/sweep.json.gz KK3_BENCH_PEERS=triton KK3_BENCH_WALL_S=$left KK3_BENCH_COLD_S=$cold \
   timeout $((left + 5)) bash bench/attn_res_gpu.sh $R bench >$R/bench-step.txt 2>&1
