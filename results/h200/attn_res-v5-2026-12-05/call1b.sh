@@ -7,7 +7,8 @@
 #     variant of every mode at the edge shapes, bit for bit against the reference variant and within
 #     SPEC 1.3's bound of the CPU reference, its early-reading twin flagged;
 #  2. `KK3_BENCH_CASES=common_nb1,common_nb4,common_nb8,post_nb8 KK3_BENCH_PEERS=triton
-#     KK3_BENCH_WALL_S=300 KK3_BENCH_COLD_S=130 bench/attn_res_gpu.sh OUT bench`: graph mode, every
+#     KK3_BENCH_WALL_S=<left> KK3_BENCH_COLD_S=<45% of it> bench/attn_res_gpu.sh OUT bench`, the call
+#     held to CALL_TOTAL_S (default 370) seconds in all: graph mode, every
 #     variant (`time --variant all`) and Triton's tiles; cold (ncu) of the graph-best variant and the
 #     tuned Triton tile, with warp-instructions per token and issue-active %.
 set -u
@@ -22,9 +23,10 @@ timeout 70 $K verify --family attn_res --variant '*-stage3-*' --include-test-kno
 echo "verify rc=$? $((SECONDS - s)) s" | tee -a $R/summary.txt; grep -E "variant-modes|worst ratio" $R/verify.txt | tee -a $R/summary.txt
 grep -E "stage3" $R/verify.txt | grep -vE " ok | pdl_hazard " | head -5 | tee -a $R/summary.txt
 s=$SECONDS
-KK3TUNE=$K KK3_BENCH_CASES=common_nb1,common_nb4,common_nb8,post_nb8 KK3_BENCH_PEERS=triton KK3_BENCH_WALL_S=300 \
-  KK3_BENCH_COLD_S=130 timeout 310 bash bench/attn_res_gpu.sh $R bench >$R/bench-step.txt 2>&1
-echo "bench step rc=$? $((SECONDS - s)) s" | tee -a $R/summary.txt
+left=$((${CALL_TOTAL_S:-370} - SECONDS)); cold=$((left * 45 / 100))
+KK3TUNE=$K KK3_BENCH_CASES=common_nb1,common_nb4,common_nb8,post_nb8 KK3_BENCH_PEERS=triton KK3_BENCH_WALL_S=$left \
+  KK3_BENCH_COLD_S=$cold timeout $((left + 5)) bash bench/attn_res_gpu.sh $R bench >$R/bench-step.txt 2>&1
+echo "bench step (wall $left s, cold $cold s) rc=$? $((SECONDS - s)) s" | tee -a $R/summary.txt
 sed -n '/^# attn_res: graph and cold/,$p' $R/bench-step.txt | head -45
 cd $R/bench 2>/dev/null && tar czf raw.tgz --exclude=raw.tgz --exclude=summary.json --exclude=cold.json --exclude=peers.json \
   --exclude=summary.md --exclude=cold.md . 2>/dev/null; cd $OUT && tar czf c1b.tgz c1b && rm -rf c1b
