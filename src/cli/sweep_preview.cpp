@@ -31,13 +31,15 @@ int print_sweep_preview(const sweep::sweep_request& request, const std::vector<s
       << ", " << p.token_counts << " token counts; compiles for " << join(archs, ", ")
       << (timed ? " (the GPU's)" : " (no GPU: " + why_untimed + "; nothing would be timed)")
       << "\n\n";
-  text_table table({"family", "mode", "items", "variants", "compiles", "cached"},
-                   {false, false, true, true, true, true});
+  text_table table({"family", "mode", "items", "variants", "of", "compiles", "cached"},
+                   {false, false, true, true, true, true, true});
   for (const sweep::preview_mode& m : p.modes) {
     table.add_row({m.family, m.mode, std::to_string(m.items), std::to_string(m.variants),
-                   std::to_string(m.compiles), std::to_string(m.cached)});
+                   std::to_string(m.space), std::to_string(m.compiles), std::to_string(m.cached)});
   }
   table.print(out);
+  if (!p.subsets.empty()) out << "\nswept over part of the space:\n";
+  for (const std::string& s : p.subsets) out << "  " << s << "\n";
   out << "\ncompiles: " << p.compiles << ", " << p.cached << " already in the compile cache, "
       << p.compiles - p.cached << " to compile\n"
       << "compile time on this machine: about " << duration_text(p.compile_estimate_s) << " on "

@@ -140,6 +140,29 @@ void check_token_limits(const sweep_request& r, const work_item& item) {
   check(r.config.verify_tokens, "/verify/tokens");
 }
 
+}  // namespace
+
+std::size_t shipped_variants(const family_work& w) {
+  return static_cast<std::size_t>(std::count_if(w.space.variants.begin(), w.space.variants.end(),
+                                                [](const space::variant& v) { return !v.test_only; }));
+}
+
+std::string subset_text(const sweep_request& r, const family_work& w) {
+  const std::size_t all = shipped_variants(w);
+  if (w.variants.size() >= all) return "";
+  std::string why;
+  if (w.plan && !w.plan->variants.empty()) {
+    why = "the plan's `variants` list (the reference with it)";
+    if (!w.plan->variants_note.empty()) why += "; why: " + w.plan->variants_note;
+  }
+  if (!r.variant_filter.empty())
+    why += std::string(why.empty() ? "" : ", and ") + "--variant " + join(r.variant_filter, ",");
+  return w.space.config.family + ": " + std::to_string(w.variants.size()) + " of " +
+         std::to_string(all) + " variants a mode: " + why;
+}
+
+namespace {
+
 family_work load_family(const sweep_request& r, const family_plan& p) {
   family_work w;
   w.plan = &p;

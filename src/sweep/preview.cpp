@@ -84,6 +84,7 @@ plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>
     // Untimed, a mode compiles with its first item of the plan; timed, with its first of the run.
     if ((!timed && !item.first_of_mode) || !compiled.insert(item.mode).second) continue;
     m->variants = item.family->variants.size();
+    m->space = shipped_variants(*item.family);
     for (const std::string& arch : archs) {
       for (const jit::compile_request& q : jit::mode_requests(
                item.family->space.config, *item.mode, item.family->variants, arch, r.kernel_dir)) {
@@ -97,6 +98,11 @@ plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>
     }
     p.compiles += m->compiles;
     p.cached += m->cached;
+  }
+
+  for (const family_work& w : plan.families) {
+    const std::string subset = subset_text(r, w);
+    if (!subset.empty()) p.subsets.push_back(subset);
   }
 
   // Seconds per compile: each family's cached compiles, else all families', else the fallback.

@@ -15,6 +15,7 @@ struct preview_mode {
   std::string family, mode;
   std::size_t items = 0;     ///< its model shapes in this run (shard)
   std::size_t variants = 0;  ///< swept (the reference included)
+  std::size_t space = 0;     ///< the family's shipped variants a mode (`kk3tune list`)
   std::size_t compiles = 0;  ///< variants x archs
   std::size_t cached = 0;    ///< of those, already in the compile cache
 };
@@ -25,6 +26,9 @@ struct plan_preview {
   bool timed = false;              ///< a GPU is there: the sweep would time
   std::size_t items = 0, plan_items = 0, token_counts = 0;
   std::vector<preview_mode> modes;
+  /// A family swept over part of its space: "13 of 288 variants a mode: the plan's `variants`
+  /// list (the reference with it); why: ..." (its `variants_note`), or "... : --variant".
+  std::vector<std::string> subsets;
   std::size_t compiles = 0, cached = 0;
   unsigned compile_threads = 1;
   /// Seconds per compile, per family, and where each figure comes from.

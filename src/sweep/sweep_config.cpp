@@ -183,7 +183,7 @@ void read_families(const reader& r, const json& doc, sweep_config& c) {
   if (fams.empty()) r.fail("/families", "expected at least one family");
   for (const auto& [name, plan] : fams.items()) {
     const std::string p = "/families/" + name;
-    r.only_keys(plan, p, {"modes", "shapes", "heads", "variants", "objective"});
+    r.only_keys(plan, p, {"modes", "shapes", "heads", "variants", "variants_note", "objective"});
     family_plan f;
     f.family = name;
     if (plan.contains("modes")) {
@@ -194,6 +194,11 @@ void read_families(const reader& r, const json& doc, sweep_config& c) {
     }
     read_shapes(r, plan, p, f);
     if (plan.contains("variants")) f.variants = r.string_list(plan["variants"], p + "/variants");
+    if (plan.contains("variants_note")) {
+      if (!plan["variants_note"].is_string() || !plan.contains("variants"))
+        r.fail(p + "/variants_note", "expected a string, beside a \"variants\" list it explains");
+      f.variants_note = plan["variants_note"].get<std::string>();
+    }
     if (plan.contains("objective")) f.objective = plan["objective"];
     c.families.push_back(std::move(f));
   }
@@ -248,7 +253,9 @@ sweep_config load_sweep_config(const std::filesystem::path& file) {
   c.selection.noise_floor = select::k_default_noise_floor;
   if (doc.contains("family")) {  // a family config: sweep that family alone
     if (!doc["family"].is_string()) r.fail("/family", "expected a string");
-    c.families.push_back({doc["family"].get<std::string>(), {}, {}, {}, {}, std::nullopt});
+    family_plan whole;
+    whole.family = doc["family"].get<std::string>();
+    c.families.push_back(std::move(whole));
     c.tokens = default_tokens();
     c.verify_tokens = {65};
     c.is_family_config = true;

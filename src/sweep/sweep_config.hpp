@@ -20,6 +20,7 @@ struct family_plan {
   families::planned_dims shapes;       ///< values of model dimensions the family lets a plan
                                        ///< choose ("shapes": {"heads": [16]}); absent = the model's
   std::vector<std::string> variants;   ///< only these ids ("reference" allowed); empty = all
+  std::string variants_note;           ///< "variants_note": why the plan takes only `variants`
   std::vector<std::string> shapes_at;  ///< the JSON pointer of each of `shapes`, for messages
   /// "objective": a timing mode or an object overriding the family's objective (its
   /// default_objective: chain with its neighbours for the PDL families); read by make_plan.
