@@ -102,7 +102,7 @@ std::vector<long long> token_list(const std::vector<std::string>& given) {
   std::vector<std::string> elements;
   for (const std::string& text : given) {  // every element, empty ones kept
     std::size_t start = 0;
-    for (std::size_t end = text.find(','); ; end = text.find(',', start)) {
+    for (std::size_t end = text.find(',');; end = text.find(',', start)) {
       elements.push_back(trim(std::string_view(text).substr(
           start, (end == std::string::npos ? text.size() : end) - start)));
       if (end == std::string::npos) break;
@@ -110,8 +110,8 @@ std::vector<long long> token_list(const std::vector<std::string>& given) {
     }
   }
   for (std::size_t i = 0; i < elements.size(); ++i) {
-    const std::string at = "element " + std::to_string(i + 1) + " of " +
-                           std::to_string(elements.size());
+    const std::string at =
+        "element " + std::to_string(i + 1) + " of " + std::to_string(elements.size());
     if (elements[i].empty()) throw CLI::ValidationError("--tokens", at + " is empty");
     const std::optional<long long> v = parse_integer(elements[i]);
     if (!v || *v < 1) {
@@ -119,7 +119,8 @@ std::vector<long long> token_list(const std::vector<std::string>& given) {
     }
     const auto seen = std::find(tokens.begin(), tokens.end(), *v);
     if (seen != tokens.end()) {
-      throw CLI::ValidationError("--tokens", at + ": T=" + elements[i] + " is given twice (also element " +
+      throw CLI::ValidationError("--tokens", at + ": T=" + elements[i] +
+                                                 " is given twice (also element " +
                                                  std::to_string(seen - tokens.begin() + 1) + ")");
     }
     tokens.push_back(*v);
@@ -129,8 +130,8 @@ std::vector<long long> token_list(const std::vector<std::string>& given) {
 
 void add_token_list_option(CLI::App* cmd, std::vector<long long>& tokens, const std::string& help) {
   cmd->add_option_function<std::vector<std::string>>(
-         "--tokens,-T", [&tokens](const std::vector<std::string>& given) { tokens = token_list(given); },
-         help)
+         "--tokens,-T",
+         [&tokens](const std::vector<std::string>& given) { tokens = token_list(given); }, help)
       ->type_name("INT,...");
 }
 

@@ -143,8 +143,9 @@ void check_token_limits(const sweep_request& r, const work_item& item) {
 }  // namespace
 
 std::size_t shipped_variants(const family_work& w) {
-  return static_cast<std::size_t>(std::count_if(w.space.variants.begin(), w.space.variants.end(),
-                                                [](const space::variant& v) { return !v.test_only; }));
+  return static_cast<std::size_t>(
+      std::count_if(w.space.variants.begin(), w.space.variants.end(),
+                    [](const space::variant& v) { return !v.test_only; }));
 }
 
 std::string subset_text(const sweep_request& r, const family_work& w) {

@@ -28,9 +28,10 @@ struct family_work {
 
 /// The family's shipped variants a mode: what a plan naming no `variants` sweeps.
 [[nodiscard]] std::size_t shipped_variants(const family_work& w);
-/// Where the plan sweeps part of a family's space, which part and why, one line: "mla_decode_epilogue:
-/// 13 of 288 variants a mode: the plan's `variants` list (the reference with it); why: ..." (the
-/// plan's `variants_note`) or "...: --variant ..."; empty where it sweeps every shipped variant.
+/// Where the plan sweeps part of a family's space, which part and why, one line:
+/// "mla_decode_epilogue: 13 of 288 variants a mode: the plan's `variants` list (the reference with
+/// it); why: ..." (the plan's `variants_note`) or "...: --variant ..."; empty where it sweeps every
+/// shipped variant.
 [[nodiscard]] std::string subset_text(const sweep_request& r, const family_work& w);
 
 /// What the default plan (`config_dir`/default.json) has a sweep of `f` minimise: its objective

@@ -82,7 +82,8 @@ std::string untimed_summary(const std::vector<results::record>& records,
           out.string() + " --html " + page.string() + "   (or --csv FILE)\n";
   text +=
       "what a sweep on a GPU gives (times, bandwidth, the dispatch tables): the committed H200 "
-      "sweep\n  " + kk3 + " report " +
+      "sweep\n  " +
+      kk3 + " report " +
       (committed.empty() ? std::string(k_committed_sweep) + "  (in kk3tune's repository)"
                          : committed.string()) +
       " --html h200.html\n";

@@ -58,8 +58,9 @@ TEST(file_roles, check_names_both_options_and_passes_distinct_files) {
   } catch (const error& e) {
     EXPECT_EQ(e.kind(), error_kind::usage);
     // the flag, then its file; then what the file is to the other role (issue 44, item 9)
-    EXPECT_TRUE(contains(e.what(), "--out " + in.string() + " would overwrite the file of --config (" +
-                                       in.string() + ", the same file): writing it would destroy "
+    EXPECT_TRUE(contains(e.what(), "--out " + in.string() +
+                                       " would overwrite the file of --config (" + in.string() +
+                                       ", the same file): writing it would destroy "
                                        "an input"))
         << e.what();
   }

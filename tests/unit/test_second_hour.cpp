@@ -22,10 +22,12 @@ TEST(second_hour, the_dry_run_says_which_part_of_the_space_a_plan_sweeps_and_why
   EXPECT_EQ(r.exit_code, 0) << r.output;
   // The table has the space beside what is swept, and a line per subset says which and why.
   EXPECT_TRUE(contains(r.output, "items  variants   of  compiles")) << r.output;
-  EXPECT_TRUE(contains(r.output, "mla_decode_epilogue  bf16            1        13  288")) << r.output;
-  EXPECT_TRUE(contains(r.output, "swept over part of the space:\n  mla_decode_epilogue: 13 of 288 "
-                                 "variants a mode: the plan's `variants` list (the reference with "
-                                 "it); why: the variants that won a token count"))
+  EXPECT_TRUE(contains(r.output, "mla_decode_epilogue  bf16            1        13  288"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output,
+                       "swept over part of the space:\n  mla_decode_epilogue: 13 of 288 "
+                       "variants a mode: the plan's `variants` list (the reference with "
+                       "it); why: the variants that won a token count"))
       << r.output;
   EXPECT_FALSE(contains(r.output, "  attn_res: ")) << "attn_res is swept whole: " << r.output;
   // --variant narrows the space too, and says so.
@@ -39,8 +41,10 @@ TEST(second_hour, configs_full_json_sweeps_every_variant_of_every_mode) {
   const fs::path full = fs::path(KK3_CONFIG_DIR) / "full.json";
   const auto r = run_kk3tune({"sweep", "--dry-run", "--config", full.string()}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(contains(r.output, "mla_decode_epilogue  bf16            1       288  288")) << r.output;
-  EXPECT_TRUE(contains(r.output, "attn_res             final_nb8       1        20   20")) << r.output;
+  EXPECT_TRUE(contains(r.output, "mla_decode_epilogue  bf16            1       288  288"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "attn_res             final_nb8       1        20   20"))
+      << r.output;
   EXPECT_FALSE(contains(r.output, "swept over part of the space")) << r.output;
 }
 
@@ -51,7 +55,7 @@ TEST(second_hour, a_variants_note_needs_its_list) {
   const auto r = run_kk3tune({"sweep", "--dry-run", "--config", plan.string()}, {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, plan.string() + ": /families/attn_res/variants_note: expected a "
-                                                  "string, beside a \"variants\" list it explains"))
+                                                 "string, beside a \"variants\" list it explains"))
       << r.output;
 }
 
