@@ -100,14 +100,8 @@ CLI::Validator non_negative_integer() {
 std::vector<long long> token_list(const std::vector<std::string>& given) {
   std::vector<long long> tokens;
   std::vector<std::string> elements;
-  for (const std::string& text : given) {  // every element, empty ones kept
-    std::size_t start = 0;
-    for (std::size_t end = text.find(',');; end = text.find(',', start)) {
-      elements.push_back(trim(std::string_view(text).substr(
-          start, (end == std::string::npos ? text.size() : end) - start)));
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
+  for (const std::string& text : given) {
+    for (std::string& e : split_keeping_empty(text, ',')) elements.push_back(std::move(e));
   }
   for (std::size_t i = 0; i < elements.size(); ++i) {
     const std::string at =

@@ -29,16 +29,21 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
-std::vector<std::string> split(std::string_view text, char delimiter) {
+std::vector<std::string> split_keeping_empty(std::string_view text, char delimiter) {
   std::vector<std::string> items;
   std::size_t start = 0;
   while (start <= text.size()) {
     auto end = text.find(delimiter, start);
     if (end == std::string_view::npos) end = text.size();
-    std::string item = trim(text.substr(start, end - start));
-    if (!item.empty()) items.push_back(std::move(item));
+    items.push_back(trim(text.substr(start, end - start)));
     start = end + 1;
   }
+  return items;
+}
+
+std::vector<std::string> split(std::string_view text, char delimiter) {
+  std::vector<std::string> items = split_keeping_empty(text, delimiter);
+  items.erase(std::remove(items.begin(), items.end(), std::string()), items.end());
   return items;
 }
 

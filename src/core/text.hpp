@@ -12,6 +12,9 @@ namespace kk3 {
 
 /// Splits on a delimiter, trimming blanks; empty items are dropped.
 std::vector<std::string> split(std::string_view text, char delimiter);
+/// Splits on a delimiter, trimming blanks, keeping empty items: "1,,2" gives "1", "", "2", and
+/// "1," gives "1", "" (for a list that must refuse an empty element where split would drop it).
+std::vector<std::string> split_keeping_empty(std::string_view text, char delimiter);
 /// Removes leading and trailing white space.
 std::string trim(std::string_view text);
 /// Joins with a separator.

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/text.hpp"
 #include "support/test_support.hpp"
@@ -46,6 +47,13 @@ TEST(second_hour, configs_full_json_sweeps_every_variant_of_every_mode) {
   EXPECT_TRUE(contains(r.output, "attn_res             final_nb8       1        20   20"))
       << r.output;
   EXPECT_FALSE(contains(r.output, "swept over part of the space")) << r.output;
+}
+
+TEST(second_hour, split_keeping_empty_keeps_what_split_drops) {
+  // what --tokens reads its elements with, so that it can refuse "1,,2" and "1,"
+  EXPECT_EQ(split_keeping_empty("1, ,2", ','), (std::vector<std::string>{"1", "", "2"}));
+  EXPECT_EQ(split_keeping_empty("1,", ','), (std::vector<std::string>{"1", ""}));
+  EXPECT_EQ(split(" 1, ,2,", ','), (std::vector<std::string>{"1", "2"}));
 }
 
 TEST(second_hour, a_variants_note_needs_its_list) {
