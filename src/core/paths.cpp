@@ -19,8 +19,14 @@ fs::path executable_dir() {
 
 std::string command_path() {
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec || exe.empty()) return "kk3tune";
+  // A binary replaced while it runs (a rebuild) reads as "PATH (deleted)": PATH runs the new one.
+  const std::string deleted = " (deleted)";
+  std::string text = exe.string();
+  if (text.size() > deleted.size() &&
+      text.compare(text.size() - deleted.size(), deleted.size(), deleted) == 0)
+    exe = text.substr(0, text.size() - deleted.size());
   const std::string name = exe.filename().string();
   if (const char* path = std::getenv("PATH")) {
     std::string list = path;
