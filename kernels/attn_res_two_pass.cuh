@@ -20,6 +20,9 @@
 // - pass 2's first loads are issued before the softmax's barrier; out_w comes in one trip.
 // NC is the number of sources whose rows are loaded at once (0: all); the next batch's loads are
 // issued before this batch's sums, so at most two batches of rows are in registers.
+// The space has GPW 4 (7 warps a token, 4 units a lane) and GPW 2 (14 warps, 2 units a lane: about
+// 25% more instructions a token, but each warp's path is 30% shorter and twice the warps wait on
+// a token's loads, which is what counts at small token counts, where the grid fills few warps).
 
 namespace kk3_ar {
 
