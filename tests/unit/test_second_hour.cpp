@@ -44,7 +44,7 @@ TEST(second_hour, configs_full_json_sweeps_every_variant_of_every_mode) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "mla_decode_epilogue  bf16            1       288  288"))
       << r.output;
-  EXPECT_TRUE(contains(r.output, "attn_res             final_nb8       1        20   20"))
+  EXPECT_TRUE(contains(r.output, "attn_res             final_nb8       1        24   24"))
       << r.output;
   EXPECT_FALSE(contains(r.output, "swept over part of the space")) << r.output;
 }
