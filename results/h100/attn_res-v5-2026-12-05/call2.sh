@@ -9,7 +9,7 @@
 #     and T 256; tabulate.py's table last.
 mkdir -p /work && ln -sfn $PWD /work/main 2>/dev/null; K=$PWD/build-carry/kk3tune; R=$OUT/c2; mkdir -p $R/time $R/ncu
 export XDG_CACHE_HOME=/tmp/kk3c; $K --version > $R/summary.txt; nvidia-smi --query-gpu=name --format=csv,noheader >> $R/summary.txt
-s=$SECONDS; timeout 80 $K verify --family attn_res --variant '*-gpw2-*-stage3-*' --seed 20261205 -j 16 > $R/verify.txt 2>&1
+s=$SECONDS; timeout 80 $K verify --family attn_res --variant '*-gpw2-*-stage3-*' --seed 20261205 > $R/verify.txt 2>&1
 echo "verify rc=$? $((SECONDS - s)) s" >> $R/summary.txt; grep -E "variant-modes|worst ratio" $R/verify.txt >> $R/summary.txt
 for c in common_nb1:256 common_nb4:64 common_nb4:256 common_nb4:1024 common_nb4:8192 common_nb8:256 common_nb8:1024 common_nb8:8192 common_nb1:8192 post_nb8:8192; do m=${c%:*} t=${c#*:}
   timeout 25 $K time --family attn_res --mode $m -T $t --variant '*-stage3-*,b1-gpw2-nc0-stage2-unroll1-stages1-tpc1-trigger1' --timing graph --json $R/time/$m-T$t.json >/dev/null 2>$R/time/$m-T$t.err; done
