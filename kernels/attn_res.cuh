@@ -42,13 +42,14 @@
 //           shared memory.
 //   GPW     slices per warp: a CTA has ceil(ceil(K / B) / GPW) warps, warp w takes its CTA's
 //           slices w, w + warps, ...; a thread keeps acc and Q of its GPW units in registers.
-//           (STAGE 3: a warp takes GPW slices at once, GPW units of one slice per lane.)
+//           (STAGE 3, 4: a warp takes GPW slices at once, GPW units of one slice per lane.)
 //   NC      sources per chunk: the logits of NC sources are reduced at one barrier (0: all N).
-//           (STAGE 3: sources whose rows are loaded at once; every logit at one barrier.)
+//           (STAGE 3, 4: sources whose rows are loaded at once; every logit at one barrier.)
 //   STAGE   0: rows are loaded into registers; 1: bulk asynchronous copies of the CTA's part of
 //           each row into a ring of shared-memory rows, completing on one mbarrier per row;
 //           2: two passes, one token per CTA or cluster (NC = 0, TPC = 1); 3: two passes, one
-//           token per CTA, the softmax once per token (B = 1; kernels/attn_res_two_pass.cuh).
+//           token per CTA, the softmax once per token (B = 1; kernels/attn_res_two_pass.cuh);
+//           4: STAGE 3 with pass 2's block rows read evict-first (their last use).
 //   UNROLL  (STAGE 0) chunks whose loads are in flight: with 2, the next chunk's rows are
 //           requested before this chunk's logits are reduced.
 //   STAGES  (STAGE 1) chunks the ring holds (plus delta's row): STAGES - 1 chunks ahead.
@@ -453,23 +454,23 @@ __device__ __forceinline__ void one_pass(const kk3_attn_res_params& p) {
 
 }  // namespace kk3_ar
 
-#include "attn_res_two_pass.cuh"  // STAGE 2 and 3
+#include "attn_res_two_pass.cuh"  // STAGE 2, 3 and 4
 
 /// The knobs are described at the top of this file.
 template <int B, int GPW, int NC, int STAGE, int UNROLL, int STAGES, int TPC, int TRIGGER>
 __global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW))
     attn_res(const kk3_attn_res_params p) {
   static_assert(B >= 1 && B <= 16 && GPW >= 1 && UNROLL >= 1 && UNROLL <= 2 && STAGES >= 1 &&
-                    TPC >= 1 && STAGE >= 0 && STAGE <= 3,
+                    TPC >= 1 && STAGE >= 0 && STAGE <= 4,
                 "knob out of range");
   static_assert(STAGE != 2 || (NC == 0 && UNROLL == 1 && STAGES == 1 && TPC == 1),
                 "STAGE = 2 takes all sources at once, one token per CTA or cluster");
-  static_assert(STAGE != 3 || (B == 1 && UNROLL == 1 && STAGES == 1 && TPC == 1),
-                "STAGE = 3 takes one token per CTA");
+  static_assert(STAGE < 3 || (B == 1 && UNROLL == 1 && STAGES == 1 && TPC == 1),
+                "STAGE = 3 and 4 take one token per CTA");
   KK3_FAULT_POINT();  // empty unless a test injects a fault (common/fault_injection.cuh)
   if (blockDim.x != kk3_ar::threads_of(B, GPW)) asm volatile("trap;");  // the host disagrees
-  if constexpr (STAGE == 3) {
-    kk3_ar::grouped_two_pass<GPW, NC, TRIGGER>(p);
+  if constexpr (STAGE >= 3) {
+    kk3_ar::grouped_two_pass<GPW, NC, TRIGGER, STAGE == 4>(p);
   } else if constexpr (STAGE == 2) {
     kk3_ar::two_pass<B, GPW, TRIGGER>(p);
   } else {

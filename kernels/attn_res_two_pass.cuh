@@ -20,6 +20,10 @@
 // - pass 2's first loads are issued before the softmax's barrier; out_w comes in one trip.
 // NC is the number of sources whose rows are loaded at once (0: all); the next batch's loads are
 // issued before this batch's sums, so at most two batches of rows are in registers.
+// STAGE 4 is STAGE 3 whose pass 2 reads the block rows, their last use, evict-first (ld.global.cs):
+// at NB 8 the rows of the tokens in flight outgrow L2 and pass 2 went back to HBM for some
+// (H100, common NB 8, T 8192: 177-183 KB read a token against 157 KB with it; c3 of
+// results/h100/attn_res-v5-2026-12-05). Where L2 holds them it costs a little (NB 4).
 // The space has GPW 4 (7 warps a token, 4 units a lane) and GPW 2 (14 warps, 2 units a lane: about
 // 25% more instructions a token, but each warp's path is 30% shorter and twice the warps wait on
 // a token's loads, which is what counts at small token counts, where the grid fills few warps).
@@ -193,7 +197,7 @@ __device__ __forceinline__ float fold_units(float (&h)[Units]) {
 
 /// STAGE 3 (see the top): one token per CTA of K / GPW warps, GPW units of a slice per lane, the
 /// softmax once per token, rows loaded NC sources at a time.
-template <int GPW, int NC, int TRIGGER>
+template <int GPW, int NC, int TRIGGER, bool LAST_USE>
 __device__ __forceinline__ void grouped_two_pass(const kk3_attn_res_params& p) {
   namespace am = kk3_ar_math;
   constexpr int k_units = GPW;       // units of one slice per lane
@@ -222,10 +226,17 @@ __device__ __forceinline__ void grouped_two_pass(const kk3_attn_res_params& p) {
   const unsigned short* const block_row = blocks + t * p.block_token_stride;
   // Unit m of this lane: its first element within a row.
   auto at = [&](int m) { return slice * k_slice + 8 * (first_unit + k_lanes * m); };
-  auto load_row = [&](const unsigned short* row, bool old, uint4 (&d)[k_units]) {
+  // kind: 0 written by the previous kernel, 1 older, 2 older and read for the last time (STAGE 4's
+  // block rows in pass 2, ld.global.cs: evict-first in L2, so the rows of tokens still in pass 1
+  // stay there for their own pass 2).
+  auto load_row = [&](const unsigned short* row, int kind, uint4 (&d)[k_units]) {
 #pragma unroll
     for (int m = 0; m < k_units; ++m) {
-      d[m] = !mine ? make_uint4(0, 0, 0, 0) : old ? load_old(row + at(m)) : load_new(row + at(m));
+      const unsigned short* const at_m = row + at(m);
+      d[m] = !mine        ? make_uint4(0, 0, 0, 0)
+             : kind == 2 ? __ldcs(reinterpret_cast<const uint4*>(at_m))
+             : kind == 1 ? load_old(at_m)
+                         : load_new(at_m);
     }
   };
 
@@ -334,7 +345,8 @@ __device__ __forceinline__ void grouped_two_pass(const kk3_attn_res_params& p) {
 #pragma unroll
     for (int i = 0; i < k_batch; ++i) {
       const int n = b * k_batch + i;
-      if (n <= NB) load_row(n < NB ? block_row + n * p.block_stride : prefix, n < NB, d[i]);
+      if (n <= NB)
+        load_row(n < NB ? block_row + n * p.block_stride : prefix, n < NB ? (LAST_USE ? 2 : 1) : 0, d[i]);
     }
   };
   float s = 1.0f;

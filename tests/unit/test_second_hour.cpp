@@ -34,7 +34,7 @@ TEST(second_hour, the_dry_run_says_which_part_of_the_space_a_plan_sweeps_and_why
   // --variant narrows the space too, and says so.
   const auto narrowed = run_kk3tune(
       {"sweep", "--dry-run", "--family", "attn_res", "--variant", "STAGE=3"}, {k_no_driver});
-  EXPECT_TRUE(contains(narrowed.output, "  attn_res: 9 of 24 variants a mode: --variant STAGE=3"))
+  EXPECT_TRUE(contains(narrowed.output, "  attn_res: 9 of 32 variants a mode: --variant STAGE=3"))
       << narrowed.output;
 }
 
@@ -44,7 +44,7 @@ TEST(second_hour, configs_full_json_sweeps_every_variant_of_every_mode) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "mla_decode_epilogue  bf16            1       288  288"))
       << r.output;
-  EXPECT_TRUE(contains(r.output, "attn_res             final_nb8       1        24   24"))
+  EXPECT_TRUE(contains(r.output, "attn_res             final_nb8       1        32   32"))
       << r.output;
   EXPECT_FALSE(contains(r.output, "swept over part of the space")) << r.output;
 }
