@@ -2,7 +2,7 @@
 # Issue 43 on the H200 (2026-12-05), call 1: STAGE 3 (kernels/attn_res_two_pass.cuh) checked,
 # swept and benchmarked in one call (the H200 was scarce: every step that fits). kk3tune built on
 # the build machine at /work/main, carried in build-carry/ (kernels are compiled by NVRTC here).
-#  1. `kk3tune verify --family attn_res --variant '*-stage3-*' --include-test-knobs`: every STAGE 3
+#  1. `kk3tune verify --family attn_res --variant '*-stage3-*,*-stage4-*' --include-test-knobs`: every STAGE 3
 #     variant of every mode at the edge shapes against the reference variant and the CPU
 #     reference, its early-reading twin flagged (the sweep verifies every variant it times too);
 #  2. the default sweep from an empty compile cache (the README's GPU step): the product's tables;
@@ -17,9 +17,9 @@ K=$PWD/build/kk3tune; R=$OUT/c1; mkdir -p $R
 export XDG_CACHE_HOME=/tmp/kk3c; mkdir -p $XDG_CACHE_HOME
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader | tee $R/summary.txt
 s=$SECONDS
-timeout 70 $K verify --family attn_res --variant '*-stage3-*' --include-test-knobs --seed 20261205 >$R/verify.txt 2>&1
+timeout 70 $K verify --family attn_res --variant '*-stage3-*,*-stage4-*' --include-test-knobs --seed 20261205 >$R/verify.txt 2>&1
 echo "verify rc=$? $((SECONDS - s)) s" | tee -a $R/summary.txt; grep -E "variant-modes|worst ratio" $R/verify.txt | tee -a $R/summary.txt
-grep -E "stage3" $R/verify.txt | grep -vE " ok | pdl_hazard " | head -5 | tee -a $R/summary.txt
+grep -E "stage[34]" $R/verify.txt | grep -vE " ok | pdl_hazard " | head -5 | tee -a $R/summary.txt
 s=$SECONDS
 timeout 260 $K sweep --out $R/sweep.json --cache-dir /tmp/kk3-empty-cache >$R/sweep.txt 2>$R/sweep.log
 echo "sweep rc=$? $((SECONDS - s)) s wall" | tee -a $R/summary.txt; grep -E "records \(" $R/sweep.txt $R/sweep.log | cut -c1-240 | tee -a $R/summary.txt
