@@ -45,7 +45,7 @@ int print_sweep_preview(const sweep::sweep_request& request, const std::vector<s
       << "compile time on this machine: about " << duration_text(p.compile_estimate_s) << " on "
       << p.compile_threads << " threads, at";
   for (const auto& [family, s] : p.compile_cost_s)
-    out << " " << family << " " << format_double("%.2f", s) << " s";
+    out << " " << family << " " << format_double("%.3f", s) << " s";
   out << " per compile (from " << p.compile_cost_source << ")\n";
   if (p.gpu_estimate_s) {
     out << "GPU time on an H200: about " << duration_text(*p.gpu_estimate_s)

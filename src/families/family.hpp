@@ -39,6 +39,12 @@ struct arch_requirement {
                                                                                  ///< for messages
 };
 
+/// What one NVRTC compile of a family's variant takes, as measured, and where it was measured.
+struct compile_rate {
+  double seconds = 0;  ///< per compile, on one thread of a machine compiling on all of its threads
+  std::string source;  ///< the measurement: machine and file, for the dry run to name
+};
+
 /// One kernel family's host side.
 class family {
  public:
@@ -59,6 +65,11 @@ class family {
   /// graph mode by default; a PDL family models the kernels it runs between in the model (its
   /// chain's producer and consumer), so its time is the latency it adds where it runs.
   virtual results::objective default_objective() const { return {}; }
+  /// What a compile of one of the family's variants takes, for `sweep --dry-run`'s estimate
+  /// while the compile cache holds none of the family's compiles (the cache's own times win):
+  /// measured on the default plan, so it is the family's, not one rate for all. None: never
+  /// measured, and the dry run falls back to another family's history or a plan-wide mean.
+  virtual std::optional<compile_rate> default_compile_rate() const { return std::nullopt; }
   /// Launch geometry of a variant in a mode at a shape (dynamic shared memory included). A
   /// family with a launch header (below) computes it there. `pdl` stays false: each caller
   /// decides per launch (timing from the objective, as served; verify behind its producer).

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/text.hpp"
+
 namespace kk3::results {
 namespace {
 
@@ -44,6 +46,12 @@ json resources_json(const std::vector<arch_resources>& list) {
                      {"occupancy", std::round(r.occupancy * 1e6) / 1e6},
                      {"limiter", r.limiter}};
     }
+    if (!r.ships.empty()) {  // where the committed tables choose it (plan.shipped)
+      json ships = json::array();
+      for (const token_range& t : r.ships)
+        ships.push_back({{"min_tokens", t.min_tokens}, {"max_tokens", t.max_tokens}});
+      e["ships"] = std::move(ships);
+    }
     out.push_back(std::move(e));
   }
   return out;
@@ -78,7 +86,42 @@ std::vector<arch_resources> read_resources(const json_fields& f, const json& v,
       r.occupancy = f.number(t, ta, "occupancy");
       r.limiter = f.string(t, ta, "limiter");
     }
+    if (const json* ships = f.find(e, "ships")) {
+      if (!ships->is_array()) f.fail(a + "/ships", "expected an array");
+      for (std::size_t k = 0; k < ships->size(); ++k) {
+        const std::string sa = a + "/ships/" + std::to_string(k);
+        const json& range = (*ships)[k];
+        if (!range.is_object()) f.fail(sa, "expected an object");
+        const token_range t{f.integer(range, sa, "min_tokens"), f.integer(range, sa, "max_tokens")};
+        if (t.min_tokens < 1 || t.max_tokens < t.min_tokens)
+          f.fail(sa, "expected 1 <= min_tokens <= max_tokens");
+        r.ships.push_back(t);
+      }
+    }
     out.push_back(std::move(r));
+  }
+  return out;
+}
+
+json grids_json(const std::vector<token_grid>& grids) {
+  json out = json::object();
+  for (const token_grid& g : grids) out[std::to_string(g.tokens)] = g.ctas;
+  return out;
+}
+
+std::vector<token_grid> read_grids(const json_fields& f, const json& v, const std::string& at) {
+  if (!v.is_object()) f.fail(at, "expected an object of token count -> CTAs");
+  std::vector<token_grid> out;
+  for (const auto& [key, value] : v.items()) {
+    const std::string a = at + "/" + json_pointer_token(key);
+    const std::optional<long long> tokens = parse_integer(key);
+    if (!tokens || *tokens < 1) f.fail(a, "expected a token count (1 or more)");
+    token_grid g;
+    g.tokens = *tokens;
+    if (!out.empty() && g.tokens <= out.back().tokens) f.fail(a, "the token counts must ascend");
+    g.ctas = f.integer_value(value, a);
+    if (g.ctas < 0) f.fail(a, "expected a count of CTAs (0 or more)");
+    out.push_back(g);
   }
   return out;
 }

@@ -154,6 +154,7 @@ json record_json(const record& r, record_precision p) {
     e[key] = p == record_precision::full ? value : rounded(value, 1e6);
   }
   if (!r.resources.empty()) e["resources"] = resources_json(r.resources);  // untimed sweeps
+  if (!r.grids.empty()) e["grid_ctas"] = grids_json(r.grids);
   return e;
 }
 

@@ -238,6 +238,8 @@ record read_record(const json_fields& r, const json& e, const std::string& at) {
   read_measurement(r, e, at, rec);
   if (const json* res = r.find(e, "resources"))  // an untimed sweep's compile record
     rec.resources = read_resources(r, *res, at + "/resources");
+  if (const json* grids = r.find(e, "grid_ctas"))
+    rec.grids = read_grids(r, *grids, at + "/grid_ctas");
   return rec;
 }
 

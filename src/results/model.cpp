@@ -1,5 +1,7 @@
 #include "results/model.hpp"
 
+#include <algorithm>
+
 namespace kk3::results {
 
 std::optional<baseline_summary> dispatch_entry::summarize_baseline() const {
@@ -15,6 +17,16 @@ std::optional<baseline_summary> dispatch_entry::summarize_baseline() const {
   }
   if (out.counts == 0) return std::nullopt;
   return out;
+}
+
+bool arch_resources::ships_at(long long tokens) const {
+  return std::any_of(ships.begin(), ships.end(),
+                     [&](const token_range& r) { return r.contains(tokens); });
+}
+
+double arch_resources::waves(long long ctas) const {
+  if (target.empty() || sm_count <= 0 || ctas_per_sm <= 0) return -1;
+  return static_cast<double>(ctas) / (static_cast<double>(sm_count) * ctas_per_sm);
 }
 
 std::string record::key() const {

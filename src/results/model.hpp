@@ -43,6 +43,21 @@ struct verification {
   std::string first_mismatch;
 };
 
+/// Token counts from min_tokens to max_tokens, both included: a range of a dispatch table.
+struct token_range {
+  long long min_tokens = 0, max_tokens = 0;
+
+  [[nodiscard]] bool contains(long long tokens) const {
+    return tokens >= min_tokens && tokens <= max_tokens;
+  }
+};
+
+/// An untimed sweep's launch of a variant at one of the plan's token counts.
+struct token_grid {
+  long long tokens = 0;  ///< T
+  long long ctas = 0;    ///< CTAs of the launch's grid
+};
+
 /// An untimed sweep's compile of one variant for one arch (no GPU): what NVRTC made of it, the
 /// launch at the record's shape, and the theoretical occupancy on the arch's named GPU
 /// (device/occupancy.hpp). -1: unknown (a count the compile did not report).
@@ -61,6 +76,17 @@ struct arch_resources {
   int ctas_per_sm = 0, warps_per_sm = 0;  ///< resident on one SM of the target
   double occupancy = 0;                   ///< resident warps over the SM's maximum, 0 to 1
   std::string limiter;                    ///< what bounds ctas_per_sm (device::occupancy::limiter)
+  /// The ranges of the record's table on this arch where the committed dispatch tables choose
+  /// the variant (plan_block::shipped names them); empty: none, or no committed tables here.
+  std::vector<token_range> ships;
+
+  /// Whether the compile spills (stores or loads).
+  [[nodiscard]] bool spills() const { return spill_store_bytes > 0 || spill_load_bytes > 0; }
+  /// Whether the committed dispatch tables choose the variant at `tokens` on this arch.
+  [[nodiscard]] bool ships_at(long long tokens) const;
+  /// Waves per SM of a launch of `ctas` CTAs on the target: ctas / (sm_count x ctas_per_sm);
+  /// -1 without a target, or where no CTA fits on an SM.
+  [[nodiscard]] double waves(long long ctas) const;
 };
 
 /// One family x mode x shape x variant: what a sweep measured, a journal holds, or a result file
@@ -99,6 +125,9 @@ struct record {
   std::string at;  ///< the JSON pointer it was read from, for messages; empty when not read
   /// An untimed sweep's compile record: per arch compiled, its resources (empty otherwise).
   std::vector<arch_resources> resources;
+  /// An untimed sweep's compile record: its launch's grid at each of the plan's token counts, at
+  /// the record's model shape, ascending (empty otherwise, and in files from before it).
+  std::vector<token_grid> grids;
 
   /// "family/mode/T64-H16/variant": what compare matches records by.
   [[nodiscard]] std::string key() const;

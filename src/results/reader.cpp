@@ -132,6 +132,13 @@ void read_plan(const json_fields& r, const json& doc, result_set& out) {
     if (!b->is_object()) r.fail("/plan/baseline", "expected an object or null");
     p.baseline = {r.string(*b, "/plan/baseline", "file"), r.string(*b, "/plan/baseline", "digest")};
   }
+  if (const json* s = r.find(*plan, "shipped"); s && !s->is_null()) {
+    const std::string at = "/plan/shipped";
+    if (!s->is_object()) r.fail(at, "expected an object or null");
+    p.shipped = shipped_tables{r.string(*s, at, "file"),         r.string(*s, at, "digest"),
+                               r.string(*s, at, "gpu"),          r.string(*s, at, "arch"),
+                               r.string(*s, at, "git_revision"), r.strings(*s, at, "timed_archs")};
+  }
   if (r.find(*plan, "items")) p.items = r.strings(*plan, "/plan", "items");
   p.shard = read_shard(r, *plan, p.items.size());
   p.merged_from = read_merged_from(r, *plan);

@@ -26,6 +26,18 @@ struct merged_input {
   std::string utc_time;              ///< its context.utc_time
 };
 
+/// An untimed sweep's plan.shipped: the committed sweep whose dispatch tables it marks its
+/// variants by (arch_resources::ships), the one the committed dispatch headers come from.
+struct shipped_tables {
+  std::string file;          ///< as the sweep found it
+  std::string digest;        ///< hash_hex of its bytes
+  std::string gpu, arch;     ///< what it was timed on ("NVIDIA H200", "sm_90a")
+  std::string git_revision;  ///< its context's
+  /// The plan's archs it has tables for (the others have no timed sweep: the committed headers'
+  /// select() gives the reference there).
+  std::vector<std::string> timed_archs;
+};
+
 /// A sweep's plan block (absent fields stay unset or empty: a file from before they were
 /// written). The family -> objective map it also holds is the families' (family_summary).
 struct plan_block {
@@ -43,6 +55,9 @@ struct plan_block {
   std::vector<std::string> items;         ///< every work item of the plan, in order
   std::optional<shard_coverage> shard;    ///< none: the file covers every item
   std::vector<merged_input> merged_from;  ///< a merged file's inputs; empty otherwise
+  /// An untimed sweep: the committed tables it marked its variants by; none when it found none
+  /// (an install), and in timed sweeps and files from before it.
+  std::optional<shipped_tables> shipped;
 };
 
 /// A result file, as read.

@@ -74,6 +74,15 @@ json plan_json(const plan_block& p, const std::vector<family_summary>& families)
             ? json{{"index", p.shard->index}, {"count", p.shard->count}, {"items", p.shard->items}}
             : json(nullptr);
   }
+  if (!p.timed) {  // what ships, for an untimed sweep's marks (null: no committed tables found)
+    plan["shipped"] = p.shipped ? json{{"file", p.shipped->file},
+                                       {"digest", p.shipped->digest},
+                                       {"gpu", p.shipped->gpu},
+                                       {"arch", p.shipped->arch},
+                                       {"git_revision", p.shipped->git_revision},
+                                       {"timed_archs", p.shipped->timed_archs}}
+                                : json(nullptr);
+  }
   if (!p.merged_from.empty()) {
     json from = json::array();
     for (const merged_input& m : p.merged_from) {

@@ -53,6 +53,65 @@ std::optional<double> seconds_per_unit(const sweep_request& r, const std::filesy
   return ref.plan->wall_s / units;
 }
 
+/// The compiles' cached seconds and count, per family.
+using compile_history = std::map<std::string, std::pair<double, std::size_t>>;
+
+/// Sets `p`'s seconds per compile of each family, where they come from, and the estimate of its
+/// uncached compiles. Per family: its cached compiles' mean, else its own measured rate, else all
+/// families' cached mean, else the fallback. The families' rates differ fivefold
+/// (results/cpu/compile-rates-2026-12-05.txt): one family's figure says little of another's.
+void estimate_compiles(const compile_history& history,
+                       const std::map<std::string, const families::family*>& impl,
+                       plan_preview& p) {
+  double all_s = 0;
+  std::size_t all_n = 0;
+  for (const auto& [family, h] : history) {
+    all_s += h.first;
+    all_n += h.second;
+  }
+  std::vector<std::pair<std::string, std::vector<std::string>>> sources;  // text, its families
+  auto from = [&](const std::string& family, const std::string& text) {
+    auto s = std::find_if(sources.begin(), sources.end(),
+                          [&](const auto& x) { return x.first == text; });
+    if (s == sources.end()) s = sources.insert(sources.end(), {text, {}});
+    s->second.push_back(family);
+  };
+  std::map<std::string, double> cost;
+  for (const preview_mode& m : p.modes) {
+    if (cost.count(m.family)) continue;
+    const auto h = history.find(m.family);
+    const std::optional<families::compile_rate> rate = impl.at(m.family)->default_compile_rate();
+    if (h != history.end()) {
+      cost[m.family] = h->second.first / static_cast<double>(h->second.second);
+      from(m.family, "the compile cache's own history (the time each cached compile took)");
+    } else if (rate) {
+      cost[m.family] = rate->seconds;
+      from(m.family, "the family's own measured rate, with none of its compiles in the cache: " +
+                         rate->source);
+    } else if (all_n) {
+      cost[m.family] = all_s / static_cast<double>(all_n);
+      from(m.family,
+           "the other families' cached compiles, with none of its own cached and no measured "
+           "rate");
+    } else {
+      cost[m.family] = k_fallback_compile_s;
+      from(m.family, "no compile history in the cache and no measured rate: " +
+                         format_number(k_fallback_compile_s) +
+                         " s, the mean of the default plan's compiles on a 2-core machine, "
+                         "results/cpu/compile-rates-2026-12-05.txt");
+    }
+    p.compile_cost_s.emplace_back(m.family, cost[m.family]);
+  }
+  for (const auto& [text, names] : sources) {
+    if (!p.compile_cost_source.empty()) p.compile_cost_source += "; ";
+    p.compile_cost_source += sources.size() == 1 ? text : join(names, ", ") + ": " + text;
+  }
+  double seconds = 0;
+  for (const preview_mode& m : p.modes)
+    seconds += static_cast<double>(m.compiles - m.cached) * cost[m.family];
+  p.compile_estimate_s = seconds / p.compile_threads;
+}
+
 }  // namespace
 
 plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>& archs, bool timed,
@@ -68,7 +127,8 @@ plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>
   const auto engine = jit::make_jit_engine(r.kernel_dir, r.cache_dir, r.no_cache);
   p.compile_threads = std::max(1u, std::thread::hardware_concurrency());
 
-  std::map<std::string, std::pair<double, std::size_t>> history;  // family: seconds, hits
+  compile_history history;
+  std::map<std::string, const families::family*> impl;  // family: its host side
   std::set<const space::mode*> compiled;  // a mode compiles once a run, with its first item
   for (std::size_t i : items) {
     const work_item& item = plan.items[i];
@@ -81,6 +141,7 @@ plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>
       m = p.modes.end() - 1;
     }
     ++m->items;
+    impl[family] = item.family->space.impl;
     // Untimed, a mode compiles with its first item of the plan; timed, with its first of the run.
     if ((!timed && !item.first_of_mode) || !compiled.insert(item.mode).second) continue;
     m->variants = item.family->variants.size();
@@ -105,31 +166,7 @@ plan_preview preview_plan(const sweep_request& r, const std::vector<std::string>
     if (!subset.empty()) p.subsets.push_back(subset);
   }
 
-  // Seconds per compile: each family's cached compiles, else all families', else the fallback.
-  double all_s = 0;
-  std::size_t all_n = 0;
-  for (const auto& [family, h] : history) {
-    all_s += h.first;
-    all_n += h.second;
-  }
-  p.compile_cost_source =
-      all_n ? "the compile cache's own history (the time each cached compile took)"
-            : "no compile history in the cache: " + format_number(k_fallback_compile_s) +
-                  " s per compile per thread, the mean of the default plan's compiles on a 2-core "
-                  "machine, recorded in results/cpu/main-job-no-gpu-2026-12-04.txt";
-  std::map<std::string, double> cost;
-  for (const preview_mode& m : p.modes) {
-    if (cost.count(m.family)) continue;
-    const auto h = history.find(m.family);
-    cost[m.family] = h != history.end() ? h->second.first / static_cast<double>(h->second.second)
-                     : all_n            ? all_s / static_cast<double>(all_n)
-                                        : k_fallback_compile_s;
-    p.compile_cost_s.emplace_back(m.family, cost[m.family]);
-  }
-  double seconds = 0;
-  for (const preview_mode& m : p.modes)
-    seconds += static_cast<double>(m.compiles - m.cached) * cost[m.family];
-  p.compile_estimate_s = seconds / p.compile_threads;
+  estimate_compiles(history, impl, p);
 
   if (const auto per_unit = seconds_per_unit(r, reference_sweep, p.gpu_estimate_source))
     p.gpu_estimate_s = *per_unit * measure_cost(plan, items);

@@ -31,8 +31,10 @@ struct plan_preview {
   std::vector<std::string> subsets;
   std::size_t compiles = 0, cached = 0;
   unsigned compile_threads = 1;
-  /// Seconds per compile, per family, and where each figure comes from.
+  /// Seconds per compile, per family: its cached compiles' mean, else its own measured rate
+  /// (family::default_compile_rate), else the other families' cached mean, else the fallback.
   std::vector<std::pair<std::string, double>> compile_cost_s;
+  /// Where those figures come from: one text, or "family, family: text; ..." when they differ.
   std::string compile_cost_source;
   double compile_estimate_s = 0;  ///< the uncached compiles at those costs on compile_threads
   /// The GPU time, from the sweep's own cost model calibrated by a committed H200 sweep of the
@@ -41,10 +43,10 @@ struct plan_preview {
   std::string gpu_estimate_source;
 };
 
-/// Seconds one compile takes on one thread when the cache has no history to learn from: the
-/// mean of the default plan's 4704 compiles on a 2-core machine (7 min 32 s on 2 threads,
-/// results/cpu/main-job-no-gpu-2026-12-04.txt).
-inline constexpr double k_fallback_compile_s = 0.192;
+/// Seconds one compile takes on one thread for a family with no rate of its own
+/// (family::default_compile_rate) when the cache has no history to learn from: the mean of the
+/// default plan's 1704 compiles on a 2-core machine (results/cpu/compile-rates-2026-12-05.txt).
+inline constexpr double k_fallback_compile_s = 0.340;
 
 /// Previews `request` for `archs` (timed: the GPU's arch). `reference_sweep`: a committed sweep
 /// of the default plan to calibrate the GPU estimate by (absent: no estimate). Throws what

@@ -22,6 +22,7 @@
 #include "sweep/journal.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/progress_printer.hpp"
+#include "sweep/shipped_marks.hpp"
 #include "sweep/summary.hpp"
 #include "sweep/supervisor.hpp"
 #include "sweep/untimed_summary.hpp"
@@ -283,6 +284,8 @@ int run_compile_only(sweep_request& request, const run_options& o, const std::st
   progress_printer progress("compile");
   progress.plain_every(200);
   compile_plan(request, o.archs, std::ref(progress), result);
+  const std::filesystem::path committed = committed_h200_sweep(request.config_dir);
+  const std::string unmarked = mark_shipped(committed, result);
   write_file_atomic(o.out, results::sweep_file_text(result));
   finish_journal(log);
   std::size_t modes = 0;
@@ -300,8 +303,7 @@ int run_compile_only(sweep_request& request, const run_options& o, const std::st
       std::cout << "compile_failed: " << rec.family << "/" << rec.mode << "/" << rec.variant << ": "
                 << rec.reason << "\n";
   }
-  std::cout << untimed_summary(result.records, o.archs, o.out,
-                               committed_h200_sweep(request.config_dir));
+  std::cout << untimed_summary(result, o.out, committed, unmarked);
   return result.plan->compile_failures ? k_exit_failure : k_exit_environment;
 }
 

@@ -94,10 +94,23 @@ std::vector<jit::compile_request> item_requests(const sweep_request& r, const wo
       });
 }
 
+/// A variant's launch grid at each of `tokens`, at the item's model shape.
+std::vector<results::token_grid> grids_of(const work_item& item, const space::variant& v,
+                                          const std::vector<long long>& tokens) {
+  std::vector<results::token_grid> out;
+  families::shape s = item.shape;
+  for (long long t : tokens) {
+    s.tokens = t;
+    out.push_back({t, item.family->space.impl->geometry(v, *item.mode, s).grid.volume()});
+  }
+  return out;
+}
+
 /// The compile records of a mode (tokens 0): one per variant, compile_failed with the first log
 /// line of each failing arch (named when `untimed`), else "unverified" (kept only when `untimed`:
 /// a sweep on a GPU records the failures alone). When `untimed`, each record carries the resources
-/// of each arch that compiled (sweep/compile_resources.hpp). Counts the compiles into `out`.
+/// of each arch that compiled (sweep/compile_resources.hpp) and its grid at the plan's token
+/// counts. Counts the compiles into `out`.
 std::vector<record> compile_records(const work_item& item,
                                     const std::vector<std::vector<jit::compile_result>>& per_arch,
                                     bool untimed, results::result_set& out) {
@@ -107,6 +120,7 @@ std::vector<record> compile_records(const work_item& item,
     record r = make_record(item, item.shape, *w.variants[i]);
     r.tokens = 0;
     r.status = results::status::unverified;
+    if (untimed) r.grids = grids_of(item, *w.variants[i], out.plan->tokens);
     for (const auto& results : per_arch) {
       const jit::compile_result& c = results[i];
       ++out.plan->compiles;

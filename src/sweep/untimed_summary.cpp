@@ -2,15 +2,14 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
-#include <set>
 
 #include "core/paths.hpp"
+#include "core/text.hpp"
+#include "results/untimed_facts.hpp"
 
 namespace kk3::sweep {
 namespace {
 
-constexpr int k_register_limit = 255;
 /// The sweep the committed dispatch headers come from (tests/package/committed_headers.sh).
 constexpr const char* k_committed_sweep = "results/h200/sweep-v4-2026-12-04/sweep.json.gz";
 
@@ -20,66 +19,107 @@ std::string percent(double fraction) {
   return text;
 }
 
-struct tally {
-  std::size_t variants = 0, ok = 0, at_limit = 0, spilling = 0;
-  double lowest = 2, highest = -1;
-  std::string target;
-};
+using record_group = std::pair<std::string, std::vector<const results::record*>>;
 
-}  // namespace
-
-std::string untimed_summary(const std::vector<results::record>& records,
-                            const std::vector<std::string>& archs, const std::filesystem::path& out,
-                            const std::filesystem::path& committed) {
-  std::map<std::string, tally> per_arch;
-  std::vector<std::string> families;
-  std::map<std::pair<std::string, std::string>, tally> per_family;
-  for (const std::string& arch : archs) per_arch[arch];
+/// The records of each family, in file order.
+std::vector<record_group> by_family(const std::vector<results::record>& records) {
+  std::vector<record_group> groups;
   for (const results::record& r : records) {
-    if (std::find(families.begin(), families.end(), r.family) == families.end())
-      families.push_back(r.family);
-    for (const std::string& arch : archs) {
-      ++per_arch[arch].variants;
-      ++per_family[{r.family, arch}].variants;
-    }
-    for (const results::arch_resources& a : r.resources) {
-      for (tally* t : {&per_arch[a.arch], &per_family[{r.family, a.arch}]}) {
-        ++t->ok;
-        t->target = a.target;
-        t->at_limit += a.registers >= k_register_limit;
-        t->spilling += a.spill_store_bytes > 0 || a.spill_load_bytes > 0;
-        if (!a.target.empty()) {
-          t->lowest = std::min(t->lowest, a.occupancy);
-          t->highest = std::max(t->highest, a.occupancy);
-        }
-      }
-    }
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const record_group& g) { return g.first == r.family; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {r.family, {}});
+    it->second.push_back(&r);
   }
+  return groups;
+}
+
+/// Per arch, then per family and arch: compiles, the register limit, spills, occupancy, waves.
+std::string resources_text(const std::vector<record_group>& families,
+                           const std::vector<const results::record*>& all,
+                           const std::vector<std::string>& archs) {
   std::string text =
       "\nresources of each variant (registers, spills, shared memory; theoretical "
-      "occupancy on the arch's named GPU):\n";
-  for (const std::string& arch : archs) {
-    const tally& t = per_arch[arch];
+      "occupancy and waves per SM on the arch's named GPU):\n";
+  for (const auto& [arch, t] : results::tally_by_arch(all, archs)) {
     text += "  " + arch + (t.target.empty() ? "" : " (" + t.target + ")") + ": " +
-            std::to_string(t.ok) + " compiled, " + std::to_string(t.variants - t.ok) + " failed\n";
+            std::to_string(t.compiled) + " compiled, " + std::to_string(t.failed) + " failed\n";
   }
-  for (const std::string& family : families) {
-    for (const std::string& arch : archs) {
-      const tally& t = per_family[{family, arch}];
+  for (const auto& [family, records] : families) {
+    for (const auto& [arch, t] : results::tally_by_arch(records, archs)) {
       text += "  " + family + " " + arch + ": " + std::to_string(t.at_limit) + " of " +
               std::to_string(t.variants) + " variants at 255 registers, " +
               std::to_string(t.spilling) + " spill";
-      if (t.highest >= 0)
-        text += "; occupancy on the " + t.target + " " + percent(t.lowest) + " to " +
-                percent(t.highest);
+      if (t.occupancy.any)
+        text += "; occupancy on the " + t.target + " " + percent(t.occupancy.least) + " to " +
+                percent(t.occupancy.most);
+      if (t.waves.any)
+        text += "; waves per SM at the plan's token counts " +
+                results::span_text(t.waves, results::waves_text);
       text += "\n";
     }
   }
+  return text;
+}
+
+/// What the committed dispatch tables ship: per family and arch, the archs without a timed
+/// sweep, and every shipped variant that spills.
+std::string shipped_text(const results::result_set& result,
+                         const std::vector<record_group>& families, const std::string& unmarked) {
+  const std::vector<std::string>& archs = result.plan->archs;
+  const std::optional<results::shipped_tables>& s = result.plan->shipped;
+  if (!unmarked.empty()) return "\nwhat ships: not marked: " + unmarked + "\n";
+  if (!s) {
+    return "\nwhat ships: no committed dispatch tables were found beside the configs (kk3tune's "
+           "repository has them, " +
+           std::string(k_committed_sweep) + "): which variants ship is not marked\n";
+  }
+  std::string text = "\nwhat ships: the committed dispatch tables, from " + s->file + " (" +
+                     s->gpu + ", " + s->arch + ", git " + s->git_revision + "):\n";
+  for (const auto& [family, records] : families) {
+    for (const auto& [arch, t] : results::tally_by_arch(records, s->timed_archs)) {
+      text += "  " + family + " " + arch + ": " + std::to_string(t.shipped) + " of " +
+              std::to_string(t.variants) + " variants chosen, at " + std::to_string(t.ranges) +
+              " ranges";
+      if (t.shipped_waves.any)
+        text += "; waves per SM where chosen " +
+                results::span_text(t.shipped_waves, results::waves_text);
+      text += "\n";
+    }
+  }
+  for (const std::string& arch : archs) {
+    if (std::count(s->timed_archs.begin(), s->timed_archs.end(), arch)) continue;
+    text += "  " + arch +
+            ": no timed sweep: the committed headers' select() returns the reference variant "
+            "there, so its occupancy and waves above are informative only\n";
+  }
+  const std::vector<results::shipped_spill> spills = results::shipped_spills(result.records);
+  for (const results::shipped_spill& x : spills) {
+    text += "  warning: " + x.family + " " + x.variant + " spills on " + x.arch +
+            (x.target.empty() ? "" : " (" + x.target + ")") + " where it ships: spill stores " +
+            results::span_text(x.store_bytes, results::bytes_text) + " bytes, loads " +
+            results::span_text(x.load_bytes, results::bytes_text) + " bytes; it ships at " +
+            std::to_string(x.ranges.size()) + " ranges: " + join(x.ranges, ", ") + "\n";
+  }
+  if (spills.empty() && !s->timed_archs.empty()) text += "  no shipped variant spills\n";
+  return text;
+}
+
+}  // namespace
+
+std::string untimed_summary(const results::result_set& result, const std::filesystem::path& out,
+                            const std::filesystem::path& committed, const std::string& unmarked) {
+  std::vector<const results::record*> all;
+  for (const results::record& r : result.records) all.push_back(&r);
+  const std::vector<record_group> families = by_family(result.records);
+  std::string text = resources_text(families, all, result.plan->archs);
+  text += shipped_text(result, families, unmarked);
   const std::string kk3 = command_path();  // the binary that ran, as the shell can run it again
   std::filesystem::path page = out;
   page.replace_extension(".html");
-  text += "\nsee this run's resources, per variant and arch:\n  " + kk3 + " report " +
-          out.string() + " --html " + page.string() + "   (or --csv FILE)\n";
+  text +=
+      "\nsee this run's resources per variant and arch, where the committed tables ship each "
+      "one, and its grid and waves per SM at each token count:\n  " +
+      kk3 + " report " + out.string() + " --html " + page.string() + "   (or --csv FILE)\n";
   text +=
       "what a sweep on a GPU gives (times, bandwidth, the dispatch tables): the committed H200 "
       "sweep\n  " +

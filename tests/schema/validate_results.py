@@ -86,6 +86,19 @@ def main():
                             f"and wrote {'a' if os.path.exists(untimed) else 'no'} file: {r.stderr[-2000:]}")
         else:
             check_file(untimed, "kk3tune sweep (no GPU)")
+            with open(untimed) as f:
+                doc = json.load(f)
+            if not doc["plan"].get("shipped") or "grid_ctas" not in doc["records"][0]:
+                failures.append("kk3tune sweep (no GPU): no plan.shipped or no grid_ctas "
+                                "(the marks of what ships and the grids at the plan's counts)")
+            else:
+                bad = copy.deepcopy(doc); bad["records"][0]["grid_ctas"] = {"T1": 4}
+                must_reject("an untimed record's grid_ctas keyed by something else than a count", bad)
+                bad = copy.deepcopy(doc); bad["plan"]["shipped"]["timed_archs"] = "sm_90a"
+                must_reject("plan.shipped.timed_archs as a string", bad)
+                bad = copy.deepcopy(doc)
+                bad["records"][0]["resources"][0]["ships"] = [{"min_tokens": 0, "max_tokens": 4}]
+                must_reject("a shipped range from 0 tokens", bad)
 
         r = subprocess.run([writer, tmp], capture_output=True, text=True)
         if r.returncode != 0:

@@ -185,6 +185,7 @@ namespace {
 TEST(UntimedSweep, SummaryCountsTheLimitAndTheSpills) {
   results::record a;  // sm_90a at the limit and spilling, sm_100a failed
   a.family = "attn_res";
+  a.status = results::status::compile_failed;
   results::arch_resources r;
   r.arch = "sm_90a";
   r.registers = 255;
@@ -194,6 +195,7 @@ TEST(UntimedSweep, SummaryCountsTheLimitAndTheSpills) {
   r.occupancy = 0.125;
   a.resources = {r};
   results::record b = a;  // both archs fine
+  b.status = results::status::unverified;
   b.resources[0].registers = 64;
   b.resources[0].spill_store_bytes = b.resources[0].spill_load_bytes = 0;
   b.resources[0].occupancy = 0.5;
@@ -203,7 +205,11 @@ TEST(UntimedSweep, SummaryCountsTheLimitAndTheSpills) {
   r.target = "B200";
   r.occupancy = 0.75;
   b.resources.push_back(r);
-  const std::string text = untimed_summary({a, b}, {"sm_100a", "sm_90a"}, "x.json", "h200.json.gz");
+  results::result_set result;
+  result.plan.emplace().archs = {"sm_100a", "sm_90a"};
+  result.plan->timed = false;
+  result.records = {a, b};
+  const std::string text = untimed_summary(result, "x.json", "h200.json.gz");
   for (const char* line :
        {"  sm_100a (B200): 1 compiled, 1 failed\n", "  sm_90a (H200): 2 compiled, 0 failed\n",
         "  attn_res sm_90a: 1 of 2 variants at 255 registers, 1 spill; "

@@ -79,6 +79,15 @@ results::objective attn_res::default_objective() const {
        -1, results::consumer_reads::outputs});
 }
 
+// The mean of the default plan's 1600 attn_res compiles (every variant of every mode, sm_90a and
+// sm_100a) on a 2-core machine compiling on both: 0.13 s a compile at NB 0 to 0.49 s at NB 8,
+// STAGE 1 the dearest (results/cpu/compile-rates-2026-12-05.txt).
+std::optional<compile_rate> attn_res::default_compile_rate() const {
+  return compile_rate{0.357,
+                      "the mean of the default plan's compiles on a 2-core machine, "
+                      "results/cpu/compile-rates-2026-12-05.txt"};
+}
+
 namespace {
 
 kk3tune::kernels::attn_res_launch_mode launch_mode(const ar_mode& m) {

@@ -11,6 +11,7 @@ class attn_res final : public family {
  public:
   std::string name() const override { return "attn_res"; }
   results::objective default_objective() const override;
+  std::optional<compile_rate> default_compile_rate() const override;
   device::launch_config geometry(const space::variant& v, const space::mode& m,
                                  const shape& s) const override;
   std::string launch_header() const override { return "attn_res_launch.h"; }

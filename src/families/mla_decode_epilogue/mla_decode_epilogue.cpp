@@ -56,6 +56,15 @@ results::objective mla_decode_epilogue::default_objective() const {
        results::consumer_reads::written});
 }
 
+// The mean of the default plan's 104 mla_decode_epilogue compiles (its 13 variants a mode, sm_90a
+// and sm_100a) on a 2-core machine compiling on both; the whole space's mean is 0.084 s
+// (results/cpu/compile-rates-2026-12-05.txt).
+std::optional<compile_rate> mla_decode_epilogue::default_compile_rate() const {
+  return compile_rate{0.076,
+                      "the mean of the default plan's compiles on a 2-core machine, "
+                      "results/cpu/compile-rates-2026-12-05.txt"};
+}
+
 device::launch_config mla_decode_epilogue::geometry(const space::variant& v, const space::mode&,
                                                     const shape& s) const {
   const kk3tune::kernels::mla_decode_epilogue_launch_knobs k = {

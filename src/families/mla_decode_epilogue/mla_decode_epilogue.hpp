@@ -13,6 +13,7 @@ class mla_decode_epilogue final : public family {
 
   std::string name() const override { return "mla_decode_epilogue"; }
   results::objective default_objective() const override;
+  std::optional<compile_rate> default_compile_rate() const override;
   device::launch_config geometry(const space::variant& v, const space::mode& m,
                                  const shape& s) const override;
   std::string launch_header() const override { return "mla_decode_epilogue_launch.h"; }
