@@ -3,7 +3,8 @@
 # they were emitted from and fails if any differs by a byte from the committed headers in
 # results/h200/dispatch. emit refuses two inputs that give the same table, so the files are
 # named here, not found: when new headers are committed, list the results they came from
-# (results/h200/README.md says which).
+# (results/h200/README.md says which). It fails too where a committed header's provenance names a
+# dirty revision (`git ...-dirty`): what ships must trace to a commit (issue 44, item 8).
 # Usage: committed_headers.sh KK3TUNE SOURCE_DIR
 set -euo pipefail
 kk3=$1 source=$2
@@ -12,7 +13,7 @@ committed=results/h200/dispatch/kk3tune/dispatch
 [[ -d $committed ]] || { echo "no committed headers in $committed"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kk3-headers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-inputs=(results/h200/sweep-v4-2026-12-04/sweep.json.gz)
+inputs=(results/h200/sweep-v5-2026-12-05/sweep.json.gz)
 "$kk3" emit "${inputs[@]}" --out "$tmp" 2>"$tmp/emit.log" || { cat "$tmp/emit.log"; exit 1; }
 status=0
 for h in "$committed"/*.h; do
@@ -25,5 +26,10 @@ done
 for g in "$tmp"/kk3tune/dispatch/*.h; do
   [[ -f $committed/$(basename "$g") ]] || { echo "not committed: $(basename "$g")"; status=1; }
 done
+if grep -Hn -- '(git [0-9a-f]*-dirty)' "$committed"/*.h; then
+  echo "the committed headers name a dirty revision (above): they trace to an uncommitted tree;"
+  echo "sweep again from a clean commit and emit from that result"
+  status=1
+fi
 [[ $status == 0 ]] && echo "$(ls "$committed" | wc -l) committed headers re-emitted byte for byte from ${#inputs[@]} result files"
 exit $status

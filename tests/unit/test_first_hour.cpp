@@ -140,7 +140,7 @@ TEST(first_hour, dry_run_previews_without_compiling_or_writing) {
 TEST(first_hour, emit_refuses_a_mistyped_record_field) {
   test::temp_dir dir;
   const fs::path committed =
-      fs::path(KK3_RESULTS_DIR) / "h200" / "sweep-v4-2026-12-04" / "sweep.json.gz";
+      fs::path(KK3_RESULTS_DIR) / "h200" / "sweep-v5-2026-12-05" / "sweep.json.gz";
   auto doc = nlohmann::json::parse(maybe_gunzip(committed, read_file(committed)));
   doc["records"][0]["tokens"] = "64";
   const fs::path bad = dir.path() / "bad.json";

@@ -28,7 +28,7 @@ using test::contains;
 /// The committed sweep the committed dispatch headers come from.
 const fs::path& committed_sweep() {
   static const fs::path file =
-      fs::path(KK3_RESULTS_DIR) / "h200" / "sweep-v4-2026-12-04" / "sweep.json.gz";
+      fs::path(KK3_RESULTS_DIR) / "h200" / "sweep-v5-2026-12-05" / "sweep.json.gz";
   return file;
 }
 

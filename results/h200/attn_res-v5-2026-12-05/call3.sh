@@ -21,7 +21,7 @@ sed -i 's/__global__ void __launch_bounds__(kk3_ar::threads_of(B, GPW))/& __maxn
 grep -q "__maxnreg__(STAGE >= 3 && GPW == 2 ? 48 : 255)" $E/kr48/attn_res.cuh || { echo "call3: the cap did not apply"; exit 2; }
 python3 -c "
 import json; p='$E/cfg/attn_res.json'; c=json.load(open(p))
-c['constraints'] = [x.replace('(NC == 1 || NC == 2)', '(NC <= 2)') for x in c['constraints']]
+c['constraints'] = ['STAGE < 3 || (B == 1 && (GPW == 2 || GPW == 4) && NC <= 2)' if x.startswith('STAGE < 3 ||') else x for x in c['constraints']]
 json.dump(c, open(p, 'w'), indent=1)"
 grep -q "NC <= 2" $E/cfg/attn_res.json || { echo "call3: NC 0 was not allowed"; exit 2; }
 CFG="--config-dir $E/cfg"
