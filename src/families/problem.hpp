@@ -75,6 +75,33 @@ struct problem {
 void parallel_fill(std::size_t count, unsigned long long seed, const std::string& salt,
                    const std::function<void(std::mt19937_64&, std::size_t, std::size_t)>& fill);
 
+/// Standard normal values for large random inputs, about 20 times faster than
+/// std::normal_distribution: each value is the normal quantile at the centre of one of 2^16
+/// equal-probability cells, the cell drawn by 16 bits of the generator (four values a 64-bit draw).
+/// The values depend on the generator's sequence alone. 2^16 levels are far finer than the bf16
+/// inputs they become (8 significant bits); the tails stop at the last cell's centre, 4.3 sigma.
+class fast_normal {
+ public:
+  explicit fast_normal(std::mt19937_64& rng) : m_rng(rng) {}
+  float operator()() {
+    if (m_left == 0) {
+      m_bits = m_rng();
+      m_left = 4;
+    }
+    const auto cell = static_cast<std::uint16_t>(m_bits);
+    m_bits >>= 16;
+    --m_left;
+    return quantiles()[cell];
+  }
+  /// The 2^16 cell centres, ascending: Phi^-1((k + 0.5) / 2^16).
+  static const float* quantiles();
+
+ private:
+  std::mt19937_64& m_rng;
+  std::uint64_t m_bits = 0;
+  int m_left = 0;
+};
+
 /// Runs body(i) for i in [0, count) on all cores (independent iterations only).
 void parallel_for(std::size_t count, const std::function<void(std::size_t)>& body);
 

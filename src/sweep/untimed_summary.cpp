@@ -11,7 +11,7 @@ namespace kk3::sweep {
 namespace {
 
 /// The sweep the committed dispatch headers come from (tests/package/committed_headers.sh).
-constexpr const char* k_committed_sweep = "results/h200/sweep-v4-2026-12-04/sweep.json.gz";
+constexpr const char* k_committed_sweep = "results/h200/sweep-v5-2026-12-06/sweep.json.gz";
 
 std::string percent(double fraction) {
   char text[32];

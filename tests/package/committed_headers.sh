@@ -13,7 +13,7 @@ committed=results/h200/dispatch/kk3tune/dispatch
 [[ -d $committed ]] || { echo "no committed headers in $committed"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kk3-headers.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-inputs=(results/h200/sweep-v5-2026-12-05/sweep.json.gz)
+inputs=(results/h200/sweep-v5-2026-12-06/sweep.json.gz)
 "$kk3" emit "${inputs[@]}" --out "$tmp" 2>"$tmp/emit.log" || { cat "$tmp/emit.log"; exit 1; }
 status=0
 for h in "$committed"/*.h; do

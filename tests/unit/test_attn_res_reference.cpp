@@ -132,7 +132,7 @@ TEST_F(attn_res_reference, geometry_matches_the_kernels_layout) {
   EXPECT_EQ(c.block.x, 128u);
   EXPECT_EQ(c.shared_bytes, 0u);
   // STAGE = 2, the two passes: one CTA of 14 warps per token, no ring (its partials are static).
-  c = ar.geometry(knobs("b1-gpw2-nc0-stage2-unroll1-stages1-tpc1-trigger1"), mode("post_nb8"), s);
+  c = ar.geometry(knobs("b1-gpw2-nc0-stage2-unroll1-stages1-tpc1-trigger0"), mode("post_nb8"), s);
   EXPECT_EQ(c.grid.x, 4097u);
   EXPECT_EQ(c.cluster.x, 1u);
   EXPECT_EQ(c.block.x, 448u);
@@ -152,14 +152,20 @@ TEST_F(attn_res_reference, geometry_matches_the_kernels_layout) {
   EXPECT_EQ(c.grid.x, 1025u);
   EXPECT_EQ(c.block.x, 128u);
   EXPECT_EQ(c.shared_bytes, 3u * 28 * 512);
-  // B = 4 over 28 slices: 7 each, 2 a warp: 4 warps; the block write adds no row.
-  c = ar.geometry(knobs("b4-gpw2-nc0-stage0-unroll1-stages1-tpc1-trigger1"), mode("write_nb3"), s);
+  // B = 4 over 28 slices: 7 each, one a warp: 7 warps; the block write adds no row.
+  c = ar.geometry(knobs("b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1"), mode("write_nb3"), s);
   EXPECT_EQ(c.grid.x, 4097u * 4);
   EXPECT_EQ(c.cluster.x, 4u);
-  EXPECT_EQ(c.block.x, 128u);
+  EXPECT_EQ(c.block.x, 224u);
+  EXPECT_EQ(c.shared_bytes, 0u);
+  // B = 2: 14 slices each, one a warp: 14 warps.
+  c = ar.geometry(knobs("b2-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1"), mode("write_nb3"), s);
+  EXPECT_EQ(c.grid.x, 4097u * 2);
+  EXPECT_EQ(c.cluster.x, 2u);
+  EXPECT_EQ(c.block.x, 448u);
   EXPECT_EQ(c.shared_bytes, 0u);
   // Unstaged, without the output norm: 14 warps of 2 slices, no dynamic shared memory.
-  c = ar.geometry(knobs("b1-gpw2-nc3-stage0-unroll1-stages1-tpc1-trigger1"), mode("final_nb8"), s);
+  c = ar.geometry(knobs("b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1"), mode("final_nb8"), s);
   EXPECT_EQ(c.grid.x, 4097u);
   EXPECT_EQ(c.block.x, 448u);
   EXPECT_EQ(c.shared_bytes, 0u);

@@ -112,7 +112,7 @@ struct clash_row {
 fs::path timed_sweep(const fs::path& dir, const std::string& name) {
   const fs::path file = dir / name;
   fs::create_directories(file.parent_path());
-  fs::copy_file(fs::path(KK3_RESULTS_DIR) / "h200" / "sweep-v5-2026-12-05" / "sweep.json.gz", file);
+  fs::copy_file(fs::path(KK3_RESULTS_DIR) / "h200" / "sweep-v5-2026-12-06" / "sweep.json.gz", file);
   return file;
 }
 

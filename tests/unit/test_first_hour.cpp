@@ -86,15 +86,15 @@ TEST(first_hour, variant_selection_takes_ids_globs_and_knob_filters) {
   const auto glob = space::select_variants(s.variants, s.config, "b1-*");
   ASSERT_FALSE(glob.empty());
   for (const space::variant* v : glob) EXPECT_EQ(v->value("B"), 1) << v->id;
-  const auto knob = space::select_variants(s.variants, s.config, "GPW=7");
+  const auto knob = space::select_variants(s.variants, s.config, "GPW=4");
   ASSERT_FALSE(knob.empty());
-  for (const space::variant* v : knob) EXPECT_EQ(v->value("GPW"), 7) << v->id;
+  for (const space::variant* v : knob) EXPECT_EQ(v->value("GPW"), 4) << v->id;
   // Ids and globs add; knob filters all hold.
-  const auto both = space::select_variants(s.variants, s.config, "b1-*,GPW=7,NC=2");
+  const auto both = space::select_variants(s.variants, s.config, "b1-*,GPW=4,NC=2");
   ASSERT_FALSE(both.empty());
   for (const space::variant* v : both) {
     EXPECT_EQ(v->value("B"), 1);
-    EXPECT_EQ(v->value("GPW"), 7);
+    EXPECT_EQ(v->value("GPW"), 4);
     EXPECT_EQ(v->value("NC"), 2);
   }
   EXPECT_LT(both.size(), knob.size());
@@ -110,8 +110,12 @@ TEST(first_hour, variant_selection_takes_ids_globs_and_knob_filters) {
 }
 
 TEST(first_hour, profile_refuses_a_selection_of_several) {
+  // GPW=4 selects several variants of the space (not one, which profile would take).
+  const families::family_space s =
+      families::load_family_space(families::find_family("attn_res"), KK3_CONFIG_DIR);
+  ASSERT_GT(space::select_variants(s.variants, s.config, "GPW=4").size(), 1u);
   const auto r =
-      run_kk3tune({"profile", "--family", "attn_res", "--mode", "common_nb8", "--variant", "GPW=7"},
+      run_kk3tune({"profile", "--family", "attn_res", "--mode", "common_nb8", "--variant", "GPW=4"},
                   {k_no_driver});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "this command takes one")) << r.output;
@@ -140,7 +144,7 @@ TEST(first_hour, dry_run_previews_without_compiling_or_writing) {
 TEST(first_hour, emit_refuses_a_mistyped_record_field) {
   test::temp_dir dir;
   const fs::path committed =
-      fs::path(KK3_RESULTS_DIR) / "h200" / "sweep-v5-2026-12-05" / "sweep.json.gz";
+      fs::path(KK3_RESULTS_DIR) / "h200" / "sweep-v5-2026-12-06" / "sweep.json.gz";
   auto doc = nlohmann::json::parse(maybe_gunzip(committed, read_file(committed)));
   doc["records"][0]["tokens"] = "64";
   const fs::path bad = dir.path() / "bad.json";

@@ -9,8 +9,8 @@
 //
 // ---- provenance: the runs that set these tables ----
 //   emitted by kk3tune 0.1.0
-//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 4457fb11979d), NVRTC 13.0
-//           at 2026-12-05T19:05:37Z; sweep plan digest ed6e948c31f9e351ee2b4782f8dd7503
+//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 54cd2e6d27d8), NVRTC 13.0
+//           at 2026-12-06T01:34:06Z; sweep plan digest ed6e948c31f9e351ee2b4782f8dd7503
 //           objective chain: producer 5 us x 1 CTA/SM (384 threads, max smem, triggers at end) -> variant (PDL) -> consumer 1 CTA/SM (384 threads, max smem) reads outputs
 //   sm_100  no sweep result: every select() returns the reference variant
 // ---- end of provenance ----
@@ -221,6 +221,7 @@ struct variant {
 inline constexpr knobs all_variants[] = {
     {1, 4, 1, 0, 1, 1, 1, 0},  // b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0
     {1, 2, 0, 2, 1, 1, 1, 0},  // b1-gpw2-nc0-stage2-unroll1-stages1-tpc1-trigger0
+    {1, 2, 0, 3, 1, 1, 1, 1},  // b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
     {1, 2, 1, 3, 1, 1, 1, 0},  // b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger0
     {1, 2, 1, 3, 1, 1, 1, 1},  // b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
     {1, 2, 1, 4, 1, 1, 1, 1},  // b1-gpw2-nc1-stage4-unroll1-stages1-tpc1-trigger1
@@ -230,12 +231,12 @@ inline constexpr knobs all_variants[] = {
     {1, 2, 2, 4, 1, 1, 1, 0},  // b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger0
     {1, 2, 2, 4, 1, 1, 1, 1},  // b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
     {1, 4, 0, 2, 1, 1, 1, 0},  // b1-gpw4-nc0-stage2-unroll1-stages1-tpc1-trigger0
+    {1, 4, 0, 3, 1, 1, 1, 1},  // b1-gpw4-nc0-stage3-unroll1-stages1-tpc1-trigger1
     {1, 4, 1, 3, 1, 1, 1, 0},  // b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger0
     {1, 4, 1, 3, 1, 1, 1, 1},  // b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger1
     {1, 4, 1, 4, 1, 1, 1, 0},  // b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger0
     {1, 4, 1, 4, 1, 1, 1, 1},  // b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger1
     {1, 4, 2, 1, 1, 2, 4, 1},  // b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
-    {1, 4, 2, 3, 1, 1, 1, 0},  // b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger0
     {1, 4, 2, 3, 1, 1, 1, 1},  // b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1
     {1, 4, 2, 4, 1, 1, 1, 1},  // b1-gpw4-nc2-stage4-unroll1-stages1-tpc1-trigger1
     {1, 7, 3, 1, 1, 2, 4, 1},  // b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1
@@ -247,26 +248,27 @@ inline constexpr knobs all_variants[] = {
 constexpr const char* variant_id(const knobs& k) noexcept {
   if (k == all_variants[0]) return "b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0";
   if (k == all_variants[1]) return "b1-gpw2-nc0-stage2-unroll1-stages1-tpc1-trigger0";
-  if (k == all_variants[2]) return "b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger0";
-  if (k == all_variants[3]) return "b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1";
-  if (k == all_variants[4]) return "b1-gpw2-nc1-stage4-unroll1-stages1-tpc1-trigger1";
-  if (k == all_variants[5]) return "b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1";
-  if (k == all_variants[6]) return "b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger0";
-  if (k == all_variants[7]) return "b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1";
-  if (k == all_variants[8]) return "b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger0";
-  if (k == all_variants[9]) return "b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1";
-  if (k == all_variants[10]) return "b1-gpw4-nc0-stage2-unroll1-stages1-tpc1-trigger0";
-  if (k == all_variants[11]) return "b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger0";
-  if (k == all_variants[12]) return "b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger1";
-  if (k == all_variants[13]) return "b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger0";
-  if (k == all_variants[14]) return "b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger1";
-  if (k == all_variants[15]) return "b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1";
-  if (k == all_variants[16]) return "b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger0";
-  if (k == all_variants[17]) return "b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1";
-  if (k == all_variants[18]) return "b1-gpw4-nc2-stage4-unroll1-stages1-tpc1-trigger1";
-  if (k == all_variants[19]) return "b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1";
-  if (k == all_variants[20]) return "b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1";
-  if (k == all_variants[21]) return "b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[2]) return "b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[3]) return "b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger0";
+  if (k == all_variants[4]) return "b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[5]) return "b1-gpw2-nc1-stage4-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[6]) return "b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[7]) return "b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger0";
+  if (k == all_variants[8]) return "b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[9]) return "b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger0";
+  if (k == all_variants[10]) return "b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[11]) return "b1-gpw4-nc0-stage2-unroll1-stages1-tpc1-trigger0";
+  if (k == all_variants[12]) return "b1-gpw4-nc0-stage3-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[13]) return "b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger0";
+  if (k == all_variants[14]) return "b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[15]) return "b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger0";
+  if (k == all_variants[16]) return "b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[17]) return "b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1";
+  if (k == all_variants[18]) return "b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[19]) return "b1-gpw4-nc2-stage4-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[20]) return "b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1";
+  if (k == all_variants[21]) return "b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1";
+  if (k == all_variants[22]) return "b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1";
   return "";
 }
 
@@ -285,82 +287,86 @@ struct variant_at<1> {
 };
 template <>
 struct variant_at<2> {
-  using type = variant<1, 2, 1, 3, 1, 1, 1, 0>;
+  using type = variant<1, 2, 0, 3, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<3> {
-  using type = variant<1, 2, 1, 3, 1, 1, 1, 1>;
+  using type = variant<1, 2, 1, 3, 1, 1, 1, 0>;
 };
 template <>
 struct variant_at<4> {
-  using type = variant<1, 2, 1, 4, 1, 1, 1, 1>;
+  using type = variant<1, 2, 1, 3, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<5> {
-  using type = variant<1, 2, 2, 0, 1, 1, 1, 1>;
+  using type = variant<1, 2, 1, 4, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<6> {
-  using type = variant<1, 2, 2, 3, 1, 1, 1, 0>;
+  using type = variant<1, 2, 2, 0, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<7> {
-  using type = variant<1, 2, 2, 3, 1, 1, 1, 1>;
+  using type = variant<1, 2, 2, 3, 1, 1, 1, 0>;
 };
 template <>
 struct variant_at<8> {
-  using type = variant<1, 2, 2, 4, 1, 1, 1, 0>;
+  using type = variant<1, 2, 2, 3, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<9> {
-  using type = variant<1, 2, 2, 4, 1, 1, 1, 1>;
+  using type = variant<1, 2, 2, 4, 1, 1, 1, 0>;
 };
 template <>
 struct variant_at<10> {
-  using type = variant<1, 4, 0, 2, 1, 1, 1, 0>;
+  using type = variant<1, 2, 2, 4, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<11> {
-  using type = variant<1, 4, 1, 3, 1, 1, 1, 0>;
+  using type = variant<1, 4, 0, 2, 1, 1, 1, 0>;
 };
 template <>
 struct variant_at<12> {
-  using type = variant<1, 4, 1, 3, 1, 1, 1, 1>;
+  using type = variant<1, 4, 0, 3, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<13> {
-  using type = variant<1, 4, 1, 4, 1, 1, 1, 0>;
+  using type = variant<1, 4, 1, 3, 1, 1, 1, 0>;
 };
 template <>
 struct variant_at<14> {
-  using type = variant<1, 4, 1, 4, 1, 1, 1, 1>;
+  using type = variant<1, 4, 1, 3, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<15> {
-  using type = variant<1, 4, 2, 1, 1, 2, 4, 1>;
+  using type = variant<1, 4, 1, 4, 1, 1, 1, 0>;
 };
 template <>
 struct variant_at<16> {
-  using type = variant<1, 4, 2, 3, 1, 1, 1, 0>;
+  using type = variant<1, 4, 1, 4, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<17> {
-  using type = variant<1, 4, 2, 3, 1, 1, 1, 1>;
+  using type = variant<1, 4, 2, 1, 1, 2, 4, 1>;
 };
 template <>
 struct variant_at<18> {
-  using type = variant<1, 4, 2, 4, 1, 1, 1, 1>;
+  using type = variant<1, 4, 2, 3, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<19> {
-  using type = variant<1, 7, 3, 1, 1, 2, 4, 1>;
+  using type = variant<1, 4, 2, 4, 1, 1, 1, 1>;
 };
 template <>
 struct variant_at<20> {
-  using type = variant<4, 1, 0, 0, 1, 1, 1, 1>;
+  using type = variant<1, 7, 3, 1, 1, 2, 4, 1>;
 };
 template <>
 struct variant_at<21> {
+  using type = variant<4, 1, 0, 0, 1, 1, 1, 1>;
+};
+template <>
+struct variant_at<22> {
   using type = variant<7, 1, 0, 0, 1, 1, 1, 1>;
 };
 
@@ -413,7 +419,7 @@ constexpr macro_seen seen_BLOCK_WRITE = {false, 0};
 /// all_variants.
 template <class F>
 bool with_variant(const knobs& k, F&& f) {
-  return detail::with_one_of<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21>(k, f);
+  return detail::with_one_of<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22>(k, f);
 }
 
 /// with_variant() over the tuples mode M's tables can return (on any architecture), the reference
@@ -435,7 +441,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::write_nb0>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode write_nb0");
     static_assert(M != mode::write_nb0 || detail::matches(detail::seen_BLOCK_WRITE, 1),
                   "with_mode_variant<mode::write_nb0>: KK3_ATTN_RES_BLOCK_WRITE is not 1, the value of mode write_nb0");
-    return detail::with_one_of<0, 3, 5>(k, f);
+    return detail::with_one_of<0, 2, 6>(k, f);
   } else if constexpr (M == mode::write_nb1) {
     static_assert(M != mode::write_nb1 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::write_nb1>: KK3_ATTN_RES_H is not 7168, the value of mode write_nb1");
@@ -447,7 +453,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::write_nb1>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode write_nb1");
     static_assert(M != mode::write_nb1 || detail::matches(detail::seen_BLOCK_WRITE, 1),
                   "with_mode_variant<mode::write_nb1>: KK3_ATTN_RES_BLOCK_WRITE is not 1, the value of mode write_nb1");
-    return detail::with_one_of<0, 2, 3, 11, 12>(k, f);
+    return detail::with_one_of<0, 4, 8, 12>(k, f);
   } else if constexpr (M == mode::write_nb2) {
     static_assert(M != mode::write_nb2 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::write_nb2>: KK3_ATTN_RES_H is not 7168, the value of mode write_nb2");
@@ -459,7 +465,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::write_nb2>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode write_nb2");
     static_assert(M != mode::write_nb2 || detail::matches(detail::seen_BLOCK_WRITE, 1),
                   "with_mode_variant<mode::write_nb2>: KK3_ATTN_RES_BLOCK_WRITE is not 1, the value of mode write_nb2");
-    return detail::with_one_of<0, 4, 7, 11>(k, f);
+    return detail::with_one_of<0, 2, 5, 8, 13>(k, f);
   } else if constexpr (M == mode::write_nb3) {
     static_assert(M != mode::write_nb3 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::write_nb3>: KK3_ATTN_RES_H is not 7168, the value of mode write_nb3");
@@ -471,7 +477,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::write_nb3>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode write_nb3");
     static_assert(M != mode::write_nb3 || detail::matches(detail::seen_BLOCK_WRITE, 1),
                   "with_mode_variant<mode::write_nb3>: KK3_ATTN_RES_BLOCK_WRITE is not 1, the value of mode write_nb3");
-    return detail::with_one_of<0, 2, 7, 21>(k, f);
+    return detail::with_one_of<0, 2, 4, 8>(k, f);
   } else if constexpr (M == mode::write_nb4) {
     static_assert(M != mode::write_nb4 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::write_nb4>: KK3_ATTN_RES_H is not 7168, the value of mode write_nb4");
@@ -483,7 +489,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::write_nb4>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode write_nb4");
     static_assert(M != mode::write_nb4 || detail::matches(detail::seen_BLOCK_WRITE, 1),
                   "with_mode_variant<mode::write_nb4>: KK3_ATTN_RES_BLOCK_WRITE is not 1, the value of mode write_nb4");
-    return detail::with_one_of<0, 2, 3, 13, 17, 20>(k, f);
+    return detail::with_one_of<0, 2, 4, 15, 21>(k, f);
   } else if constexpr (M == mode::write_nb5) {
     static_assert(M != mode::write_nb5 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::write_nb5>: KK3_ATTN_RES_H is not 7168, the value of mode write_nb5");
@@ -495,7 +501,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::write_nb5>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode write_nb5");
     static_assert(M != mode::write_nb5 || detail::matches(detail::seen_BLOCK_WRITE, 1),
                   "with_mode_variant<mode::write_nb5>: KK3_ATTN_RES_BLOCK_WRITE is not 1, the value of mode write_nb5");
-    return detail::with_one_of<0, 4, 6, 7, 10, 12, 17, 20, 21>(k, f);
+    return detail::with_one_of<0, 2, 8, 11, 14, 22>(k, f);
   } else if constexpr (M == mode::write_nb6) {
     static_assert(M != mode::write_nb6 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::write_nb6>: KK3_ATTN_RES_H is not 7168, the value of mode write_nb6");
@@ -507,7 +513,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::write_nb6>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode write_nb6");
     static_assert(M != mode::write_nb6 || detail::matches(detail::seen_BLOCK_WRITE, 1),
                   "with_mode_variant<mode::write_nb6>: KK3_ATTN_RES_BLOCK_WRITE is not 1, the value of mode write_nb6");
-    return detail::with_one_of<0, 7, 20, 21>(k, f);
+    return detail::with_one_of<0, 1, 2, 7, 8, 10, 21, 22>(k, f);
   } else if constexpr (M == mode::write_nb7) {
     static_assert(M != mode::write_nb7 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::write_nb7>: KK3_ATTN_RES_H is not 7168, the value of mode write_nb7");
@@ -519,7 +525,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::write_nb7>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode write_nb7");
     static_assert(M != mode::write_nb7 || detail::matches(detail::seen_BLOCK_WRITE, 1),
                   "with_mode_variant<mode::write_nb7>: KK3_ATTN_RES_BLOCK_WRITE is not 1, the value of mode write_nb7");
-    return detail::with_one_of<0, 6, 7, 20>(k, f);
+    return detail::with_one_of<0, 7, 8, 21, 22>(k, f);
   } else if constexpr (M == mode::post_nb1) {
     static_assert(M != mode::post_nb1 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::post_nb1>: KK3_ATTN_RES_H is not 7168, the value of mode post_nb1");
@@ -531,7 +537,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::post_nb1>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode post_nb1");
     static_assert(M != mode::post_nb1 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::post_nb1>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode post_nb1");
-    return detail::with_one_of<0, 3, 7, 17, 18>(k, f);
+    return detail::with_one_of<0, 2, 3, 12, 16>(k, f);
   } else if constexpr (M == mode::post_nb2) {
     static_assert(M != mode::post_nb2 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::post_nb2>: KK3_ATTN_RES_H is not 7168, the value of mode post_nb2");
@@ -543,7 +549,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::post_nb2>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode post_nb2");
     static_assert(M != mode::post_nb2 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::post_nb2>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode post_nb2");
-    return detail::with_one_of<0, 3, 7, 11, 13, 14>(k, f);
+    return detail::with_one_of<0, 2, 4, 8, 13, 15, 16>(k, f);
   } else if constexpr (M == mode::post_nb3) {
     static_assert(M != mode::post_nb3 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::post_nb3>: KK3_ATTN_RES_H is not 7168, the value of mode post_nb3");
@@ -555,7 +561,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::post_nb3>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode post_nb3");
     static_assert(M != mode::post_nb3 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::post_nb3>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode post_nb3");
-    return detail::with_one_of<0, 11, 13, 16, 17>(k, f);
+    return detail::with_one_of<0, 5, 13, 15, 16, 18>(k, f);
   } else if constexpr (M == mode::post_nb4) {
     static_assert(M != mode::post_nb4 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::post_nb4>: KK3_ATTN_RES_H is not 7168, the value of mode post_nb4");
@@ -567,7 +573,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::post_nb4>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode post_nb4");
     static_assert(M != mode::post_nb4 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::post_nb4>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode post_nb4");
-    return detail::with_one_of<0, 7, 11, 14>(k, f);
+    return detail::with_one_of<0, 2, 8, 13, 16>(k, f);
   } else if constexpr (M == mode::post_nb5) {
     static_assert(M != mode::post_nb5 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::post_nb5>: KK3_ATTN_RES_H is not 7168, the value of mode post_nb5");
@@ -579,7 +585,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::post_nb5>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode post_nb5");
     static_assert(M != mode::post_nb5 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::post_nb5>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode post_nb5");
-    return detail::with_one_of<0, 1, 7, 9, 12, 13, 15, 17, 20>(k, f);
+    return detail::with_one_of<0, 1, 2, 8, 10, 15, 17, 21>(k, f);
   } else if constexpr (M == mode::post_nb6) {
     static_assert(M != mode::post_nb6 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::post_nb6>: KK3_ATTN_RES_H is not 7168, the value of mode post_nb6");
@@ -591,7 +597,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::post_nb6>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode post_nb6");
     static_assert(M != mode::post_nb6 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::post_nb6>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode post_nb6");
-    return detail::with_one_of<0, 7, 20>(k, f);
+    return detail::with_one_of<0, 8, 14, 21>(k, f);
   } else if constexpr (M == mode::post_nb7) {
     static_assert(M != mode::post_nb7 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::post_nb7>: KK3_ATTN_RES_H is not 7168, the value of mode post_nb7");
@@ -603,7 +609,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::post_nb7>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode post_nb7");
     static_assert(M != mode::post_nb7 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::post_nb7>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode post_nb7");
-    return detail::with_one_of<0, 1, 7, 8, 10, 15, 20>(k, f);
+    return detail::with_one_of<0, 1, 2, 8, 9, 11, 17, 21>(k, f);
   } else if constexpr (M == mode::post_nb8) {
     static_assert(M != mode::post_nb8 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::post_nb8>: KK3_ATTN_RES_H is not 7168, the value of mode post_nb8");
@@ -615,7 +621,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::post_nb8>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode post_nb8");
     static_assert(M != mode::post_nb8 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::post_nb8>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode post_nb8");
-    return detail::with_one_of<0, 1, 8, 9, 20, 21>(k, f);
+    return detail::with_one_of<0, 1, 9, 10, 21, 22>(k, f);
   } else if constexpr (M == mode::common_nb1) {
     static_assert(M != mode::common_nb1 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::common_nb1>: KK3_ATTN_RES_H is not 7168, the value of mode common_nb1");
@@ -627,7 +633,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::common_nb1>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode common_nb1");
     static_assert(M != mode::common_nb1 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::common_nb1>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode common_nb1");
-    return detail::with_one_of<0, 3, 11, 12>(k, f);
+    return detail::with_one_of<0, 4, 12, 13, 14>(k, f);
   } else if constexpr (M == mode::common_nb2) {
     static_assert(M != mode::common_nb2 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::common_nb2>: KK3_ATTN_RES_H is not 7168, the value of mode common_nb2");
@@ -639,7 +645,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::common_nb2>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode common_nb2");
     static_assert(M != mode::common_nb2 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::common_nb2>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode common_nb2");
-    return detail::with_one_of<0, 3, 7, 11, 12>(k, f);
+    return detail::with_one_of<0, 4, 8, 13, 14>(k, f);
   } else if constexpr (M == mode::common_nb3) {
     static_assert(M != mode::common_nb3 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::common_nb3>: KK3_ATTN_RES_H is not 7168, the value of mode common_nb3");
@@ -651,7 +657,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::common_nb3>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode common_nb3");
     static_assert(M != mode::common_nb3 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::common_nb3>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode common_nb3");
-    return detail::with_one_of<0, 6, 13, 17, 18>(k, f);
+    return detail::with_one_of<0, 2, 15, 19>(k, f);
   } else if constexpr (M == mode::common_nb4) {
     static_assert(M != mode::common_nb4 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::common_nb4>: KK3_ATTN_RES_H is not 7168, the value of mode common_nb4");
@@ -663,7 +669,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::common_nb4>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode common_nb4");
     static_assert(M != mode::common_nb4 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::common_nb4>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode common_nb4");
-    return detail::with_one_of<0, 3, 7, 21>(k, f);
+    return detail::with_one_of<0, 2, 8>(k, f);
   } else if constexpr (M == mode::common_nb5) {
     static_assert(M != mode::common_nb5 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::common_nb5>: KK3_ATTN_RES_H is not 7168, the value of mode common_nb5");
@@ -675,7 +681,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::common_nb5>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode common_nb5");
     static_assert(M != mode::common_nb5 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::common_nb5>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode common_nb5");
-    return detail::with_one_of<0, 2, 7, 10, 18, 21>(k, f);
+    return detail::with_one_of<0, 2, 3, 8, 11, 19, 22>(k, f);
   } else if constexpr (M == mode::common_nb6) {
     static_assert(M != mode::common_nb6 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::common_nb6>: KK3_ATTN_RES_H is not 7168, the value of mode common_nb6");
@@ -687,7 +693,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::common_nb6>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode common_nb6");
     static_assert(M != mode::common_nb6 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::common_nb6>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode common_nb6");
-    return detail::with_one_of<0, 7, 20, 21>(k, f);
+    return detail::with_one_of<0, 7, 8, 10, 21, 22>(k, f);
   } else if constexpr (M == mode::common_nb7) {
     static_assert(M != mode::common_nb7 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::common_nb7>: KK3_ATTN_RES_H is not 7168, the value of mode common_nb7");
@@ -699,7 +705,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::common_nb7>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode common_nb7");
     static_assert(M != mode::common_nb7 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::common_nb7>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode common_nb7");
-    return detail::with_one_of<0, 6, 7, 9, 20, 21>(k, f);
+    return detail::with_one_of<0, 8, 21, 22>(k, f);
   } else if constexpr (M == mode::common_nb8) {
     static_assert(M != mode::common_nb8 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::common_nb8>: KK3_ATTN_RES_H is not 7168, the value of mode common_nb8");
@@ -711,7 +717,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::common_nb8>: KK3_ATTN_RES_HAS_OUT_NORM is not 1, the value of mode common_nb8");
     static_assert(M != mode::common_nb8 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::common_nb8>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode common_nb8");
-    return detail::with_one_of<0, 6, 7, 9, 17, 20, 21>(k, f);
+    return detail::with_one_of<0, 2, 7, 10, 18, 21, 22>(k, f);
   } else if constexpr (M == mode::final_nb8) {
     static_assert(M != mode::final_nb8 || detail::matches(detail::seen_H, 7168),
                   "with_mode_variant<mode::final_nb8>: KK3_ATTN_RES_H is not 7168, the value of mode final_nb8");
@@ -723,7 +729,7 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::final_nb8>: KK3_ATTN_RES_HAS_OUT_NORM is not 0, the value of mode final_nb8");
     static_assert(M != mode::final_nb8 || detail::matches(detail::seen_BLOCK_WRITE, 0),
                   "with_mode_variant<mode::final_nb8>: KK3_ATTN_RES_BLOCK_WRITE is not 0, the value of mode final_nb8");
-    return detail::with_one_of<0, 8, 19, 20, 21>(k, f);
+    return detail::with_one_of<0, 2, 9, 10, 20, 21, 22>(k, f);
   } else {
     return false;
   }
@@ -771,8 +777,8 @@ constexpr knobs pick(const range (&table)[N], long long num_tokens) noexcept {
 
 // sm_90, mode write_nb0, blocks 0
 inline constexpr range sm_90_write_nb0_blocks0[] = {
-    // T 1..128: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
-    {128, {1, 2, 1, 3, 1, 1, 1, 1}},
+    // T 1..128: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {128, {1, 2, 0, 3, 1, 1, 1, 1}},
     // T 192..256: b1-gpw2-nc2-stage0-unroll1-stages1-tpc1-trigger1
     {256, {1, 2, 2, 0, 1, 1, 1, 1}},
     // T 384..8192 and above: b1-gpw4-nc1-stage0-unroll1-stages1-tpc1-trigger0
@@ -781,20 +787,26 @@ inline constexpr range sm_90_write_nb0_blocks0[] = {
 
 // sm_90, mode write_nb1, blocks 1
 inline constexpr range sm_90_write_nb1_blocks1[] = {
-    // T 1..256: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
+    // T 1..128: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
+    {128, {1, 2, 1, 3, 1, 1, 1, 1}},
+    // T 192: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    {192, {1, 2, 2, 3, 1, 1, 1, 1}},
+    // T 256: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
     {256, {1, 2, 1, 3, 1, 1, 1, 1}},
-    // T 384: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger1
-    {384, {1, 4, 1, 3, 1, 1, 1, 1}},
-    // T 512..2048: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger0
-    {2048, {1, 4, 1, 3, 1, 1, 1, 0}},
-    // T 4096..8192 and above: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger0
-    {8192, {1, 2, 1, 3, 1, 1, 1, 0}},
+    // T 384: b1-gpw4-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {384, {1, 4, 0, 3, 1, 1, 1, 1}},
+    // T 512..8192 and above: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
+    {8192, {1, 2, 1, 3, 1, 1, 1, 1}},
 };
 
 // sm_90, mode write_nb2, blocks 2
 inline constexpr range sm_90_write_nb2_blocks2[] = {
-    // T 1..256: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {256, {1, 2, 2, 3, 1, 1, 1, 1}},
+    // T 1..8: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {8, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 16..192: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    {192, {1, 2, 2, 3, 1, 1, 1, 1}},
+    // T 256: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {256, {1, 2, 0, 3, 1, 1, 1, 1}},
     // T 384: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger0
     {384, {1, 4, 1, 3, 1, 1, 1, 0}},
     // T 512: b1-gpw2-nc1-stage4-unroll1-stages1-tpc1-trigger1
@@ -805,48 +817,44 @@ inline constexpr range sm_90_write_nb2_blocks2[] = {
 
 // sm_90, mode write_nb3, blocks 3
 inline constexpr range sm_90_write_nb3_blocks3[] = {
-    // T 1: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
-    {1, {7, 1, 0, 0, 1, 1, 1, 1}},
-    // T 2..4096: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {4096, {1, 2, 2, 3, 1, 1, 1, 1}},
-    // T 8192 and above: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger0
-    {8192, {1, 2, 1, 3, 1, 1, 1, 0}},
+    // T 1..96: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    {96, {1, 2, 2, 3, 1, 1, 1, 1}},
+    // T 128: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {128, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 192: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
+    {192, {1, 2, 1, 3, 1, 1, 1, 1}},
+    // T 256..8192 and above: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {8192, {1, 2, 0, 3, 1, 1, 1, 1}},
 };
 
 // sm_90, mode write_nb4, blocks 4
 inline constexpr range sm_90_write_nb4_blocks4[] = {
     // T 1..16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {16, {4, 1, 0, 0, 1, 1, 1, 1}},
-    // T 32..256: b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {256, {1, 4, 2, 3, 1, 1, 1, 1}},
+    // T 32..128: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {128, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
+    {256, {1, 2, 1, 3, 1, 1, 1, 1}},
     // T 384: b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger0
     {384, {1, 4, 1, 4, 1, 1, 1, 0}},
-    // T 512..1024: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
-    {1024, {1, 2, 1, 3, 1, 1, 1, 1}},
-    // T 2048..4096: b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {4096, {1, 4, 2, 3, 1, 1, 1, 1}},
-    // T 8192 and above: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger0
-    {8192, {1, 2, 1, 3, 1, 1, 1, 0}},
+    // T 512..8192 and above: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {8192, {1, 2, 0, 3, 1, 1, 1, 1}},
 };
 
 // sm_90, mode write_nb5, blocks 5
 inline constexpr range sm_90_write_nb5_blocks5[] = {
     // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {8, {7, 1, 0, 0, 1, 1, 1, 1}},
-    // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
-    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
-    // T 32..65: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {65, {1, 2, 2, 3, 1, 1, 1, 1}},
-    // T 96: b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {96, {1, 4, 2, 3, 1, 1, 1, 1}},
-    // T 128..256: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger1
+    // T 16..65: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {65, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 96..256: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger1
     {256, {1, 4, 1, 3, 1, 1, 1, 1}},
     // T 384: b1-gpw4-nc0-stage2-unroll1-stages1-tpc1-trigger0
     {384, {1, 4, 0, 2, 1, 1, 1, 0}},
-    // T 512..1024: b1-gpw2-nc1-stage4-unroll1-stages1-tpc1-trigger1
-    {1024, {1, 2, 1, 4, 1, 1, 1, 1}},
-    // T 2048..8192 and above: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger0
-    {8192, {1, 2, 2, 3, 1, 1, 1, 0}},
+    // T 512..2048: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger1
+    {2048, {1, 4, 1, 3, 1, 1, 1, 1}},
+    // T 4096..8192 and above: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    {8192, {1, 2, 2, 3, 1, 1, 1, 1}},
 };
 
 // sm_90, mode write_nb6, blocks 6
@@ -855,15 +863,25 @@ inline constexpr range sm_90_write_nb6_blocks6[] = {
     {8, {7, 1, 0, 0, 1, 1, 1, 1}},
     // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {16, {4, 1, 0, 0, 1, 1, 1, 1}},
-    // T 32..8192 and above: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {8192, {1, 2, 2, 3, 1, 1, 1, 1}},
+    // T 32..65: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {65, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 96..192: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    {192, {1, 2, 2, 3, 1, 1, 1, 1}},
+    // T 256: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger0
+    {256, {1, 2, 2, 3, 1, 1, 1, 0}},
+    // T 384..2048: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
+    {2048, {1, 2, 2, 4, 1, 1, 1, 1}},
+    // T 4096..8192 and above: b1-gpw2-nc0-stage2-unroll1-stages1-tpc1-trigger0
+    {8192, {1, 2, 0, 2, 1, 1, 1, 0}},
 };
 
 // sm_90, mode write_nb7, blocks 7
 inline constexpr range sm_90_write_nb7_blocks7[] = {
-    // T 1..16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
-    {16, {4, 1, 0, 0, 1, 1, 1, 1}},
-    // T 32..192: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    // T 1: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    {1, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 2..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
+    // T 16..192: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
     {192, {1, 2, 2, 3, 1, 1, 1, 1}},
     // T 256..8192 and above: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger0
     {8192, {1, 2, 2, 3, 1, 1, 1, 0}},
@@ -871,19 +889,21 @@ inline constexpr range sm_90_write_nb7_blocks7[] = {
 
 // sm_90, mode post_nb1, blocks 1
 inline constexpr range sm_90_post_nb1_blocks1[] = {
-    // T 1..128: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {128, {1, 2, 2, 3, 1, 1, 1, 1}},
-    // T 192..1024: b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {1024, {1, 4, 2, 3, 1, 1, 1, 1}},
-    // T 2048: b1-gpw4-nc2-stage4-unroll1-stages1-tpc1-trigger1
-    {2048, {1, 4, 2, 4, 1, 1, 1, 1}},
-    // T 4096..8192 and above: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
-    {8192, {1, 2, 1, 3, 1, 1, 1, 1}},
+    // T 1..128: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {128, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 192..512: b1-gpw4-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {512, {1, 4, 0, 3, 1, 1, 1, 1}},
+    // T 1024..2048: b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger1
+    {2048, {1, 4, 1, 4, 1, 1, 1, 1}},
+    // T 4096..8192 and above: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger0
+    {8192, {1, 2, 1, 3, 1, 1, 1, 0}},
 };
 
 // sm_90, mode post_nb2, blocks 2
 inline constexpr range sm_90_post_nb2_blocks2[] = {
-    // T 1..128: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    // T 1..2: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {2, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 4..128: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
     {128, {1, 2, 2, 3, 1, 1, 1, 1}},
     // T 192..256: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
     {256, {1, 2, 1, 3, 1, 1, 1, 1}},
@@ -899,42 +919,44 @@ inline constexpr range sm_90_post_nb2_blocks2[] = {
 inline constexpr range sm_90_post_nb3_blocks3[] = {
     // T 1..192: b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1
     {192, {1, 4, 2, 3, 1, 1, 1, 1}},
-    // T 256: b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger0
-    {256, {1, 4, 2, 3, 1, 1, 1, 0}},
+    // T 256: b1-gpw2-nc1-stage4-unroll1-stages1-tpc1-trigger1
+    {256, {1, 2, 1, 4, 1, 1, 1, 1}},
     // T 384: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger0
     {384, {1, 4, 1, 3, 1, 1, 1, 0}},
-    // T 512..8192 and above: b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger0
-    {8192, {1, 4, 1, 4, 1, 1, 1, 0}},
+    // T 512: b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger0
+    {512, {1, 4, 1, 4, 1, 1, 1, 0}},
+    // T 1024..8192 and above: b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger1
+    {8192, {1, 4, 1, 4, 1, 1, 1, 1}},
 };
 
 // sm_90, mode post_nb4, blocks 4
 inline constexpr range sm_90_post_nb4_blocks4[] = {
-    // T 1..256: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    // T 1..128: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {128, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
     {256, {1, 2, 2, 3, 1, 1, 1, 1}},
     // T 384: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger0
     {384, {1, 4, 1, 3, 1, 1, 1, 0}},
     // T 512: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
     {512, {1, 2, 2, 3, 1, 1, 1, 1}},
-    // T 1024..8192 and above: b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger1
-    {8192, {1, 4, 1, 4, 1, 1, 1, 1}},
+    // T 1024..4096: b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger1
+    {4096, {1, 4, 1, 4, 1, 1, 1, 1}},
+    // T 8192 and above: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {8192, {1, 2, 0, 3, 1, 1, 1, 1}},
 };
 
 // sm_90, mode post_nb5, blocks 5
 inline constexpr range sm_90_post_nb5_blocks5[] = {
     // T 1..8: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {8, {4, 1, 0, 0, 1, 1, 1, 1}},
-    // T 16..96: b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {96, {1, 4, 2, 3, 1, 1, 1, 1}},
-    // T 128: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {128, {1, 2, 2, 3, 1, 1, 1, 1}},
-    // T 192: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger1
-    {192, {1, 4, 1, 3, 1, 1, 1, 1}},
-    // T 256: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
-    {256, {1, 2, 2, 4, 1, 1, 1, 1}},
+    // T 16..128: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {128, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    {256, {1, 2, 2, 3, 1, 1, 1, 1}},
     // T 384: b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger0
     {384, {1, 4, 1, 4, 1, 1, 1, 0}},
-    // T 512: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {512, {1, 2, 2, 3, 1, 1, 1, 1}},
+    // T 512: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
+    {512, {1, 2, 2, 4, 1, 1, 1, 1}},
     // T 1024: b1-gpw4-nc2-stage1-unroll1-stages2-tpc4-trigger1
     {1024, {1, 4, 2, 1, 1, 2, 4, 1}},
     // T 2048..8192 and above: b1-gpw2-nc0-stage2-unroll1-stages1-tpc1-trigger0
@@ -945,7 +967,11 @@ inline constexpr range sm_90_post_nb5_blocks5[] = {
 inline constexpr range sm_90_post_nb6_blocks6[] = {
     // T 1..16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {16, {4, 1, 0, 0, 1, 1, 1, 1}},
-    // T 32..8192 and above: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    // T 32..128: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    {128, {1, 2, 2, 3, 1, 1, 1, 1}},
+    // T 192..512: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger1
+    {512, {1, 4, 1, 3, 1, 1, 1, 1}},
+    // T 1024..8192 and above: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
     {8192, {1, 2, 2, 3, 1, 1, 1, 1}},
 };
 
@@ -953,7 +979,9 @@ inline constexpr range sm_90_post_nb6_blocks6[] = {
 inline constexpr range sm_90_post_nb7_blocks7[] = {
     // T 1..16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {16, {4, 1, 0, 0, 1, 1, 1, 1}},
-    // T 32..192: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    // T 32: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {32, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 48..192: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
     {192, {1, 2, 2, 3, 1, 1, 1, 1}},
     // T 256: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger0
     {256, {1, 2, 2, 4, 1, 1, 1, 0}},
@@ -977,9 +1005,9 @@ inline constexpr range sm_90_post_nb8_blocks8[] = {
     {192, {1, 2, 2, 4, 1, 1, 1, 1}},
     // T 256: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger0
     {256, {1, 2, 2, 4, 1, 1, 1, 0}},
-    // T 384..2048: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
-    {2048, {1, 2, 2, 4, 1, 1, 1, 1}},
-    // T 4096..8192 and above: b1-gpw2-nc0-stage2-unroll1-stages1-tpc1-trigger0
+    // T 384..4096: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
+    {4096, {1, 2, 2, 4, 1, 1, 1, 1}},
+    // T 8192 and above: b1-gpw2-nc0-stage2-unroll1-stages1-tpc1-trigger0
     {8192, {1, 2, 0, 2, 1, 1, 1, 0}},
 };
 
@@ -987,8 +1015,8 @@ inline constexpr range sm_90_post_nb8_blocks8[] = {
 inline constexpr range sm_90_common_nb1_blocks1[] = {
     // T 1..256: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
     {256, {1, 2, 1, 3, 1, 1, 1, 1}},
-    // T 384: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger1
-    {384, {1, 4, 1, 3, 1, 1, 1, 1}},
+    // T 384: b1-gpw4-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {384, {1, 4, 0, 3, 1, 1, 1, 1}},
     // T 512: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger0
     {512, {1, 4, 1, 3, 1, 1, 1, 0}},
     // T 1024..8192 and above: b1-gpw4-nc1-stage3-unroll1-stages1-tpc1-trigger1
@@ -997,9 +1025,9 @@ inline constexpr range sm_90_common_nb1_blocks1[] = {
 
 // sm_90, mode common_nb2, blocks 2
 inline constexpr range sm_90_common_nb2_blocks2[] = {
-    // T 1: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
-    {1, {1, 2, 1, 3, 1, 1, 1, 1}},
-    // T 2..128: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    // T 1..8: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
+    {8, {1, 2, 1, 3, 1, 1, 1, 1}},
+    // T 16..128: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
     {128, {1, 2, 2, 3, 1, 1, 1, 1}},
     // T 192..256: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
     {256, {1, 2, 1, 3, 1, 1, 1, 1}},
@@ -1013,33 +1041,33 @@ inline constexpr range sm_90_common_nb2_blocks2[] = {
 
 // sm_90, mode common_nb3, blocks 3
 inline constexpr range sm_90_common_nb3_blocks3[] = {
-    // T 1: b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {1, {1, 4, 2, 3, 1, 1, 1, 1}},
-    // T 2..256: b1-gpw4-nc2-stage4-unroll1-stages1-tpc1-trigger1
-    {256, {1, 4, 2, 4, 1, 1, 1, 1}},
+    // T 1..65: b1-gpw4-nc2-stage4-unroll1-stages1-tpc1-trigger1
+    {65, {1, 4, 2, 4, 1, 1, 1, 1}},
+    // T 96..256: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {256, {1, 2, 0, 3, 1, 1, 1, 1}},
     // T 384: b1-gpw4-nc1-stage4-unroll1-stages1-tpc1-trigger0
     {384, {1, 4, 1, 4, 1, 1, 1, 0}},
-    // T 512..2048: b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {2048, {1, 4, 2, 3, 1, 1, 1, 1}},
-    // T 4096..8192 and above: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger0
-    {8192, {1, 2, 2, 3, 1, 1, 1, 0}},
+    // T 512..8192 and above: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {8192, {1, 2, 0, 3, 1, 1, 1, 1}},
 };
 
 // sm_90, mode common_nb4, blocks 4
 inline constexpr range sm_90_common_nb4_blocks4[] = {
-    // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
-    {8, {7, 1, 0, 0, 1, 1, 1, 1}},
-    // T 16..512: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {512, {1, 2, 2, 3, 1, 1, 1, 1}},
-    // T 1024..8192 and above: b1-gpw2-nc1-stage3-unroll1-stages1-tpc1-trigger1
-    {8192, {1, 2, 1, 3, 1, 1, 1, 1}},
+    // T 1..128: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {128, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 192..256: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    {256, {1, 2, 2, 3, 1, 1, 1, 1}},
+    // T 384..8192 and above: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {8192, {1, 2, 0, 3, 1, 1, 1, 1}},
 };
 
 // sm_90, mode common_nb5, blocks 5
 inline constexpr range sm_90_common_nb5_blocks5[] = {
     // T 1..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {8, {7, 1, 0, 0, 1, 1, 1, 1}},
-    // T 16..256: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    // T 16..65: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {65, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 96..256: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
     {256, {1, 2, 2, 3, 1, 1, 1, 1}},
     // T 384: b1-gpw4-nc0-stage2-unroll1-stages1-tpc1-trigger0
     {384, {1, 4, 0, 2, 1, 1, 1, 0}},
@@ -1055,28 +1083,24 @@ inline constexpr range sm_90_common_nb6_blocks6[] = {
     {1, {4, 1, 0, 0, 1, 1, 1, 1}},
     // T 2..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {8, {7, 1, 0, 0, 1, 1, 1, 1}},
-    // T 16..8192 and above: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {8192, {1, 2, 2, 3, 1, 1, 1, 1}},
+    // T 16..384: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    {384, {1, 2, 2, 3, 1, 1, 1, 1}},
+    // T 512..2048: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
+    {2048, {1, 2, 2, 4, 1, 1, 1, 1}},
+    // T 4096..8192 and above: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger0
+    {8192, {1, 2, 2, 3, 1, 1, 1, 0}},
 };
 
 // sm_90, mode common_nb7, blocks 7
 inline constexpr range sm_90_common_nb7_blocks7[] = {
-    // T 1..2: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
-    {2, {4, 1, 0, 0, 1, 1, 1, 1}},
-    // T 4..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    // T 1: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
+    {1, {4, 1, 0, 0, 1, 1, 1, 1}},
+    // T 2..8: b7-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {8, {7, 1, 0, 0, 1, 1, 1, 1}},
     // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {16, {4, 1, 0, 0, 1, 1, 1, 1}},
-    // T 32..192: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {192, {1, 2, 2, 3, 1, 1, 1, 1}},
-    // T 256: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger0
-    {256, {1, 2, 2, 3, 1, 1, 1, 0}},
-    // T 384..512: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {512, {1, 2, 2, 3, 1, 1, 1, 1}},
-    // T 1024..2048: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
-    {2048, {1, 2, 2, 4, 1, 1, 1, 1}},
-    // T 4096..8192 and above: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger0
-    {8192, {1, 2, 2, 3, 1, 1, 1, 0}},
+    // T 32..8192 and above: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    {8192, {1, 2, 2, 3, 1, 1, 1, 1}},
 };
 
 // sm_90, mode common_nb8, blocks 8
@@ -1085,15 +1109,13 @@ inline constexpr range sm_90_common_nb8_blocks8[] = {
     {8, {7, 1, 0, 0, 1, 1, 1, 1}},
     // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {16, {4, 1, 0, 0, 1, 1, 1, 1}},
-    // T 32..192: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
+    // T 32..48: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {48, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 64..192: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
     {192, {1, 2, 2, 4, 1, 1, 1, 1}},
     // T 256: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger0
     {256, {1, 2, 2, 3, 1, 1, 1, 0}},
-    // T 384: b1-gpw2-nc2-stage3-unroll1-stages1-tpc1-trigger1
-    {384, {1, 2, 2, 3, 1, 1, 1, 1}},
-    // T 512..1024: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
-    {1024, {1, 2, 2, 4, 1, 1, 1, 1}},
-    // T 2048..8192 and above: b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1
+    // T 384..8192 and above: b1-gpw4-nc2-stage3-unroll1-stages1-tpc1-trigger1
     {8192, {1, 4, 2, 3, 1, 1, 1, 1}},
 };
 
@@ -1103,12 +1125,16 @@ inline constexpr range sm_90_final_nb8_blocks8[] = {
     {8, {7, 1, 0, 0, 1, 1, 1, 1}},
     // T 16: b4-gpw1-nc0-stage0-unroll1-stages1-tpc1-trigger1
     {16, {4, 1, 0, 0, 1, 1, 1, 1}},
-    // T 32..512: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger0
+    // T 32..48: b1-gpw2-nc0-stage3-unroll1-stages1-tpc1-trigger1
+    {48, {1, 2, 0, 3, 1, 1, 1, 1}},
+    // T 64..192: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
+    {192, {1, 2, 2, 4, 1, 1, 1, 1}},
+    // T 256..512: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger0
     {512, {1, 2, 2, 4, 1, 1, 1, 0}},
     // T 1024: b1-gpw7-nc3-stage1-unroll1-stages2-tpc4-trigger1
     {1024, {1, 7, 3, 1, 1, 2, 4, 1}},
-    // T 2048..8192 and above: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger0
-    {8192, {1, 2, 2, 4, 1, 1, 1, 0}},
+    // T 2048..8192 and above: b1-gpw2-nc2-stage4-unroll1-stages1-tpc1-trigger1
+    {8192, {1, 2, 2, 4, 1, 1, 1, 1}},
 };
 
 constexpr selection select_sm_90(mode m, int blocks, long long num_tokens) noexcept {
@@ -1162,30 +1188,30 @@ inline constexpr std::size_t table_count = 25;
 /// The tables, by architecture, then mode, then shape.
 inline constexpr table all_tables[] = {
     {90, mode::write_nb0, 0, detail::sm_90_write_nb0_blocks0, 3},
-    {90, mode::write_nb1, 1, detail::sm_90_write_nb1_blocks1, 4},
-    {90, mode::write_nb2, 2, detail::sm_90_write_nb2_blocks2, 4},
-    {90, mode::write_nb3, 3, detail::sm_90_write_nb3_blocks3, 3},
-    {90, mode::write_nb4, 4, detail::sm_90_write_nb4_blocks4, 6},
-    {90, mode::write_nb5, 5, detail::sm_90_write_nb5_blocks5, 8},
-    {90, mode::write_nb6, 6, detail::sm_90_write_nb6_blocks6, 3},
-    {90, mode::write_nb7, 7, detail::sm_90_write_nb7_blocks7, 3},
+    {90, mode::write_nb1, 1, detail::sm_90_write_nb1_blocks1, 5},
+    {90, mode::write_nb2, 2, detail::sm_90_write_nb2_blocks2, 6},
+    {90, mode::write_nb3, 3, detail::sm_90_write_nb3_blocks3, 4},
+    {90, mode::write_nb4, 4, detail::sm_90_write_nb4_blocks4, 5},
+    {90, mode::write_nb5, 5, detail::sm_90_write_nb5_blocks5, 6},
+    {90, mode::write_nb6, 6, detail::sm_90_write_nb6_blocks6, 7},
+    {90, mode::write_nb7, 7, detail::sm_90_write_nb7_blocks7, 4},
     {90, mode::post_nb1, 1, detail::sm_90_post_nb1_blocks1, 4},
-    {90, mode::post_nb2, 2, detail::sm_90_post_nb2_blocks2, 5},
-    {90, mode::post_nb3, 3, detail::sm_90_post_nb3_blocks3, 4},
-    {90, mode::post_nb4, 4, detail::sm_90_post_nb4_blocks4, 4},
-    {90, mode::post_nb5, 5, detail::sm_90_post_nb5_blocks5, 9},
-    {90, mode::post_nb6, 6, detail::sm_90_post_nb6_blocks6, 2},
-    {90, mode::post_nb7, 7, detail::sm_90_post_nb7_blocks7, 7},
+    {90, mode::post_nb2, 2, detail::sm_90_post_nb2_blocks2, 6},
+    {90, mode::post_nb3, 3, detail::sm_90_post_nb3_blocks3, 5},
+    {90, mode::post_nb4, 4, detail::sm_90_post_nb4_blocks4, 6},
+    {90, mode::post_nb5, 5, detail::sm_90_post_nb5_blocks5, 7},
+    {90, mode::post_nb6, 6, detail::sm_90_post_nb6_blocks6, 4},
+    {90, mode::post_nb7, 7, detail::sm_90_post_nb7_blocks7, 8},
     {90, mode::post_nb8, 8, detail::sm_90_post_nb8_blocks8, 6},
     {90, mode::common_nb1, 1, detail::sm_90_common_nb1_blocks1, 4},
     {90, mode::common_nb2, 2, detail::sm_90_common_nb2_blocks2, 6},
-    {90, mode::common_nb3, 3, detail::sm_90_common_nb3_blocks3, 5},
+    {90, mode::common_nb3, 3, detail::sm_90_common_nb3_blocks3, 4},
     {90, mode::common_nb4, 4, detail::sm_90_common_nb4_blocks4, 3},
-    {90, mode::common_nb5, 5, detail::sm_90_common_nb5_blocks5, 5},
-    {90, mode::common_nb6, 6, detail::sm_90_common_nb6_blocks6, 3},
-    {90, mode::common_nb7, 7, detail::sm_90_common_nb7_blocks7, 8},
-    {90, mode::common_nb8, 8, detail::sm_90_common_nb8_blocks8, 7},
-    {90, mode::final_nb8, 8, detail::sm_90_final_nb8_blocks8, 5},
+    {90, mode::common_nb5, 5, detail::sm_90_common_nb5_blocks5, 6},
+    {90, mode::common_nb6, 6, detail::sm_90_common_nb6_blocks6, 5},
+    {90, mode::common_nb7, 7, detail::sm_90_common_nb7_blocks7, 4},
+    {90, mode::common_nb8, 8, detail::sm_90_common_nb8_blocks8, 6},
+    {90, mode::final_nb8, 8, detail::sm_90_final_nb8_blocks8, 7},
 };
 
 /// Whether sm_arch's tables come from a sweep (false: they give the reference variant).

@@ -9,8 +9,8 @@
 //
 // ---- provenance: the runs that set these tables ----
 //   emitted by kk3tune 0.1.0
-//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 4457fb11979d), NVRTC 13.0
-//           at 2026-12-05T19:05:37Z; sweep plan digest ed6e948c31f9e351ee2b4782f8dd7503
+//   sm_90   NVIDIA H200 (sm_90a), swept by kk3tune 0.1.0 (git 54cd2e6d27d8), NVRTC 13.0
+//           at 2026-12-06T01:34:06Z; sweep plan digest ed6e948c31f9e351ee2b4782f8dd7503
 //           objective chain: producer 5 us x 1 CTA/SM (384 threads, max smem, triggers at end) -> variant (PDL) -> consumer 1 CTA/SM (256 threads, max smem) reads written
 //   sm_100  no sweep result: every select() returns the reference variant
 // ---- end of provenance ----
@@ -159,7 +159,7 @@ inline constexpr knobs all_variants[] = {
     {1, 3, 1, 1, 1, 1, 128},  // split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {3, 1, 0, 1, 1, 1, 128},  // split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {3, 1, 0, 1, 1, 1, 256},  // split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    {3, 1, 1, 1, 1, 1, 256},  // split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    {3, 1, 1, 1, 1, 1, 128},  // split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {4, 1, 0, 1, 1, 1, 128},  // split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {4, 1, 0, 1, 1, 1, 256},  // split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
 };
@@ -172,7 +172,7 @@ constexpr const char* variant_id(const knobs& k) noexcept {
   if (k == all_variants[3]) return "split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128";
   if (k == all_variants[4]) return "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128";
   if (k == all_variants[5]) return "split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
-  if (k == all_variants[6]) return "split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256";
+  if (k == all_variants[6]) return "split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128";
   if (k == all_variants[7]) return "split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128";
   if (k == all_variants[8]) return "split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256";
   return "";
@@ -209,7 +209,7 @@ struct variant_at<5> {
 };
 template <>
 struct variant_at<6> {
-  using type = variant<3, 1, 1, 1, 1, 1, 256>;
+  using type = variant<3, 1, 1, 1, 1, 1, 128>;
 };
 template <>
 struct variant_at<7> {
@@ -270,25 +270,25 @@ bool with_mode_variant(const knobs& k, F&& f) {
                   "with_mode_variant<mode::bf16>: KK3_MLA_DECODE_EPILOGUE_MODE_FP8 is not 0, the value of mode bf16");
     static_assert(M != mode::bf16 || detail::matches(detail::seen_MODE_ROPE, 0),
                   "with_mode_variant<mode::bf16>: KK3_MLA_DECODE_EPILOGUE_MODE_ROPE is not 0, the value of mode bf16");
-    return detail::with_one_of<0, 1, 4, 5, 6>(k, f);
+    return detail::with_one_of<0, 1, 4, 5, 6, 8>(k, f);
   } else if constexpr (M == mode::bf16_rope) {
     static_assert(M != mode::bf16_rope || detail::matches(detail::seen_MODE_FP8, 0),
                   "with_mode_variant<mode::bf16_rope>: KK3_MLA_DECODE_EPILOGUE_MODE_FP8 is not 0, the value of mode bf16_rope");
     static_assert(M != mode::bf16_rope || detail::matches(detail::seen_MODE_ROPE, 1),
                   "with_mode_variant<mode::bf16_rope>: KK3_MLA_DECODE_EPILOGUE_MODE_ROPE is not 1, the value of mode bf16_rope");
-    return detail::with_one_of<0, 1, 2, 3, 4, 5, 7>(k, f);
+    return detail::with_one_of<0, 1, 4, 5, 7>(k, f);
   } else if constexpr (M == mode::fp8) {
     static_assert(M != mode::fp8 || detail::matches(detail::seen_MODE_FP8, 1),
                   "with_mode_variant<mode::fp8>: KK3_MLA_DECODE_EPILOGUE_MODE_FP8 is not 1, the value of mode fp8");
     static_assert(M != mode::fp8 || detail::matches(detail::seen_MODE_ROPE, 0),
                   "with_mode_variant<mode::fp8>: KK3_MLA_DECODE_EPILOGUE_MODE_ROPE is not 0, the value of mode fp8");
-    return detail::with_one_of<0, 1, 2, 4, 7, 8>(k, f);
+    return detail::with_one_of<0, 1, 2, 3, 4, 7>(k, f);
   } else if constexpr (M == mode::fp8_rope) {
     static_assert(M != mode::fp8_rope || detail::matches(detail::seen_MODE_FP8, 1),
                   "with_mode_variant<mode::fp8_rope>: KK3_MLA_DECODE_EPILOGUE_MODE_FP8 is not 1, the value of mode fp8_rope");
     static_assert(M != mode::fp8_rope || detail::matches(detail::seen_MODE_ROPE, 1),
                   "with_mode_variant<mode::fp8_rope>: KK3_MLA_DECODE_EPILOGUE_MODE_ROPE is not 1, the value of mode fp8_rope");
-    return detail::with_one_of<0, 1, 4, 5, 7>(k, f);
+    return detail::with_one_of<0, 1, 4, 7>(k, f);
   } else {
     return false;
   }
@@ -336,17 +336,15 @@ constexpr knobs pick(const range (&table)[N], long long num_tokens) noexcept {
 
 // sm_90, mode bf16, heads 16
 inline constexpr range sm_90_bf16_heads16[] = {
-    // T 1: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    {1, {3, 1, 1, 1, 1, 1, 256}},
-    // T 2..4: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {4, {3, 1, 0, 1, 1, 1, 128}},
-    // T 8..16: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    {16, {3, 1, 0, 1, 1, 1, 256}},
-    // T 32..65: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {65, {3, 1, 0, 1, 1, 1, 128}},
-    // T 96..192: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    {192, {3, 1, 0, 1, 1, 1, 256}},
-    // T 256..8192 and above: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    // T 1..8: split3-unroll1-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {8, {3, 1, 1, 1, 1, 1, 128}},
+    // T 16..48: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    {48, {4, 1, 0, 1, 1, 1, 256}},
+    // T 64..96: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {96, {3, 1, 0, 1, 1, 1, 128}},
+    // T 128: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    {128, {3, 1, 0, 1, 1, 1, 256}},
+    // T 192..8192 and above: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {8192, {1, 3, 0, 1, 1, 1, 128}},
 };
 
@@ -356,30 +354,24 @@ inline constexpr range sm_90_bf16_rope_heads16[] = {
     {8, {3, 1, 0, 1, 1, 1, 128}},
     // T 16: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {16, {4, 1, 0, 1, 1, 1, 128}},
-    // T 32..48: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {48, {3, 1, 0, 1, 1, 1, 128}},
-    // T 64..128: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
+    // T 32..64: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {64, {3, 1, 0, 1, 1, 1, 128}},
+    // T 65..128: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
     {128, {3, 1, 0, 1, 1, 1, 256}},
-    // T 192..384: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {384, {1, 3, 0, 1, 1, 1, 128}},
-    // T 512..1024: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    {1024, {1, 3, 0, 1, 1, 1, 256}},
-    // T 2048..8192 and above: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {8192, {1, 3, 1, 1, 1, 1, 128}},
+    // T 192..8192 and above: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {8192, {1, 3, 0, 1, 1, 1, 128}},
 };
 
 // sm_90, mode fp8, heads 16
 inline constexpr range sm_90_fp8_heads16[] = {
-    // T 1: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {1, {3, 1, 0, 1, 1, 1, 128}},
-    // T 2..4: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {4, {4, 1, 0, 1, 1, 1, 128}},
-    // T 8..32: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    {32, {4, 1, 0, 1, 1, 1, 256}},
-    // T 48..96: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    // T 1..16: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {16, {4, 1, 0, 1, 1, 1, 128}},
+    // T 32..96: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {96, {3, 1, 0, 1, 1, 1, 128}},
-    // T 128..512: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
-    {512, {1, 3, 0, 1, 1, 1, 128}},
+    // T 128..384: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {384, {1, 3, 0, 1, 1, 1, 128}},
+    // T 512: split1-unroll3-early_reads1-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {512, {1, 3, 1, 1, 1, 1, 128}},
     // T 1024: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
     {1024, {1, 3, 0, 1, 1, 1, 256}},
     // T 2048..8192 and above: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
@@ -392,8 +384,8 @@ inline constexpr range sm_90_fp8_rope_heads16[] = {
     {1, {3, 1, 0, 1, 1, 1, 128}},
     // T 2..16: split4-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {16, {4, 1, 0, 1, 1, 1, 128}},
-    // T 32..96: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads256
-    {96, {3, 1, 0, 1, 1, 1, 256}},
+    // T 32..96: split3-unroll1-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
+    {96, {3, 1, 0, 1, 1, 1, 128}},
     // T 128..8192 and above: split1-unroll3-early_reads0-cache_wait1-rows_per_warp1-trigger_early1-threads128
     {8192, {1, 3, 0, 1, 1, 1, 128}},
 };
@@ -427,9 +419,9 @@ struct table {
 inline constexpr std::size_t table_count = 4;
 /// The tables, by architecture, then mode, then shape.
 inline constexpr table all_tables[] = {
-    {90, mode::bf16, 16, detail::sm_90_bf16_heads16, 6},
-    {90, mode::bf16_rope, 16, detail::sm_90_bf16_rope_heads16, 7},
-    {90, mode::fp8, 16, detail::sm_90_fp8_heads16, 7},
+    {90, mode::bf16, 16, detail::sm_90_bf16_heads16, 5},
+    {90, mode::bf16_rope, 16, detail::sm_90_bf16_rope_heads16, 5},
+    {90, mode::fp8, 16, detail::sm_90_fp8_heads16, 6},
     {90, mode::fp8_rope, 16, detail::sm_90_fp8_rope_heads16, 4},
 };
 
